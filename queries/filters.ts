@@ -1,0 +1,29 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { QueryOptions } from './handle.js';
+
+/** SQL for the PID packed in a serialized global id: `(id >> 24) & 0xFFFFFF`. */
+export function pidOf(column: string): Expression<number> {
+  return sql<number>`((${sql.ref(column)} >> 24) & 16777215)`;
+}
+
+/** SQL for the TID packed in a serialized global id: `id & 0xFFFFFF`. */
+export function tidOf(column: string): Expression<number> {
+  return sql<number>`(${sql.ref(column)} & 16777215)`;
+}
+
+/**
+ * Where-clauses shared by the activity queries: PID (from `idColumn`, a globalPid or globalTid),
+ * device, and a time window that keeps rows overlapping [startNs, endNs). Values are bound.
+ */
+export function activityFilters(
+  eb: ExpressionBuilder<any, any>,
+  opts: QueryOptions,
+  cols: { start: string; end: string; id: string; device?: string },
+): Expression<SqlBool> {
+  const conds: Expression<SqlBool>[] = [];
+  if (opts.pid !== undefined) conds.push(sql<SqlBool>`${pidOf(cols.id)} = ${opts.pid}`);
+  if (opts.deviceId !== undefined && cols.device) conds.push(eb(cols.device, '=', opts.deviceId));
+  if (opts.endNs !== undefined) conds.push(eb(cols.start, '<', opts.endNs));
+  if (opts.startNs !== undefined) conds.push(eb(cols.end, '>', opts.startNs));
+  return conds.length ? eb.and(conds) : sql<SqlBool>`1`;
+}

@@ -1,0 +1,39 @@
+import type { ExportHandle, QueryOptions } from './handle.js';
+import { activityFilters } from './filters.js';
+
+export interface KernelQueryOptions extends QueryOptions {
+  /** Which name to resolve: the demangled one (default, as `nsys stats` prints) or the short one. */
+  nameBy?: 'demangled' | 'short';
+}
+
+/**
+ * Kernels (`CUPTI_ACTIVITY_KIND_KERNEL`) with their resolved name. Absent table: use
+ * `handle.hasTable` first; an export without kernels simply has none.
+ */
+export function selectKernels(handle: ExportHandle, opts: KernelQueryOptions = {}) {
+  const nameCol = opts.nameBy === 'short' ? 'k.shortName' : 'k.demangledName';
+  return handle.db
+    .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL as k')
+    .leftJoin('StringIds as s', 's.id', nameCol)
+    .select([
+      'k.start',
+      'k.end',
+      'k.deviceId',
+      'k.contextId',
+      'k.streamId',
+      'k.correlationId',
+      'k.globalPid',
+      'k.demangledName as nameId',
+      's.value as name',
+    ])
+    .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: 'k.globalPid', device: 'k.deviceId' }));
+}
+
+/** Kernel durations keyed by name id: the input of the `cuda_gpu_kern_sum` statistics. */
+export function selectKernelDurations(handle: ExportHandle, opts: KernelQueryOptions = {}) {
+  const nameCol = opts.nameBy === 'short' ? 'k.shortName' : 'k.demangledName';
+  return handle.db
+    .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL as k')
+    .select((eb) => [eb.ref(nameCol).as('nameId'), eb('k.end', '-', eb.ref('k.start')).as('duration')])
+    .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: 'k.globalPid', device: 'k.deviceId' }));
+}

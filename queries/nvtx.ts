@@ -1,0 +1,68 @@
+import { sql, type SqlBool } from 'kysely';
+import type { ExportHandle, QueryOptions } from './handle.js';
+import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
+
+export interface NvtxQueryOptions extends QueryOptions {
+  /** Event types to return (default: the range types 59, 60, 70, 71). */
+  eventTypes?: readonly number[];
+  /** Only ranges of this domain name (bound; `''` = the default domain, which has no name). */
+  domain?: string;
+  /** Only ranges whose resolved text equals this (bound). */
+  text?: string;
+}
+
+/**
+ * NVTX events with resolved text and domain name.
+ * - text = `coalesce(StringIds.value via textId, text)` (registered strings live in StringIds);
+ * - domain = text of the DomainCreate (eventType 75) row with the same `domainId` in the same
+ *   process; null for the default domain and for domains whose create row is missing (trimmed
+ *   exports).
+ * `end` may be NULL (marks, ranges never closed). `rowId` is the NVTX_EVENTS rowid (nsys's RangeId).
+ */
+export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = {}) {
+  const types = opts.eventTypes ?? NVTX_RANGE_EVENT_TYPES;
+  let q = handle.db
+    .with('domains', (db) =>
+      db
+        .selectFrom('NVTX_EVENTS as dn')
+        .leftJoin('StringIds as ds', 'ds.id', 'dn.textId')
+        .select([
+          'dn.domainId as domainId',
+          sql<number>`((dn.globalTid >> 24) & 16777215)`.as('pid'),
+          sql<string | null>`coalesce(ds.value, dn.text)`.as('name'),
+        ])
+        .where('dn.eventType', '=', 75)
+        .groupBy(['dn.domainId', sql`((dn.globalTid >> 24) & 16777215)`]),
+    )
+    .selectFrom('NVTX_EVENTS as n')
+    .leftJoin('StringIds as s', 's.id', 'n.textId')
+    .leftJoin('domains as d', (join) =>
+      join.onRef('d.domainId', '=', 'n.domainId').on(sql<SqlBool>`d.pid = ((n.globalTid >> 24) & 16777215)`),
+    )
+    .select([
+      sql<number>`n.rowid`.as('rowId'),
+      'n.start',
+      'n.end',
+      'n.eventType',
+      'n.globalTid',
+      'n.endGlobalTid',
+      'n.domainId',
+      'n.category',
+      sql<string | null>`coalesce(s.value, n.text)`.as('text'),
+      'd.name as domain',
+    ])
+    .where('n.eventType', 'in', [...types]);
+  if (opts.pid !== undefined) q = q.where(sql<SqlBool>`((n.globalTid >> 24) & 16777215) = ${opts.pid}`);
+  if (opts.endNs !== undefined) q = q.where('n.start', '<', opts.endNs);
+  if (opts.startNs !== undefined) q = q.where((eb) => eb.or([eb('n.end', 'is', null), eb('n.end', '>', opts.startNs!)]));
+  if (opts.domain !== undefined) q = opts.domain === '' ? q.where('n.domainId', '=', 0) : q.where('d.name', '=', opts.domain);
+  if (opts.text !== undefined) q = q.where(sql<SqlBool>`coalesce(s.value, n.text) = ${opts.text}`);
+  return q;
+}
+
+/** The latest NVTX timestamp: where nsys ends ranges that were never closed. */
+export function selectNvtxMaxTimestamp(handle: ExportHandle) {
+  return handle.db
+    .selectFrom('NVTX_EVENTS')
+    .select(sql<number | null>`max(coalesce(max("start"), 0), coalesce(max("end"), 0))`.as('maxTs'));
+}

@@ -1,0 +1,24 @@
+import { humanCell } from './cells.js';
+import { isNumericKind, type DataTable } from './table.js';
+
+/** Escapes text for a Markdown table cell: `|` and line breaks would break the row. */
+export function mdEscape(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** One table as GitHub-flavoured Markdown; numbers right-aligned, in human units. */
+export function tableToMarkdown(table: DataTable, headingLevel = 3): string {
+  const out: string[] = [];
+  if (table.title) out.push(`${'#'.repeat(headingLevel)} ${mdEscape(table.title)}`, '');
+  out.push(`| ${table.columns.map((c) => mdEscape(c.header)).join(' | ')} |`);
+  out.push(`| ${table.columns.map((c) => (isNumericKind(c.kind) ? '---:' : '---')).join(' | ')} |`);
+  for (const row of table.rows) {
+    out.push(`| ${table.columns.map((c) => mdEscape(humanCell(row[c.key], c.kind))).join(' | ')} |`);
+  }
+  if (table.notes?.length) out.push('', ...table.notes.map((n) => `> ${mdEscape(n)}`));
+  return out.join('\n') + '\n';
+}
+
+export function tablesToMarkdown(tables: DataTable[], headingLevel = 3): string {
+  return tables.map((t) => tableToMarkdown(t, headingLevel)).join('\n');
+}

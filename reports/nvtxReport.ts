@@ -1,0 +1,26 @@
+import type { NvtxSummary } from '../src/analysis/nvtxSummary.js';
+import type { DataTable } from './table.js';
+
+/** `nvtx_sum` columns, headers exactly as `nsys stats --format csv` prints them. */
+export function nvtxSummaryTable(summary: NvtxSummary): DataTable {
+  const notes: string[] = [];
+  if (summary.unclosedRanges > 0) notes.push(`${summary.unclosedRanges} ranges were never closed; they end at the latest NVTX timestamp (${summary.maxTimestampNs} ns), as in nsys`);
+  if (summary.crossThreadRanges > 0) notes.push(`${summary.crossThreadRanges} start/end ranges ended on another thread`);
+  return {
+    title: 'NVTX range summary (nvtx_sum)',
+    columns: [
+      { key: 'timePercent', header: 'Time (%)', kind: 'percent' },
+      { key: 'total', header: 'Total Time (ns)', kind: 'ns' },
+      { key: 'count', header: 'Instances', kind: 'int' },
+      { key: 'avg', header: 'Avg (ns)', kind: 'decimal1' },
+      { key: 'med', header: 'Med (ns)', kind: 'decimal1' },
+      { key: 'min', header: 'Min (ns)', kind: 'ns' },
+      { key: 'max', header: 'Max (ns)', kind: 'ns' },
+      { key: 'stdDev', header: 'StdDev (ns)', kind: 'decimal1' },
+      { key: 'style', header: 'Style', kind: 'text' },
+      { key: 'range', header: 'Range', kind: 'text' },
+    ],
+    rows: summary.rows as unknown as DataTable['rows'],
+    notes,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The data model every writer renders: a titled table of typed columns. Analyses return plain
+ * data; small pure functions in `reports/` turn that data into `DataTable`s, and the writers
+ * (csv, markdown, terminal) turn tables into text.
+ */
+
+/**
+ * How a column's values are printed.
+ * - `text`: as is;
+ * - `int`: an integer count;
+ * - `ns`: a duration or timestamp in ns (raw in CSV/JSON, human units in table/Markdown);
+ * - `decimal1`: one decimal place everywhere (nsys's Avg/Med/StdDev columns);
+ * - `percent`: a percentage with one decimal place;
+ * - `float`: a plain number (up to 4 significant decimals in table/Markdown).
+ */
+export type ColumnKind = 'text' | 'int' | 'ns' | 'decimal1' | 'percent' | 'float';
+
+export interface Column {
+  /** Property of each row object. */
+  key: string;
+  /** Header as printed (CSV headers match `nsys stats` where the report mirrors one). */
+  header: string;
+  kind: ColumnKind;
+}
+
+export type Cell = string | number | bigint | boolean | null | undefined;
+
+export interface DataTable {
+  title?: string;
+  columns: Column[];
+  rows: Record<string, Cell>[];
+  /** Lines printed under the table (coverage, caveats). Not part of CSV output. */
+  notes?: string[];
+}
+
+export type OutputFormat = 'table' | 'csv' | 'md' | 'json';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'csv', 'md', 'json'];
+
+export function isNumericKind(kind: ColumnKind): boolean {
+  return kind !== 'text';
+}

@@ -1,0 +1,234 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from '../../queries/handle.js';
+import { allRows } from '../../queries/run.js';
+import { selectGpus } from '../../queries/gpus.js';
+import { selectProcesses } from '../../queries/processes.js';
+import { selectThreads } from '../../queries/threads.js';
+import { selectAnalysisDetails, selectCaptureMetadata, selectSessionStart } from '../../queries/session.js';
+
+export interface GpuInfo {
+  id: number;
+  name: string | null;
+  smCount: number | null;
+  totalMemory: number | null;
+  busLocation: string | null;
+}
+
+export interface ProcessInfo {
+  pid: number;
+  name: string | null;
+  threads: { tid: number; name: string | null }[];
+  /** Whether this process launched GPU work or called the CUDA API. */
+  usesCuda: boolean;
+}
+
+export interface NvtxDomainInfo {
+  domainId: number;
+  pid: number;
+  /** null for the default domain (id 0) and for domains whose creation row is missing. */
+  name: string | null;
+  ranges: number;
+}
+
+export type GraphTraceMode = 'node' | 'graph' | 'none';
+
+export interface ExportInfo {
+  file: string;
+  productVersion: string | null;
+  schemaVersion: string | null;
+  metadataTable: string | null;
+  /** Session start as UTC ISO time, and as ns since the Unix epoch (bigint: exceeds 2^53). */
+  sessionStartUtc: string | null;
+  sessionStartEpochNs: bigint | null;
+  /** ANALYSIS_DETAILS.duration (for trimmed exports this is the original capture's). */
+  durationNs: number | null;
+  /** First and last timestamp of CUDA/NVTX activity in the export. */
+  activityStartNs: number | null;
+  activityEndNs: number | null;
+  gpus: GpuInfo[];
+  /** Device ids that ran GPU work. */
+  activeDevices: number[];
+  processes: ProcessInfo[];
+  rowCounts: Record<string, number>;
+  nvtxDomains: NvtxDomainInfo[];
+  /** `--cuda-graph-trace` mode as configured (META_DATA_CAPTURE), or null where not recorded. */
+  graphTraceModeConfigured: string | null;
+  /** What the rows show: kernels with graphNodeId (node), whole-graph rows (graph), or neither. */
+  graphTraceMode: GraphTraceMode;
+  gilTraced: boolean;
+  gcTraced: boolean;
+  /** Capture gated by cudaProfilerStart/Stop (TLLM_PROFILE_START_STOP and friends). */
+  profilerApiGated: boolean | null;
+  /** The TLLM_*PROFILE_START_STOP value seen in the captured environment. */
+  profileStartStop: string | null;
+  /** Environment variables of interest found in the capture metadata. */
+  environment: Record<string, string>;
+}
+
+/** Environment variables worth surfacing; other values may be secrets and are not printed. */
+const ENV_OF_INTEREST = ['TLLM_PROFILE_START_STOP', 'TLLM_GPTM_PROFILE_START_STOP', 'TLLM_PROFILE_RECORD_GC', 'ENABLE_PERFECT_ROUTER', 'TLLM_LLMAPI_ENABLE_NVTX', 'TLLM_NVTX_DEBUG'];
+
+function captureValues(handle: ExportHandle): { values: Map<string, string>; env: Record<string, string> } {
+  const values = new Map<string, string>();
+  const env: Record<string, string> = {};
+  if (!handle.hasTable('META_DATA_CAPTURE')) return { values, env };
+  for (const row of allRows(handle, selectCaptureMetadata(handle))) {
+    const name = String(row.name);
+    const value = row.value == null ? '' : String(row.value);
+    if (/ENVIRONMENT_VARIABLE$/.test(name)) {
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)="?(.*?)"?$/.exec(value);
+      if (m && ENV_OF_INTEREST.includes(m[1])) env[m[1]] = m[2];
+      continue;
+    }
+    if (!values.has(name)) values.set(name, value);
+  }
+  return { values, env };
+}
+
+function graphModeFromCapture(values: Map<string, string>): string | null {
+  for (const [k, v] of values) if (/(^|:)CUDA_GRAPH_TRACE_OPTIONS:MODE$/.test(k)) return v;
+  return null;
+}
+
+function countRows(handle: ExportHandle, table: string): number {
+  // Table names come from sqlite_master, never from user input.
+  return Number((handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table.replace(/"/g, '""')}"`).get() as { n: number }).n);
+}
+
+const COUNTED_TABLES = [
+  'CUPTI_ACTIVITY_KIND_KERNEL',
+  'CUPTI_ACTIVITY_KIND_RUNTIME',
+  'CUPTI_ACTIVITY_KIND_MEMCPY',
+  'CUPTI_ACTIVITY_KIND_MEMSET',
+  'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION',
+  'CUPTI_ACTIVITY_KIND_GRAPH_TRACE',
+  'CUDA_GRAPH_NODE_EVENTS',
+  'CUDA_GRAPH_EVENTS',
+  'NVTX_EVENTS',
+  'OSRT_API',
+  'GPU_METRICS',
+  'StringIds',
+  'ThreadNames',
+  'PROCESSES',
+];
+
+function nvtxDomains(handle: ExportHandle): NvtxDomainInfo[] {
+  if (!handle.hasTable('NVTX_EVENTS')) return [];
+  const q = sql<{ domainId: number; pid: number; name: string | null; ranges: number }>`
+    WITH d AS (
+      SELECT n.domainId AS domainId, (n.globalTid >> 24) & 16777215 AS pid, coalesce(s.value, n.text) AS name
+      FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+      WHERE n.eventType = 75 GROUP BY 1, 2)
+    SELECT coalesce(n.domainId, 0) AS domainId, (n.globalTid >> 24) & 16777215 AS pid, d.name AS name, count(*) AS ranges
+    FROM NVTX_EVENTS n LEFT JOIN d ON d.domainId = n.domainId AND d.pid = (n.globalTid >> 24) & 16777215
+    WHERE n.eventType IN (59, 60, 70, 71)
+    GROUP BY 1, 2 ORDER BY 2, 1`;
+  const compiled = q.compile(handle.db);
+  const hasStrings = handle.hasTable('StringIds');
+  const text = hasStrings ? compiled.sql : compiled.sql.replace('LEFT JOIN StringIds s ON s.id = n.textId', '').replace('coalesce(s.value, n.text)', 'n.text');
+  return handle.sqlite.prepare(text).all() as NvtxDomainInfo[];
+}
+
+function hasNvtxText(handle: ExportHandle, text: string): boolean {
+  if (!handle.hasTable('NVTX_EVENTS')) return false;
+  const viaStrings = handle.hasTable('StringIds')
+    ? `OR n.textId IN (SELECT id FROM StringIds WHERE value = ?)`
+    : '';
+  const params = viaStrings ? [text, text] : [text];
+  const hit = handle.sqlite.prepare(`SELECT 1 FROM NVTX_EVENTS n WHERE n.eventType IN (59, 60, 70, 71) AND (n.text = ? ${viaStrings}) LIMIT 1`).get(...params);
+  return hit !== undefined;
+}
+
+function activitySpan(handle: ExportHandle): { start: number | null; end: number | null } {
+  const parts = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']
+    .filter((t) => handle.hasTable(t))
+    .map((t) => `SELECT min(start) AS s, max(coalesce("end", start)) AS e FROM ${t}`);
+  if (parts.length === 0) return { start: null, end: null };
+  const row = handle.sqlite.prepare(`SELECT min(s) AS s, max(e) AS e FROM (${parts.join(' UNION ALL ')})`).get() as { s: number | null; e: number | null };
+  return { start: row.s, end: row.e };
+}
+
+/** Everything `iterscope info` prints about an export. */
+export function describeExport(handle: ExportHandle): ExportInfo {
+  const { values: capture, env } = captureValues(handle);
+  let sessionStartUtc: string | null = null;
+  let sessionStartEpochNs: bigint | null = null;
+  if (handle.hasTable('TARGET_INFO_SESSION_START_TIME')) {
+    const row = allRows(handle, selectSessionStart(handle), { safeIntegers: true })[0];
+    if (row?.utcEpochNs != null) {
+      sessionStartEpochNs = BigInt(row.utcEpochNs);
+      sessionStartUtc = new Date(Number(sessionStartEpochNs / 1000000n)).toISOString();
+    }
+  }
+  const details = handle.hasTable('ANALYSIS_DETAILS') ? allRows(handle, selectAnalysisDetails(handle), { safeIntegers: true })[0] : undefined;
+  const gpus: GpuInfo[] = handle.hasTable('TARGET_INFO_GPU')
+    ? allRows(handle, selectGpus(handle)).map((g) => ({ id: g.id, name: g.name, smCount: g.smCount, totalMemory: g.totalMemory, busLocation: g.busLocation }))
+    : [];
+  const rowCounts: Record<string, number> = {};
+  for (const t of COUNTED_TABLES) if (handle.hasTable(t)) rowCounts[t] = countRows(handle, t);
+
+  const devices = new Set<number>();
+  for (const t of ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE']) {
+    if (!handle.hasTable(t)) continue;
+    for (const r of handle.sqlite.prepare(`SELECT DISTINCT deviceId AS d FROM ${t}`).all() as { d: number }[]) devices.add(r.d);
+  }
+
+  // Processes that used CUDA: PIDs of runtime calls and GPU rows.
+  const cudaPids = new Set<number>();
+  if (handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) {
+    for (const r of handle.sqlite.prepare(`SELECT DISTINCT (globalTid >> 24) & 16777215 AS p FROM CUPTI_ACTIVITY_KIND_RUNTIME`).all() as { p: number }[]) cudaPids.add(r.p);
+  }
+  if (handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) {
+    for (const r of handle.sqlite.prepare(`SELECT DISTINCT (globalPid >> 24) & 16777215 AS p FROM CUPTI_ACTIVITY_KIND_KERNEL`).all() as { p: number }[]) cudaPids.add(r.p);
+  }
+  const threadsByPid = new Map<number, { tid: number; name: string | null }[]>();
+  if (handle.hasTable('ThreadNames')) {
+    for (const t of allRows(handle, selectThreads(handle))) {
+      const list = threadsByPid.get(t.pid) ?? [];
+      list.push({ tid: t.tid, name: t.name });
+      threadsByPid.set(t.pid, list);
+    }
+  }
+  const procNames = new Map<number, string | null>();
+  if (handle.hasTable('PROCESSES')) for (const p of allRows(handle, selectProcesses(handle))) if (p.pid != null) procNames.set(Number(p.pid), p.name);
+  // Only processes that used CUDA: the capture tree also lists the OS's own processes and threads.
+  const pids = cudaPids.size > 0 ? cudaPids : new Set(threadsByPid.keys());
+  const processes: ProcessInfo[] = [...pids]
+    .sort((a, b) => a - b)
+    .map((pid) => ({ pid, name: procNames.get(pid) ?? null, threads: (threadsByPid.get(pid) ?? []).sort((a, b) => a.tid - b.tid), usesCuda: cudaPids.has(pid) }));
+
+  const domains = nvtxDomains(handle);
+  const graphNodeKernels =
+    handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') && handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'graphNodeId')
+      ? handle.sqlite.prepare(`SELECT 1 FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL LIMIT 1`).get() !== undefined
+      : false;
+  const graphMode: GraphTraceMode = (rowCounts.CUPTI_ACTIVITY_KIND_GRAPH_TRACE ?? 0) > 0 ? 'graph' : graphNodeKernels ? 'node' : 'none';
+  const startStop = env.TLLM_PROFILE_START_STOP ?? env.TLLM_GPTM_PROFILE_START_STOP ?? null;
+  const trigger = capture.get('START_TRIGGER') ?? null;
+  const profilerApiGated = startStop != null || (trigger != null && /profiler|cuda/i.test(trigger)) ? true : capture.size > 0 ? false : null;
+  const span = activitySpan(handle);
+
+  return {
+    file: handle.path,
+    productVersion: handle.metadata.productVersion,
+    schemaVersion: handle.metadata.schemaVersion,
+    metadataTable: handle.metadata.metadataTable,
+    sessionStartUtc,
+    sessionStartEpochNs,
+    durationNs: details ? Number(details.duration) : null,
+    activityStartNs: span.start,
+    activityEndNs: span.end,
+    gpus,
+    activeDevices: [...devices].sort((a, b) => a - b),
+    processes,
+    rowCounts,
+    nvtxDomains: domains,
+    graphTraceModeConfigured: graphModeFromCapture(capture),
+    graphTraceMode: graphMode,
+    gilTraced: domains.some((d) => d.name === 'GIL Trace'),
+    gcTraced: hasNvtxText(handle, 'Python GC'),
+    profilerApiGated,
+    profileStartStop: startStop,
+    environment: env,
+  };
+}

@@ -1,0 +1,155 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from '../../queries/handle.js';
+import { selectNvtxMaxTimestamp, type NvtxQueryOptions } from '../../queries/nvtx.js';
+import { allRows, forEachRow } from '../../queries/run.js';
+import { loadStrings } from '../../queries/strings.js';
+import { NVTX_RANGE_EVENT_TYPES } from '../../queries/schema.js';
+import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
+
+export type NvtxStyle = 'PushPop' | 'StartEnd';
+
+/** One row of the `nsys stats -r nvtx_sum` report. */
+export interface NvtxSummaryRow extends DurationStats {
+  timePercent: number;
+  style: NvtxStyle;
+  /** `Domain:Text`, as nsys prints it (`:Text` for the default domain). */
+  range: string;
+}
+
+export interface NvtxSummary {
+  rows: NvtxSummaryRow[];
+  /** Ranges with no end, closed at the latest NVTX timestamp as nsys does. */
+  unclosedRanges: number;
+  /** Start/end ranges that ended on another thread than the one that started them. */
+  crossThreadRanges: number;
+  /** The NVTX end-of-time used for unclosed ranges. */
+  maxTimestampNs: number | null;
+}
+
+/** 59 and 70 are push/pop ranges; 60 and 71 start/end ranges. */
+export function nvtxStyleOf(eventType: number): NvtxStyle {
+  return eventType === 60 || eventType === 71 ? 'StartEnd' : 'PushPop';
+}
+
+/** nsys's range label: `domain:text`, empty strings for a missing domain or text. */
+export function nvtxRangeLabel(domain: string | null, text: string | null): string {
+  return `${domain ?? ''}:${text ?? ''}`;
+}
+
+/** The latest NVTX timestamp (where nsys ends unclosed ranges), or null without NVTX. */
+export function nvtxEndOfTime(handle: ExportHandle): number | null {
+  if (!handle.hasTable('NVTX_EVENTS')) return null;
+  return allRows(handle, selectNvtxMaxTimestamp(handle))[0]?.maxTs ?? null;
+}
+
+/** Key of a (domainId, pid) pair; domain ids are small, pids 24-bit. */
+function domainKey(domainId: number | null, pid: number): number {
+  return (domainId ?? 0) * 16777216 + pid;
+}
+
+/**
+ * Names of NVTX domains per (domainId, pid): the text of each DomainCreate (eventType 75) row.
+ * Domains whose creation row is missing (trimmed exports) have no entry.
+ */
+export function loadNvtxDomains(handle: ExportHandle): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!handle.hasTable('NVTX_EVENTS')) return out;
+  const textIds = new Map<number, number>();
+  forEachRow(
+    handle,
+    handle.db
+      .selectFrom('NVTX_EVENTS')
+      .select(['domainId', sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'textId', 'text'])
+      .where('eventType', '=', 75)
+      .orderBy('start'),
+    (domainId: number | null, pid: number, textId: number | null, text: string | null) => {
+      const key = domainKey(domainId, pid);
+      if (out.has(key) || textIds.has(key)) return;
+      if (text != null) out.set(key, text);
+      else if (textId != null) textIds.set(key, textId);
+    },
+  );
+  const strings = loadStrings(handle, textIds.values());
+  for (const [key, id] of textIds) {
+    const name = strings.get(id);
+    if (name != null) out.set(key, name);
+  }
+  return out;
+}
+
+interface RangeGroup {
+  style: NvtxStyle;
+  domain: number;
+  textId: number | null;
+  text: string | null;
+  buf: Float64Buffer;
+}
+
+/**
+ * Reproduces `nsys stats -r nvtx_sum`: NVTX ranges grouped by (label, style); nested ranges are
+ * not made exclusive, so a parent's time includes its children's. Rows are streamed from SQLite
+ * as plain values and grouped by ids; labels are resolved once per group.
+ */
+export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions, 'pid'> = {}): NvtxSummary {
+  const empty: NvtxSummary = { rows: [], unclosedRanges: 0, crossThreadRanges: 0, maxTimestampNs: null };
+  if (!handle.hasTable('NVTX_EVENTS')) return empty;
+  const maxTs = nvtxEndOfTime(handle) ?? 0;
+  // Groups keyed by text id (registered strings) or by text, then by style + (domain, pid).
+  const byTextId = new Map<number, Map<number, RangeGroup>>();
+  const byText = new Map<string, Map<number, RangeGroup>>();
+  let unclosed = 0;
+  let crossThread = 0;
+  let q = handle.db
+    .selectFrom('NVTX_EVENTS')
+    .select([
+      'eventType',
+      'domainId',
+      sql<number>`(globalTid >> 24) & 16777215`.as('pid'),
+      'textId',
+      'text',
+      'start',
+      'end',
+      sql<number>`endGlobalTid IS NOT NULL AND endGlobalTid != globalTid`.as('crossThread'),
+    ])
+    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]);
+  if (opts.pid !== undefined) q = q.where(sql`(globalTid >> 24) & 16777215`, '=', opts.pid);
+  forEachRow(handle, q, (eventType: number, domainId: number | null, pid: number, textId: number | null, text: string | null, start: number, end: number | null, cross: number) => {
+    const style = nvtxStyleOf(eventType);
+    const dom = domainKey(domainId, pid);
+    const sub = dom * 2 + (style === 'StartEnd' ? 1 : 0);
+    let inner: Map<number, RangeGroup> | undefined;
+    if (textId != null) {
+      inner = byTextId.get(textId);
+      if (!inner) byTextId.set(textId, (inner = new Map()));
+    } else {
+      const t = text ?? '';
+      inner = byText.get(t);
+      if (!inner) byText.set(t, (inner = new Map()));
+    }
+    let g = inner.get(sub);
+    if (!g) inner.set(sub, (g = { style, domain: dom, textId, text, buf: new Float64Buffer() }));
+    if (end == null) unclosed++;
+    if (cross) crossThread++;
+    g.buf.push((end ?? maxTs) - start);
+  });
+  const domains = loadNvtxDomains(handle);
+  const strings = loadStrings(handle, byTextId.keys());
+  // Merge groups that print the same label (same domain name in several processes).
+  const merged = new Map<string, { range: string; style: NvtxStyle; buf: Float64Buffer }>();
+  for (const inner of [...byTextId.values(), ...byText.values()]) {
+    for (const g of inner.values()) {
+      const text = g.textId != null ? (strings.get(g.textId) ?? g.text) : g.text;
+      const range = nvtxRangeLabel(domains.get(g.domain) ?? null, text);
+      const key = `${g.style}\u0000${range}`;
+      const prev = merged.get(key);
+      if (!prev) merged.set(key, { range, style: g.style, buf: g.buf });
+      else for (const v of g.buf.view()) prev.buf.push(v);
+    }
+  }
+  const stats = [...merged.values()].map((g) => ({ range: g.range, style: g.style, ...durationStats(g.buf.view()) }));
+  const grand = stats.reduce((a, s) => a + s.total, 0);
+  const rows = stats
+    .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
+    .sort((a, b) => b.total - a.total || a.count - b.count || (a.range < b.range ? -1 : a.range > b.range ? 1 : 0));
+  return { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs };
+}

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { withExport } from '../../export/openExport.js';
+import { summarizeKernels } from '../../analysis/kernelSummary.js';
+import { kernelSummaryTable } from '../../../reports/kernelsReport.js';
+import { UsageError } from '../../errors.js';
+import { emit, note, type OutputOptions } from '../output.js';
+import { withOutputOptions } from './common.js';
+
+interface KernelsOptions extends OutputOptions {
+  by?: string;
+  graphs?: boolean;
+}
+
+export function registerKernels(program: Command): void {
+  withOutputOptions(
+    program
+      .command('kernels <export>')
+      .description('kernel time summary, as `nsys stats -r cuda_gpu_kern_sum`')
+      .option('--by <name>', 'group by the demangled (default) or short kernel name: demangled | short')
+      .option('--graphs', 'add whole-graph launches (graph-level CUDA-graph trace) as [CUDA graph <id>] rows'),
+  ).action((file: string, opts: KernelsOptions) => {
+    if (opts.by !== undefined && opts.by !== 'short' && opts.by !== 'demangled') throw new UsageError(`--by must be 'demangled' or 'short' (got '${opts.by}')`);
+    const summary = withExport(file, (h) => summarizeKernels(h, { nameBy: opts.by === 'short' ? 'short' : 'demangled', includeGraphs: !!opts.graphs }));
+    const table = kernelSummaryTable(summary);
+    for (const n of table.notes ?? []) note(n);
+    emit(opts, [table], summary);
+  });
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { exitCodeFor, IterscopeError, EXIT_BAD_INPUT } from '../errors.js';
+import { registerInfo } from './commands/info.js';
+import { registerKernels } from './commands/kernels.js';
+import { registerNvtx } from './commands/nvtx.js';
+
+/** Builds the command tree. Every command is a thin call into library functions. */
+export function buildProgram(): Command {
+  const program = new Command('iterscope')
+    .description('Where an LLM-serving engine spends its GPU time, iteration by iteration (Nsight Systems SQLite exports + TensorRT-LLM iteration logs).\nExit codes: 0 success, 1 regression found by a gate, 2 bad usage or unreadable input.')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerInfo(program);
+  registerKernels(program);
+  registerNvtx(program);
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/** Runs the CLI; user errors print one line and exit 2 (1 for a gate's regression). */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // help and --version end with code 0; usage errors were already printed by commander.
+      return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT_BAD_INPUT;
+    }
+    if (err instanceof IterscopeError) {
+      process.stderr.write(`iterscope: ${err.message}\n`);
+      return exitCodeFor(err);
+    }
+    const e = err as NodeJS.ErrnoException;
+    if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code) && e.message) {
+      // File-system errors on output files and the like: still a one-liner.
+      process.stderr.write(`iterscope: ${e.message}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    process.stderr.write(`iterscope: internal error: ${e?.stack ?? String(err)}\n`);
+    return 70;
+  }
+}
+
+// A closed pipe (`iterscope ... | head`) is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+const code = await main(process.argv);
+process.exitCode = code;

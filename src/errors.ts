@@ -1,0 +1,70 @@
+/**
+ * Typed errors with stable codes. Library code throws these; the CLI maps them to exit codes
+ * (see `exitCodeFor`) and prints `iterscope: <message>` on one line, never a stack trace.
+ */
+
+export type ErrorCode =
+  | 'E_USAGE' // bad command-line usage or option value
+  | 'E_INPUT_MISSING' // path does not exist
+  | 'E_INPUT_NOT_FILE' // path is a directory or not a regular file
+  | 'E_INPUT_EMPTY' // zero-byte file
+  | 'E_NOT_SQLITE' // not an SQLite database (or truncated/corrupt)
+  | 'E_NOT_NSYS' // SQLite, but not an nsys export
+  | 'E_SCHEMA' // an nsys export that lacks a table/column an analysis needs
+  | 'E_LOG' // an iteration log that cannot be used at all
+  | 'E_ITERATIONS' // iterations cannot be found or numbered without more options
+  | 'E_REGRESSION'; // a gate found a regression
+
+export class IterscopeError extends Error {
+  readonly code: ErrorCode;
+  /** The file the error is about, when there is one. */
+  readonly file?: string;
+  constructor(code: ErrorCode, message: string, file?: string) {
+    super(file ? `${file}: ${message}` : message);
+    this.name = 'IterscopeError';
+    this.code = code;
+    this.file = file;
+  }
+}
+
+export class UsageError extends IterscopeError {
+  constructor(message: string) {
+    super('E_USAGE', message);
+    this.name = 'UsageError';
+  }
+}
+
+export class InputError extends IterscopeError {
+  constructor(
+    code: Extract<ErrorCode, 'E_INPUT_MISSING' | 'E_INPUT_NOT_FILE' | 'E_INPUT_EMPTY' | 'E_NOT_SQLITE' | 'E_NOT_NSYS' | 'E_LOG'>,
+    file: string,
+    message: string,
+  ) {
+    super(code, message, file);
+    this.name = 'InputError';
+  }
+}
+
+export class SchemaError extends IterscopeError {
+  constructor(file: string, message: string) {
+    super('E_SCHEMA', message, file);
+    this.name = 'SchemaError';
+  }
+}
+
+export class IterationError extends IterscopeError {
+  constructor(message: string, file?: string) {
+    super('E_ITERATIONS', message, file);
+    this.name = 'IterationError';
+  }
+}
+
+/** Exit codes documented in the README: 0 ok, 1 regression found by a gate, 2 bad usage or input. */
+export const EXIT_OK = 0;
+export const EXIT_REGRESSION = 1;
+export const EXIT_BAD_INPUT = 2;
+
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof IterscopeError) return err.code === 'E_REGRESSION' ? EXIT_REGRESSION : EXIT_BAD_INPUT;
+  return EXIT_BAD_INPUT;
+}
