@@ -1,0 +1,43 @@
+/**
+ * Legacy `gptManagerBenchmark --log_iteration_data` records (GptManager API, ~v0.5–v0.12):
+ *
+ *   [TensorRT-LLM][INFO] {"Active Request Count":249,"Context Requests":8,...,"Iteration Counter":90,...}
+ *
+ * GptManager increments its counter before it builds the stats, so `"Iteration Counter": K`
+ * describes the batch launched while the counter was K-1: `iter = K - 1`.
+ * (trtllm.md §1.1; `GptManager::decoupled_execution_loop`.)
+ */
+import { emptyMetrics, type Normalized } from './types.js';
+import { parseLogTimestamp } from './timestamps.js';
+import { toCount, toNumber, toText } from './values.js';
+
+export const LEGACY_COUNTER_KEY = 'Iteration Counter';
+
+/** True when the object has the legacy counter key (the one key every legacy record carries). */
+export function isLegacyObject(obj: Record<string, unknown>): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, LEGACY_COUNTER_KEY);
+}
+
+export function normalizeLegacy(obj: Record<string, unknown>): Normalized {
+  const counter = toCount(obj[LEGACY_COUNTER_KEY]);
+  if (counter === null) return { ok: false, reason: `"${LEGACY_COUNTER_KEY}" is not a non-negative integer` };
+  if (counter === 0) return { ok: false, reason: `"${LEGACY_COUNTER_KEY}":0 describes no loop (counter is incremented before printing)` };
+  const timestamp = toText(obj['Timestamp']);
+  const metrics = emptyMetrics();
+  // V1 (static batching) models print "Context Requests" = scheduled count and
+  // "Total Generation Tokens" instead of "Generation Requests".
+  metrics.contextRequests = toCount(obj['Context Requests']);
+  metrics.contextTokens = toCount(obj['Total Context Tokens']);
+  metrics.generationRequests = toCount(obj['Generation Requests']);
+  metrics.generationTokens = toCount(obj['Total Generation Tokens']);
+  metrics.scheduledRequests = toCount(obj['Scheduled Requests']);
+  metrics.activeRequests = toCount(obj['Active Request Count']);
+  metrics.pausedRequests = toCount(obj['Paused Requests']);
+  metrics.kvBlocksUsed = toCount(obj['Used KV cache blocks']);
+  metrics.kvBlocksFree = toCount(obj['Free KV cache blocks']);
+  metrics.kvBlocksMax = toCount(obj['Max KV cache blocks']);
+  metrics.gpuMemBytes = toNumber(obj['Runtime GPU Memory Usage']);
+  metrics.timestamp = timestamp;
+  metrics.timestampMs = timestamp === null ? null : parseLogTimestamp(timestamp);
+  return { ok: true, iter: counter - 1, sourceIter: counter, metrics };
+}
