@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FIXTURES } from '../helpers/fixtures.js';
 
-/** Real logs from /work/shared/fixtures (see its README); override with ITERSCOPE_FIXTURES. */
-export const FIXTURES = process.env.ITERSCOPE_FIXTURES ?? '/work/shared/fixtures';
+export { FIXTURES };
 
+/** A real log under ../shared/fixtures (see its README), by path relative to the fixtures root. */
 export function fixture(relativePath: string): string {
   return join(FIXTURES, relativePath);
 }
