@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { loadNvtxDomains } from './nvtxSummary.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { allRows } from '../../queries/run.js';
 import { selectGpus } from '../../queries/gpus.js';
@@ -114,19 +114,15 @@ const COUNTED_TABLES = [
 
 function nvtxDomains(handle: ExportHandle): NvtxDomainInfo[] {
   if (!handle.hasTable('NVTX_EVENTS')) return [];
-  const q = sql<{ domainId: number; pid: number; name: string | null; ranges: number }>`
-    WITH d AS (
-      SELECT n.domainId AS domainId, (n.globalTid >> 24) & 16777215 AS pid, coalesce(s.value, n.text) AS name
-      FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
-      WHERE n.eventType = 75 GROUP BY 1, 2)
-    SELECT coalesce(n.domainId, 0) AS domainId, (n.globalTid >> 24) & 16777215 AS pid, d.name AS name, count(*) AS ranges
-    FROM NVTX_EVENTS n LEFT JOIN d ON d.domainId = n.domainId AND d.pid = (n.globalTid >> 24) & 16777215
-    WHERE n.eventType IN (59, 60, 70, 71)
-    GROUP BY 1, 2 ORDER BY 2, 1`;
-  const compiled = q.compile(handle.db);
-  const hasStrings = handle.hasTable('StringIds');
-  const text = hasStrings ? compiled.sql : compiled.sql.replace('LEFT JOIN StringIds s ON s.id = n.textId', '').replace('coalesce(s.value, n.text)', 'n.text');
-  return handle.sqlite.prepare(text).all() as NvtxDomainInfo[];
+  const names = loadNvtxDomains(handle);
+  // Integer-only grouping: no per-row join or text; names are attached per group.
+  const rows = handle.sqlite
+    .prepare(
+      `SELECT coalesce(domainId, 0) AS domainId, (globalTid >> 24) & 16777215 AS pid, count(*) AS ranges
+       FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71) GROUP BY 1, 2 ORDER BY 2, 1`,
+    )
+    .all() as { domainId: number; pid: number; ranges: number }[];
+  return rows.map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
 }
 
 function hasNvtxText(handle: ExportHandle, text: string): boolean {
@@ -139,7 +135,7 @@ function hasNvtxText(handle: ExportHandle, text: string): boolean {
   return hit !== undefined;
 }
 
-function activitySpan(handle: ExportHandle): { start: number | null; end: number | null } {
+export function activitySpan(handle: ExportHandle): { start: number | null; end: number | null } {
   const parts = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']
     .filter((t) => handle.hasTable(t))
     .map((t) => `SELECT min(start) AS s, max(coalesce("end", start)) AS e FROM ${t}`);
@@ -148,9 +144,25 @@ function activitySpan(handle: ExportHandle): { start: number | null; end: number
   return { start: row.s, end: row.e };
 }
 
+/** How the capture was set up: what analyses need of `info` without its cost. */
+export interface CaptureSettings {
+  profilerApiGated: boolean | null;
+  profileStartStop: string | null;
+  environment: Record<string, string>;
+  graphTraceModeConfigured: string | null;
+}
+
+export function readCaptureSettings(handle: ExportHandle): CaptureSettings {
+  const { values: capture, env } = captureValues(handle);
+  const startStop = env.TLLM_PROFILE_START_STOP ?? env.TLLM_GPTM_PROFILE_START_STOP ?? null;
+  const trigger = capture.get('START_TRIGGER') ?? null;
+  const profilerApiGated = startStop != null || (trigger != null && /profiler|cuda/i.test(trigger)) ? true : capture.size > 0 ? false : null;
+  return { profilerApiGated, profileStartStop: startStop, environment: env, graphTraceModeConfigured: graphModeFromCapture(capture) };
+}
+
 /** Everything `iterscope info` prints about an export. */
 export function describeExport(handle: ExportHandle): ExportInfo {
-  const { values: capture, env } = captureValues(handle);
+  const settings = readCaptureSettings(handle);
   let sessionStartUtc: string | null = null;
   let sessionStartEpochNs: bigint | null = null;
   if (handle.hasTable('TARGET_INFO_SESSION_START_TIME')) {
@@ -203,9 +215,6 @@ export function describeExport(handle: ExportHandle): ExportInfo {
       ? handle.sqlite.prepare(`SELECT 1 FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL LIMIT 1`).get() !== undefined
       : false;
   const graphMode: GraphTraceMode = (rowCounts.CUPTI_ACTIVITY_KIND_GRAPH_TRACE ?? 0) > 0 ? 'graph' : graphNodeKernels ? 'node' : 'none';
-  const startStop = env.TLLM_PROFILE_START_STOP ?? env.TLLM_GPTM_PROFILE_START_STOP ?? null;
-  const trigger = capture.get('START_TRIGGER') ?? null;
-  const profilerApiGated = startStop != null || (trigger != null && /profiler|cuda/i.test(trigger)) ? true : capture.size > 0 ? false : null;
   const span = activitySpan(handle);
 
   return {
@@ -223,12 +232,12 @@ export function describeExport(handle: ExportHandle): ExportInfo {
     processes,
     rowCounts,
     nvtxDomains: domains,
-    graphTraceModeConfigured: graphModeFromCapture(capture),
+    graphTraceModeConfigured: settings.graphTraceModeConfigured,
     graphTraceMode: graphMode,
     gilTraced: domains.some((d) => d.name === 'GIL Trace'),
     gcTraced: hasNvtxText(handle, 'Python GC'),
-    profilerApiGated,
-    profileStartStop: startStop,
-    environment: env,
+    profilerApiGated: settings.profilerApiGated,
+    profileStartStop: settings.profileStartStop,
+    environment: settings.environment,
   };
 }

@@ -1,0 +1,121 @@
+/**
+ * Interval math on typed arrays. Busy time on a device is the UNION of its GPU operations'
+ * intervals (streams overlap), never the sum of their durations.
+ *
+ * Intervals are half-open [start, end). Zero-length and inverted intervals cover nothing.
+ */
+
+/** Merged, sorted, disjoint intervals: `starts[i] < ends[i] <= starts[i+1]`... strictly `<` after merging. */
+export interface IntervalSet {
+  starts: Float64Array;
+  ends: Float64Array;
+}
+
+/**
+ * Union of intervals given as parallel arrays (any order). Sorts starts and ends independently and
+ * sweeps them with a depth counter, as nsys's gpu_gaps rule does: the k-th end pairs with the
+ * (k+1)-th start to bound each idle gap. Touching intervals ([a,b) and [b,c)) merge.
+ * The inputs are not modified.
+ */
+export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number>): IntervalSet {
+  const n = starts.length;
+  const s = new Float64Array(n);
+  const e = new Float64Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    if (ends[i] > starts[i]) {
+      s[m] = starts[i];
+      e[m] = ends[i];
+      m++;
+    }
+  }
+  const ss = s.subarray(0, m).sort();
+  const es = e.subarray(0, m).sort();
+  const outS = new Float64Array(m);
+  const outE = new Float64Array(m);
+  let k = 0;
+  let i = 0;
+  let j = 0;
+  let depth = 0;
+  let curStart = 0;
+  while (i < m || j < m) {
+    // Starts before ends at equal times: touching intervals merge.
+    if (i < m && ss[i] <= es[j]) {
+      if (depth === 0) curStart = ss[i];
+      depth++;
+      i++;
+    } else {
+      depth--;
+      if (depth === 0) {
+        outS[k] = curStart;
+        outE[k] = es[j];
+        k++;
+      }
+      j++;
+    }
+  }
+  return { starts: outS.slice(0, k), ends: outE.slice(0, k) };
+}
+
+/** Total length covered by an interval set. */
+export function coveredLength(set: IntervalSet): number {
+  let t = 0;
+  for (let i = 0; i < set.starts.length; i++) t += set.ends[i] - set.starts[i];
+  return t;
+}
+
+/** Index of the first interval whose end is after `t` (binary search). */
+export function firstEndingAfter(set: IntervalSet, t: number): number {
+  let lo = 0;
+  let hi = set.ends.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (set.ends[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Length of `set` inside [a, b). */
+export function overlapLength(set: IntervalSet, a: number, b: number): number {
+  if (b <= a) return 0;
+  let t = 0;
+  for (let i = firstEndingAfter(set, a); i < set.starts.length && set.starts[i] < b; i++) {
+    t += Math.min(b, set.ends[i]) - Math.max(a, set.starts[i]);
+  }
+  return t;
+}
+
+/** The gaps of `set` (the complement) inside [a, b), as an interval set. */
+export function gapsWithin(set: IntervalSet, a: number, b: number): IntervalSet {
+  const gs: number[] = [];
+  const ge: number[] = [];
+  let cursor = a;
+  for (let i = firstEndingAfter(set, a); i < set.starts.length && set.starts[i] < b; i++) {
+    if (set.starts[i] > cursor) {
+      gs.push(cursor);
+      ge.push(set.starts[i]);
+    }
+    cursor = Math.max(cursor, set.ends[i]);
+  }
+  if (cursor < b) {
+    gs.push(cursor);
+    ge.push(b);
+  }
+  return { starts: Float64Array.from(gs), ends: Float64Array.from(ge) };
+}
+
+/** Intersection length of two sorted disjoint interval sets. */
+export function intersectionLength(a: IntervalSet, b: IntervalSet): number {
+  let i = 0;
+  let j = 0;
+  let t = 0;
+  while (i < a.starts.length && j < b.starts.length) {
+    const lo = Math.max(a.starts[i], b.starts[j]);
+    const hi = Math.min(a.ends[i], b.ends[j]);
+    if (hi > lo) t += hi - lo;
+    if (a.ends[i] < b.ends[j]) i++;
+    else j++;
+  }
+  return t;
+}

@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { IterscopeError, UsageError } from '../errors.js';
+
+/** One rule of the ordered kernel-category table: the first rule whose pattern matches wins. */
+export interface CategoryRule {
+  category: string;
+  /** A JavaScript regular expression source, matched with `search` semantics (unanchored). */
+  pattern: string;
+  /** Regex flags, e.g. `i`. Default: case-sensitive, as in gputrc2graph. */
+  flags?: string;
+}
+
+/**
+ * The default table, adapted from the vLLM / TensorRT-LLM `gputrc2graph.py` tables, with their
+ * traps fixed:
+ * - a bare `gemm::` or `GemmUniversal` rule files dense CUTLASS GEMMs under MoE; here only grouped
+ *   problem shapes, fused-MoE kernels and batched-expert GEMMs are `moe_gemm`;
+ * - `splitKreduce` (cuBLASLt split-K epilogue) is GEMM work, not attention;
+ * - attention comes before GEMM because cuDNN SDPA kernel names contain `wgmma`/`gemm`;
+ * - communication comes first: fused all-reduce+norm kernels are communication.
+ * Names checked against the kernels in ../shared/fixtures and TensorRT-LLM's kernel names.
+ */
+export const DEFAULT_CATEGORY_RULES: readonly CategoryRule[] = [
+  { category: 'cuda_graph', pattern: '^\\[CUDA graph' },
+  { category: 'memcpy', pattern: '^\\[CUDA memcpy' },
+  { category: 'memset', pattern: '^\\[CUDA memset' },
+  { category: 'communication', pattern: 'nccl|AllReduce|allreduce|all_reduce|AllGather|allgather|ReduceScatter|reducescatter|cross_device_reduce|oneShotAllReduce|twoShotAllReduce|lamport|moeA2A|[Aa]ll[Tt]o[Aa]ll|SendRecv' },
+  { category: 'moe_gemm', pattern: 'GroupProblemShape|Fused_Moe_Kernel|fused_moe|[Mm]oe[A-Za-z_]*[Gg]emm|grouped_gemm|group_gemm|GroupedGemm|^bmm_|matmul_ogs_|deep_gemm::.*grouped' },
+  { category: 'attention', pattern: 'sdpa|[Ff]lash|fmha|FMHA|[^a-z]mha|xqa|mmha|[Aa]ttention|_attn|attn_|paged_kv|PagedAttention|kernel_mha' },
+  { category: 'moe_routing', pattern: '[Mm]oe|MoE|[Ee]xpert|[Rr]outing|topk|TopK|topK|gatherTopK|bitonicSort|expandInputRows|PrefixSum|permute|[Pp]ermutation' },
+  { category: 'gemm', pattern: 'gemm|Gemm|GEMM|nvjet|cublas|cutlass|matmul|gemv|splitKreduce|xmma|wgmma|hgmma' },
+  { category: 'norm', pattern: '[Nn]orm(?!al)|RMSNorm|rms_norm|layer_norm|LayerNorm' },
+  { category: 'activation', pattern: 'silu|SiLU|gelu|GELU|relu|ReLU|act_and_mul|[Aa]ctivation|swiglu|SwiGLU' },
+  { category: 'rope', pattern: '[Rr]otary|[Rr]ope[^r]|RoPE|cos_kernel|sin_kernel' },
+  { category: 'softmax', pattern: '[Ss]oft[Mm]ax|softmax' },
+  { category: 'sampling', pattern: '[Ss]ampl|ArgMax|argmax|distribution_|curand|multinomial|greedy' },
+  { category: 'quantize', pattern: '[Qq]uant|cvt_|fp8_|FP8' },
+  { category: 'reduce', pattern: 'reduce|Reduce|reduction' },
+  { category: 'elementwise', pattern: 'elementwise|Elementwise|Functor|copy_kernel|gather|scatter|index_|CatArrayBatched|arange|fill' },
+  { category: 'other', pattern: '.*' },
+];
+
+/** A compiled table: `classify` returns the index into `categories` of the first matching rule. */
+export interface CategoryClassifier {
+  rules: readonly CategoryRule[];
+  /** Distinct category names in first-appearance order; `other` is always present. */
+  categories: string[];
+  classify(name: string): number;
+}
+
+export function compileCategoryRules(rules: readonly CategoryRule[], source = 'category rules'): CategoryClassifier {
+  const categories: string[] = [];
+  const compiled = rules.map((r, i) => {
+    let re: RegExp;
+    try {
+      re = new RegExp(r.pattern, r.flags ?? '');
+    } catch (err) {
+      throw new UsageError(`${source}: rule ${i + 1} (${r.category}): invalid pattern: ${(err as Error).message}`);
+    }
+    if (!categories.includes(r.category)) categories.push(r.category);
+    return { re, index: categories.indexOf(r.category) };
+  });
+  if (!categories.includes('other')) categories.push('other');
+  const other = categories.indexOf('other');
+  const cache = new Map<string, number>();
+  return {
+    rules,
+    categories,
+    classify(name: string): number {
+      let idx = cache.get(name);
+      if (idx === undefined) {
+        idx = other;
+        for (const c of compiled) {
+          if (c.re.test(name)) {
+            idx = c.index;
+            break;
+          }
+        }
+        cache.set(name, idx);
+      }
+      return idx;
+    },
+  };
+}
+
+/** Validates the JSON of a `--categories` file: an ordered array of `{category, pattern[, flags]}`. */
+export function parseCategoryRules(json: unknown, source: string): CategoryRule[] {
+  if (!Array.isArray(json)) throw new UsageError(`${source}: expected a JSON array of {"category", "pattern"} objects`);
+  return json.map((r, i) => {
+    if (typeof r !== 'object' || r === null) throw new UsageError(`${source}: rule ${i + 1} is not an object`);
+    const { category, pattern, flags } = r as Record<string, unknown>;
+    if (typeof category !== 'string' || category === '') throw new UsageError(`${source}: rule ${i + 1} has no "category" string`);
+    if (typeof pattern !== 'string') throw new UsageError(`${source}: rule ${i + 1} (${category}) has no "pattern" string`);
+    if (flags !== undefined && (typeof flags !== 'string' || !/^[imsu]*$/.test(flags))) throw new UsageError(`${source}: rule ${i + 1} (${category}): "flags" may only hold i, m, s, u`);
+    return flags === undefined ? { category, pattern } : { category, pattern, flags: flags as string };
+  });
+}
+
+/** Reads and compiles a `--categories rules.json` file (replaces the default table). */
+export function loadCategoryRules(path: string): CategoryClassifier {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new IterscopeError('E_USAGE', `cannot read categories file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new IterscopeError('E_USAGE', `invalid JSON in categories file: ${(err as Error).message}`, path);
+  }
+  const rules = parseCategoryRules(json, path);
+  return compileCategoryRules(rules, path);
+}
+
+export function defaultCategoryClassifier(): CategoryClassifier {
+  return compileCategoryRules(DEFAULT_CATEGORY_RULES, 'default category rules');
+}

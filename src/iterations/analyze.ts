@@ -1,0 +1,279 @@
+import type { ExportHandle } from '../../queries/handle.js';
+import { overlapLength } from '../analysis/intervals.js';
+import { readCaptureSettings } from '../analysis/exportInfo.js';
+import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
+import { recordsByIter } from '../logs/parse.js';
+import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
+import { METRIC_KEYS } from '../logs/types.js';
+import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
+import { numberWindows, type Numbering } from './numbering.js';
+import { parseProfileRanges, type IterationRangeSpec, type LabelCounts, type ProfileRange } from './rangeSpec.js';
+import { findIterationRanges, type IterationRange } from './windows.js';
+
+/** Batch phase of an iteration, from its context and generation request counts. */
+export type Phase = 'context' | 'mixed' | 'generation' | 'empty' | 'unknown';
+export const PHASES: readonly Phase[] = ['context', 'mixed', 'generation', 'empty', 'unknown'];
+
+/** The log fields joined to an iteration (no raw objects: see `sources` for where they came from). */
+export interface JoinedLog extends IterationMetrics {
+  sources: { file: string; line: number; format: LogFormat; sourceIter: number }[];
+}
+
+export interface IterationRow {
+  iter: number;
+  pid: number;
+  startNs: number;
+  endNs: number;
+  wallNs: number;
+  /** Union of the process's GPU work (all devices) inside the window. */
+  gpuBusyNs: number;
+  gpuIdleNs: number;
+  /** Kernels (and whole-graph launches) launched in the window. */
+  kernelNs: number;
+  kernelCount: number;
+  /** Kernel time by category; sums to kernelNs. */
+  categoryNs: Record<string, number>;
+  memcpyNs: number;
+  memcpyCount: number;
+  memsetNs: number;
+  memsetCount: number;
+  graphLaunches: number;
+  /** GPU ops launched in the window from threads other than the executor thread. */
+  otherThreadOps: number;
+  /** The NVTX range that marks the iteration. */
+  label: string;
+  labelCounts: LabelCounts | null;
+  contextRequests: number | null;
+  contextTokens: number | null;
+  generationRequests: number | null;
+  phase: Phase;
+  log: JoinedLog | null;
+  matched: boolean;
+  /** Whether the label's ctx/gen counts equal the log's (null: nothing to compare). */
+  labelMatchesLog: boolean | null;
+}
+
+export interface IterationCoverage extends AttributionCoverage {
+  windows: number;
+  numbering: { pid: number; source: Numbering['source']; detail: string }[];
+  joined: number;
+  windowsWithoutRecord: number[];
+  /** Log iterations not in the export (before/after the capture, or another run). */
+  recordsOutsideCapture: number[];
+  logRecords: number;
+  logSkippedLines: number;
+  labelMismatches: number[];
+  ignoredOtherThreadRanges: number;
+  /** One-line notes for people. */
+  notes: string[];
+}
+
+export interface IterationAnalysis {
+  file: string;
+  categories: string[];
+  iterations: IterationRow[];
+  coverage: IterationCoverage;
+}
+
+export interface IterationOptions {
+  logs?: ParsedIterationLog[];
+  rangeSpec?: IterationRangeSpec;
+  firstIter?: number;
+  profileRange?: string;
+  classifier?: CategoryClassifier;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** `0..99` style text for a sorted list of integers. */
+export function compactRanges(values: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < values.length; ) {
+    let j = i;
+    while (j + 1 < values.length && values[j + 1] === values[j] + 1) j++;
+    out.push(j === i ? String(values[i]) : `${values[i]}..${values[j]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
+export function phaseOf(ctx: number | null, gen: number | null): Phase {
+  if (ctx == null || gen == null) return 'unknown';
+  if (ctx > 0 && gen > 0) return 'mixed';
+  if (ctx > 0) return 'context';
+  if (gen > 0) return 'generation';
+  return 'empty';
+}
+
+/**
+ * Builds numbered windows: each from its range's start to the next range's start on the executor
+ * thread. The last one takes API calls until its range ends (at least a median window's length,
+ * or to the end of a profiler-gated capture) and ends when its GPU work drains.
+ */
+function buildWindows(ranges: IterationRange[], iters: number[], captureEndNs: number | null, gated: boolean): IterationWindow[] {
+  const lengths = ranges.slice(1).map((r, i) => r.startNs - ranges[i].startNs);
+  const typical = median(lengths);
+  return ranges.map((r, i) => {
+    const next = ranges[i + 1];
+    let launchEnd: number;
+    if (next) launchEnd = next.startNs;
+    else if ((gated || ranges.length === 1) && captureEndNs != null) launchEnd = Math.max(captureEndNs + 1, r.rangeEndNs ?? r.startNs);
+    else launchEnd = Math.max(r.rangeEndNs ?? r.startNs, r.startNs + typical);
+    return { iter: iters[i], pid: r.pid, tid: r.tid, startNs: r.startNs, endNs: launchEnd, launchEndNs: launchEnd, rangeEndNs: r.rangeEndNs, text: r.text };
+  });
+}
+
+/** Last end of any GPU op or CUDA API call: where a profiler-gated capture's last iteration may run to. */
+function gpuActivityEnd(handle: ExportHandle): number | null {
+  const parts = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', 'CUPTI_ACTIVITY_KIND_RUNTIME']
+    .filter((t) => handle.hasTable(t))
+    .map((t) => `SELECT max("end") AS e FROM ${t}`);
+  if (parts.length === 0) return null;
+  return (handle.sqlite.prepare(`SELECT max(e) AS e FROM (${parts.join(' UNION ALL ')})`).get() as { e: number | null }).e;
+}
+
+function joinedLog(rec: MergedIterationRecord): JoinedLog {
+  const out = { sources: rec.sources.map((s) => ({ file: s.file, line: s.line, format: s.format, sourceIter: s.sourceIter })) } as JoinedLog;
+  for (const k of METRIC_KEYS) (out as unknown as Record<string, unknown>)[k] = rec[k];
+  return out;
+}
+
+/**
+ * Per executor iteration: its window, GPU busy/idle time, kernel time by category, memcpy/memset,
+ * and its iteration-log record. See `findIterationRanges`, `numberWindows`, `attributeGpuWork`.
+ */
+export function analyzeIterations(handle: ExportHandle, opts: IterationOptions = {}): IterationAnalysis {
+  const classifier = opts.classifier ?? defaultCategoryClassifier();
+  const found = findIterationRanges(handle, opts.rangeSpec);
+  const info = readCaptureSettings(handle);
+  const records = opts.logs?.length ? recordsByIter(opts.logs) : new Map<number, MergedIterationRecord>();
+  const executor = found.spec.kind === 'pytorch' ? 'pytorch' : 'cpp';
+  let captureEnvRanges: ProfileRange[] | undefined;
+  if (info.profileStartStop) {
+    try {
+      captureEnvRanges = parseProfileRanges(info.profileStartStop, 'capture environment');
+    } catch {
+      captureEnvRanges = undefined;
+    }
+  }
+  const profileRanges = opts.profileRange ? parseProfileRanges(opts.profileRange) : undefined;
+  const logCompositions = [...records.values()].map((r) => ({ iter: r.iter, contextRequests: r.contextRequests, generationRequests: r.generationRequests }));
+
+  const windows: IterationWindow[] = [];
+  const rangeOf: IterationRange[] = [];
+  const numbering: IterationCoverage['numbering'] = [];
+  for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
+    const num = numberWindows(ranges, { firstIter: opts.firstIter, profileRanges, captureEnvRanges, executor, logRecords: logCompositions }, handle.path);
+    numbering.push({ pid, source: num.source, detail: num.detail });
+    windows.push(...buildWindows(ranges, num.iters, gpuActivityEnd(handle), info.profilerApiGated === true));
+    rangeOf.push(...ranges);
+  }
+
+  const attr = attributeGpuWork(handle, windows, classifier);
+  // The last window of each process ends when its GPU work drains.
+  for (let i = 0; i < windows.length; i++) {
+    const isLast = i + 1 === windows.length || windows[i + 1].pid !== windows[i].pid;
+    const w = windows[i];
+    if (isLast) w.endNs = Math.max(w.rangeEndNs ?? w.startNs, Number.isFinite(attr.lastOpEndNs[i]) ? attr.lastOpEndNs[i] : w.startNs);
+  }
+
+  const nc = attr.categories.length;
+  const labelMismatches: number[] = [];
+  const windowsWithoutRecord: number[] = [];
+  const rows: IterationRow[] = windows.map((w, i) => {
+    const busySet = attr.busyByPid.get(w.pid);
+    const wall = w.endNs - w.startNs;
+    const busy = busySet ? overlapLength(busySet, w.startNs, w.endNs) : 0;
+    const categoryNs: Record<string, number> = {};
+    for (let c = 0; c < nc; c++) categoryNs[attr.categories[c]] = attr.categoryNs[i * nc + c];
+    const rec = records.get(w.iter);
+    const label = rangeOf[i].label;
+    let labelMatchesLog: boolean | null = null;
+    if (rec && label && rec.contextRequests != null && rec.generationRequests != null) {
+      labelMatchesLog =
+        rec.contextRequests === label.contextRequests &&
+        rec.generationRequests === label.generationRequests &&
+        (label.contextTokens == null || rec.contextTokens == null || rec.contextTokens === label.contextTokens);
+      if (!labelMatchesLog) labelMismatches.push(w.iter);
+    }
+    if (!rec) windowsWithoutRecord.push(w.iter);
+    const ctx = rec?.contextRequests ?? label?.contextRequests ?? null;
+    const gen = rec?.generationRequests ?? label?.generationRequests ?? null;
+    return {
+      iter: w.iter,
+      pid: w.pid,
+      startNs: w.startNs,
+      endNs: w.endNs,
+      wallNs: wall,
+      gpuBusyNs: busy,
+      gpuIdleNs: wall - busy,
+      kernelNs: attr.kernelNs[i],
+      kernelCount: attr.kernelCount[i],
+      categoryNs,
+      memcpyNs: attr.memcpyNs[i],
+      memcpyCount: attr.memcpyCount[i],
+      memsetNs: attr.memsetNs[i],
+      memsetCount: attr.memsetCount[i],
+      graphLaunches: attr.graphLaunches[i],
+      otherThreadOps: attr.otherThreadOps[i],
+      label: w.text,
+      labelCounts: label,
+      contextRequests: ctx,
+      contextTokens: rec?.contextTokens ?? label?.contextTokens ?? null,
+      generationRequests: gen,
+      phase: phaseOf(ctx, gen),
+      log: rec ? joinedLog(rec) : null,
+      matched: !!rec,
+      labelMatchesLog,
+    };
+  });
+
+  const inExport = new Set(windows.map((w) => w.iter));
+  const recordsOutsideCapture = [...records.keys()].filter((k) => !inExport.has(k)).sort((a, b) => a - b);
+  const joined = rows.filter((r) => r.matched).length;
+  const notes: string[] = [];
+  for (const nb of numbering) notes.push(`pid ${nb.pid}: ${nb.detail}`);
+  notes.push(`${rows.length} iterations found (${compactRanges(rows.map((r) => r.iter).sort((a, b) => a - b))})`);
+  if (opts.logs?.length) {
+    notes.push(`${joined} of ${rows.length} iterations joined to a log record`);
+    if (windowsWithoutRecord.length) notes.push(`iterations without a log record: ${compactRanges(windowsWithoutRecord)}`);
+    if (recordsOutsideCapture.length) {
+      notes.push(`log records outside the capture: ${compactRanges(recordsOutsideCapture)}${joined === 0 ? ' (no overlap with the capture: is the log from another run?)' : ''}`);
+    }
+    if (labelMismatches.length) notes.push(`NVTX label counts differ from the log in iterations ${compactRanges(labelMismatches)}`);
+    const skipped = opts.logs.reduce((a, l) => a + l.skippedLines, 0);
+    if (skipped) notes.push(`${skipped} log lines were not iteration records (skipped)`);
+  }
+  const cov = attr.coverage;
+  if (cov.gpuOps) {
+    notes.push(`${cov.placedOps} of ${cov.gpuOps} GPU ops (${((cov.placedNs / (cov.gpuOpNs || 1)) * 100).toFixed(1)}% of GPU op time) placed in iterations`);
+    if (cov.outsideOps) notes.push(`${cov.outsideOps} GPU ops launched outside any iteration window`);
+    if (cov.noRuntimeOps) notes.push(`${cov.noRuntimeOps} GPU ops have no CUDA API row in the export (time-trimmed?) and could not be placed`);
+    if (cov.otherProcessOps) notes.push(`${cov.otherProcessOps} GPU ops belong to processes without iteration ranges`);
+  }
+  if (found.ignoredOtherThreads) notes.push(`${found.ignoredOtherThreads} matching ranges on non-executor threads were ignored`);
+
+  return {
+    file: handle.path,
+    categories: attr.categories,
+    iterations: rows,
+    coverage: {
+      ...cov,
+      windows: windows.length,
+      numbering,
+      joined,
+      windowsWithoutRecord,
+      recordsOutsideCapture,
+      logRecords: records.size,
+      logSkippedLines: opts.logs?.reduce((a, l) => a + l.skippedLines, 0) ?? 0,
+      labelMismatches,
+      ignoredOtherThreadRanges: found.ignoredOtherThreads,
+      notes,
+    },
+  };
+}

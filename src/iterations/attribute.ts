@@ -1,0 +1,250 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from '../../queries/handle.js';
+import { GpuOpKind, selectGpuOps } from '../../queries/gpuOps.js';
+import { forEachRow } from '../../queries/run.js';
+import { Float64Buffer } from '../analysis/durationStats.js';
+import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
+import type { CategoryClassifier } from '../categories/rules.js';
+
+/** An iteration's place on the timeline (one process's executor thread). */
+export interface IterationWindow {
+  iter: number;
+  pid: number;
+  tid: number;
+  startNs: number;
+  /** Next window's start; for the last window, when its GPU work drains (set by attribution). */
+  endNs: number;
+  /** API calls made in [startNs, launchEndNs) belong to this iteration. */
+  launchEndNs: number;
+  rangeEndNs: number | null;
+  text: string;
+}
+
+/** What the GPU did for each window, by launch (API call) time. Arrays are indexed like `windows`. */
+export interface GpuAttribution {
+  categories: string[];
+  /** windows.length x categories.length, row-major. */
+  categoryNs: Float64Array;
+  kernelNs: Float64Array;
+  kernelCount: Float64Array;
+  memcpyNs: Float64Array;
+  memcpyCount: Float64Array;
+  memsetNs: Float64Array;
+  memsetCount: Float64Array;
+  graphLaunches: Float64Array;
+  /** Ops launched from threads other than the window's executor thread. */
+  otherThreadOps: Float64Array;
+  /** Latest end of the GPU work launched in each window. */
+  lastOpEndNs: Float64Array;
+  /** Union of GPU busy intervals per process (all its devices). */
+  busyByPid: Map<number, IntervalSet>;
+  coverage: AttributionCoverage;
+}
+
+export interface AttributionCoverage {
+  gpuOps: number;
+  gpuOpNs: number;
+  placedOps: number;
+  placedNs: number;
+  /** GPU rows whose API call is not in the export (time-trimmed exports). */
+  noRuntimeOps: number;
+  noRuntimeNs: number;
+  /** API call before the first or after the last window of its process. */
+  outsideOps: number;
+  outsideNs: number;
+  /** Ops of processes without iteration windows. */
+  otherProcessOps: number;
+  otherProcessNs: number;
+}
+
+/** Per process: window starts and launch ends for binary search by API-call time. */
+interface ProcessWindows {
+  first: number;
+  starts: Float64Array;
+  launchEnds: Float64Array;
+  tids: Int32Array;
+}
+
+function indexWindows(windows: IterationWindow[]): Map<number, ProcessWindows> {
+  const byPid = new Map<number, number[]>();
+  windows.forEach((w, i) => {
+    const list = byPid.get(w.pid) ?? [];
+    list.push(i);
+    byPid.set(w.pid, list);
+  });
+  const out = new Map<number, ProcessWindows>();
+  for (const [pid, idx] of byPid) {
+    // Windows of one process are consecutive in `windows` and sorted by start.
+    out.set(pid, {
+      first: idx[0],
+      starts: Float64Array.from(idx, (i) => windows[i].startNs),
+      launchEnds: Float64Array.from(idx, (i) => windows[i].launchEndNs),
+      tids: Int32Array.from(idx, (i) => windows[i].tid),
+    });
+  }
+  return out;
+}
+
+/** Index (within the process) of the window whose launch interval holds `t`, or -1. */
+function windowAt(pw: ProcessWindows, t: number): number {
+  let lo = 0;
+  let hi = pw.starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (pw.starts[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  const k = lo - 1;
+  return k >= 0 && t < pw.launchEnds[k] ? k : -1;
+}
+
+/** The CUDA API calls of one process: correlationId -> index into `start` / `tid`. */
+interface ProcessApiCalls {
+  index: Map<number, number>;
+  start: Float64Buffer;
+  tid: Float64Buffer;
+}
+
+/**
+ * CUDA API calls per process. correlationId is unique per process only, so calls are keyed by
+ * (pid, correlationId). 2022.x exports repeat calls as CUDA-backtrace rows (eventClass 67) with
+ * the same correlationId: skipped, and the first row wins, so no GPU op is counted twice.
+ */
+function loadApiCalls(handle: ExportHandle, pids: Set<number>): Map<number, ProcessApiCalls> {
+  const out = new Map<number, ProcessApiCalls>();
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return out;
+  for (const pid of pids) out.set(pid, { index: new Map(), start: new Float64Buffer(1024), tid: new Float64Buffer(1024) });
+  forEachRow(
+    handle,
+    handle.db
+      .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
+      .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), sql<number>`globalTid & 16777215`.as('tid'), 'correlationId', 'start'])
+      .where('eventClass', '!=', 67)
+      .where('correlationId', 'is not', null),
+    (pid: number, tid: number, corr: number, start: number) => {
+      const calls = out.get(pid);
+      if (!calls || calls.index.has(corr)) return;
+      calls.index.set(corr, calls.start.length);
+      calls.start.push(start);
+      calls.tid.push(tid);
+    },
+  );
+  return out;
+}
+
+/** Names of the kernels in the export, by string id (one pass over the distinct ids). */
+function kernelNames(handle: ExportHandle): Map<number, string> {
+  const names = new Map<number, string>();
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') || !handle.hasTable('StringIds')) return names;
+  forEachRow(
+    handle,
+    handle.db
+      .selectFrom('StringIds')
+      .select(['id', 'value'])
+      .where('id', 'in', (eb) => eb.selectFrom('CUPTI_ACTIVITY_KIND_KERNEL').select('demangledName').distinct()),
+    (id: number, value: string) => names.set(id, value),
+  );
+  return names;
+}
+
+/**
+ * Places every GPU operation (kernel, memcpy, memset, whole-graph launch) in the iteration whose
+ * window holds its launching API call (correlationId + PID -> runtime row -> call start), sums it
+ * by kind and kernel category, and builds each process's and device's busy-interval union.
+ * Graph-node kernels share their cudaGraphLaunch's correlationId, so they follow the launch.
+ * Work launched from other threads of the process is placed by launch time too, and counted.
+ * One streaming pass over the ops; per-op state lives in typed arrays.
+ */
+export function attributeGpuWork(handle: ExportHandle, windows: IterationWindow[], classifier: CategoryClassifier): GpuAttribution {
+  const n = windows.length;
+  const categories = classifier.categories;
+  const nc = categories.length;
+  const acc: GpuAttribution = {
+    categories,
+    categoryNs: new Float64Array(n * nc),
+    kernelNs: new Float64Array(n),
+    kernelCount: new Float64Array(n),
+    memcpyNs: new Float64Array(n),
+    memcpyCount: new Float64Array(n),
+    memsetNs: new Float64Array(n),
+    memsetCount: new Float64Array(n),
+    graphLaunches: new Float64Array(n),
+    otherThreadOps: new Float64Array(n),
+    lastOpEndNs: new Float64Array(n).fill(-Infinity),
+    busyByPid: new Map(),
+    coverage: { gpuOps: 0, gpuOpNs: 0, placedOps: 0, placedNs: 0, noRuntimeOps: 0, noRuntimeNs: 0, outsideOps: 0, outsideNs: 0, otherProcessOps: 0, otherProcessNs: 0 },
+  };
+  const query = selectGpuOps(handle);
+  if (!query) return acc;
+  const byPid = indexWindows(windows);
+  const calls = loadApiCalls(handle, new Set(byPid.keys()));
+  const names = kernelNames(handle);
+  const categoryOfName = new Map<number, number>();
+  const graphCategory = classifier.classify('[CUDA graph]');
+  const intervalsByPid = new Map<number, { s: Float64Buffer; e: Float64Buffer }>();
+  const push = (m: Map<number, { s: Float64Buffer; e: Float64Buffer }>, key: number, s: number, e: number) => {
+    let b = m.get(key);
+    if (!b) m.set(key, (b = { s: new Float64Buffer(4096), e: new Float64Buffer(4096) }));
+    b.s.push(s);
+    b.e.push(e);
+  };
+  const cov = acc.coverage;
+  // Columns of selectGpuOps: start, end, deviceId, streamId, correlationId, globalPid, pid, kind, nameId.
+  forEachRow(handle, query, (start: number, end: number, _device: number, _stream: number, corr: number | null, _gpid: unknown, pid: number, kind: number, nameId: number | null) => {
+    const dur = end - start;
+    cov.gpuOps++;
+    cov.gpuOpNs += dur;
+    push(intervalsByPid, pid, start, end);
+    const pw = byPid.get(pid);
+    if (!pw) {
+      cov.otherProcessOps++;
+      cov.otherProcessNs += dur;
+      return;
+    }
+    const pc = calls.get(pid);
+    const ci = corr == null || !pc ? undefined : pc.index.get(corr);
+    if (ci === undefined) {
+      cov.noRuntimeOps++;
+      cov.noRuntimeNs += dur;
+      return;
+    }
+    const apiStart = pc!.start.view()[ci];
+    const k = windowAt(pw, apiStart);
+    if (k < 0) {
+      cov.outsideOps++;
+      cov.outsideNs += dur;
+      return;
+    }
+    const w = pw.first + k;
+    cov.placedOps++;
+    cov.placedNs += dur;
+    if (pc!.tid.view()[ci] !== pw.tids[k]) acc.otherThreadOps[w]++;
+    if (end > acc.lastOpEndNs[w]) acc.lastOpEndNs[w] = end;
+    switch (kind) {
+      case GpuOpKind.Kernel: {
+        let cat = categoryOfName.get(nameId!);
+        if (cat === undefined) categoryOfName.set(nameId!, (cat = classifier.classify(names.get(nameId!) ?? '')));
+        acc.kernelNs[w] += dur;
+        acc.kernelCount[w]++;
+        acc.categoryNs[w * nc + cat] += dur;
+        break;
+      }
+      case GpuOpKind.Graph:
+        // A whole-graph launch stands for the kernels it ran (graph-level trace).
+        acc.kernelNs[w] += dur;
+        acc.graphLaunches[w]++;
+        acc.categoryNs[w * nc + graphCategory] += dur;
+        break;
+      case GpuOpKind.Memcpy:
+        acc.memcpyNs[w] += dur;
+        acc.memcpyCount[w]++;
+        break;
+      case GpuOpKind.Memset:
+        acc.memsetNs[w] += dur;
+        acc.memsetCount[w]++;
+        break;
+    }
+  });
+  for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, unionIntervals(b.s.view(), b.e.view()));
+  return acc;
+}

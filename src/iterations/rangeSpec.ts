@@ -1,0 +1,67 @@
+import { UsageError } from '../errors.js';
+
+/** The PyTorch executor's per-iteration NVTX label, in its three historical forms. */
+export const PYTORCH_FORWARD_STEP = /^\[Executor\] _forward_step(?: (\d+))?: (\d+) ctx reqs(?:, (\d+) ctx tokens)?, (\d+) gen reqs$/;
+
+/** C++ runtime (`--nvtx` builds) per-iteration ranges, newest name first. */
+export const CPP_ITERATION_RANGES = ['TrtGptModelInflightBatching::forwardAsync', 'ModelForwardAsync'] as const;
+
+/** Which NVTX ranges mark iterations. */
+export type IterationRangeSpec =
+  | { kind: 'pytorch' }
+  | { kind: 'cpp'; name: string }
+  | { kind: 'name'; name: string }
+  | { kind: 'regex'; regex: RegExp; source: string };
+
+/** Counts carried by a PyTorch label. `iter` is null for the oldest, unnumbered form. */
+export interface LabelCounts {
+  iter: number | null;
+  contextRequests: number;
+  contextTokens: number | null;
+  generationRequests: number;
+}
+
+export function parseForwardStepLabel(text: string): LabelCounts | null {
+  const m = PYTORCH_FORWARD_STEP.exec(text);
+  if (!m) return null;
+  return {
+    iter: m[1] === undefined ? null : Number(m[1]),
+    contextRequests: Number(m[2]),
+    contextTokens: m[3] === undefined ? null : Number(m[3]),
+    generationRequests: Number(m[4]),
+  };
+}
+
+/** `--iteration-range NAME` (exact text) or `--iteration-range /regex/flags`. */
+export function parseIterationRangeSpec(value: string): IterationRangeSpec {
+  const m = /^\/(.*)\/([a-z]*)$/s.exec(value);
+  if (!m) {
+    if (value === '') throw new UsageError('--iteration-range needs an NVTX range name or /regex/');
+    return { kind: 'name', name: value };
+  }
+  try {
+    return { kind: 'regex', regex: new RegExp(m[1], m[2]), source: value };
+  } catch (err) {
+    throw new UsageError(`--iteration-range: invalid regular expression ${value}: ${(err as Error).message}`);
+  }
+}
+
+/** A `TLLM_PROFILE_START_STOP`-style range: `A-B` or a single `A`. */
+export interface ProfileRange {
+  first: number;
+  last: number;
+}
+
+/** `--profile-range A-B` / env values like `100-150` or `20,40-45` (one entry per capture window). */
+export function parseProfileRanges(value: string, what = '--profile-range'): ProfileRange[] {
+  const parts = value.split(',').map((p) => p.trim()).filter(Boolean);
+  if (parts.length === 0) throw new UsageError(`${what}: expected A-B (got '${value}')`);
+  return parts.map((p) => {
+    const m = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(p);
+    if (!m) throw new UsageError(`${what}: expected A-B or A (got '${value}')`);
+    const first = Number(m[1]);
+    const last = m[2] === undefined ? first : Number(m[2]);
+    if (last < first) throw new UsageError(`${what}: ${p} ends before it starts`);
+    return { first, last };
+  });
+}
