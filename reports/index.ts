@@ -9,3 +9,4 @@ export * from './render.js';
 export * from './kernelsReport.js';
 export * from './nvtxReport.js';
 export * from './infoReport.js';
+export * from './iterationsReport.js';

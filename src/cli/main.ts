@@ -4,6 +4,7 @@ import { exitCodeFor, IterscopeError, EXIT_BAD_INPUT } from '../errors.js';
 import { registerInfo } from './commands/info.js';
 import { registerKernels } from './commands/kernels.js';
 import { registerNvtx } from './commands/nvtx.js';
+import { registerCategories, registerIterations } from './commands/iterations.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -15,6 +16,8 @@ export function buildProgram(): Command {
   registerInfo(program);
   registerKernels(program);
   registerNvtx(program);
+  registerIterations(program);
+  registerCategories(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

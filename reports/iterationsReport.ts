@@ -1,0 +1,106 @@
+import type { IterationAnalysis } from '../src/iterations/analyze.js';
+import type { PhaseSummary } from '../src/iterations/summary.js';
+import type { CategoryRule } from '../src/categories/rules.js';
+import type { Column, DataTable } from './table.js';
+
+/** Categories that hold time in at least one iteration, in table order. */
+export function usedCategories(analysis: IterationAnalysis): string[] {
+  return analysis.categories.filter((c) => analysis.iterations.some((r) => (r.categoryNs[c] ?? 0) > 0));
+}
+
+/** One row per iteration: window, busy/idle, kernel time by category, the joined batch. */
+export function iterationsTable(analysis: IterationAnalysis): DataTable {
+  const cats = usedCategories(analysis);
+  const multiPid = new Set(analysis.iterations.map((r) => r.pid)).size > 1;
+  const columns: Column[] = [
+    ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as Column] : []),
+    { key: 'iter', header: 'Iter', kind: 'int' },
+    { key: 'phase', header: 'Phase', kind: 'text' },
+    { key: 'contextRequests', header: 'Ctx reqs', kind: 'int' },
+    { key: 'contextTokens', header: 'Ctx tokens', kind: 'int' },
+    { key: 'generationRequests', header: 'Gen reqs', kind: 'int' },
+    { key: 'startNs', header: 'Start (ns)', kind: 'ns' },
+    { key: 'wallNs', header: 'Wall (ns)', kind: 'ns' },
+    { key: 'gpuBusyNs', header: 'GPU busy (ns)', kind: 'ns' },
+    { key: 'gpuIdleNs', header: 'GPU idle (ns)', kind: 'ns' },
+    { key: 'kernelNs', header: 'Kernel (ns)', kind: 'ns' },
+    { key: 'kernelCount', header: 'Kernels', kind: 'int' },
+    ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} (ns)`, kind: 'ns' }) as Column),
+    { key: 'memcpyNs', header: 'memcpy (ns)', kind: 'ns' },
+    { key: 'matched', header: 'Log', kind: 'text' },
+  ];
+  const rows = analysis.iterations.map((r) => {
+    const row: DataTable['rows'][number] = {
+      pid: r.pid,
+      iter: r.iter,
+      phase: r.phase,
+      contextRequests: r.contextRequests,
+      contextTokens: r.contextTokens,
+      generationRequests: r.generationRequests,
+      startNs: r.startNs,
+      wallNs: r.wallNs,
+      gpuBusyNs: r.gpuBusyNs,
+      gpuIdleNs: r.gpuIdleNs,
+      kernelNs: r.kernelNs,
+      kernelCount: r.kernelCount,
+      memcpyNs: r.memcpyNs,
+      matched: r.matched ? (r.labelMatchesLog === false ? 'mismatch' : 'yes') : 'no',
+    };
+    for (const c of cats) row[`cat:${c}`] = r.categoryNs[c] ?? 0;
+    return row;
+  });
+  return { title: `Iterations (${analysis.file})`, columns, rows, notes: analysis.coverage.notes };
+}
+
+/** `iterations --summary`: one row per phase. */
+export function phaseSummaryTable(phases: PhaseSummary[], categories: string[]): DataTable {
+  const cats = categories.filter((c) => phases.some((p) => (p.meanCategoryNs[c] ?? 0) > 0));
+  const columns: Column[] = [
+    { key: 'phase', header: 'Phase', kind: 'text' },
+    { key: 'iterations', header: 'Iterations', kind: 'int' },
+    { key: 'meanGpuBusyNs', header: 'GPU busy mean (ns)', kind: 'ns' },
+    { key: 'p50GpuBusyNs', header: 'GPU busy p50 (ns)', kind: 'ns' },
+    { key: 'p90GpuBusyNs', header: 'GPU busy p90 (ns)', kind: 'ns' },
+    { key: 'p99GpuBusyNs', header: 'GPU busy p99 (ns)', kind: 'ns' },
+    { key: 'meanIdlePct', header: 'Idle mean (%)', kind: 'percent' },
+    { key: 'p50IdlePct', header: 'Idle p50 (%)', kind: 'percent' },
+    { key: 'p90IdlePct', header: 'Idle p90 (%)', kind: 'percent' },
+    { key: 'p99IdlePct', header: 'Idle p99 (%)', kind: 'percent' },
+    ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} mean (ns)`, kind: 'ns' }) as Column),
+    { key: 'gpuNsPerContextToken', header: 'GPU ns / ctx token', kind: 'float' },
+    { key: 'gpuNsPerGenerationRequest', header: 'GPU ns / gen req', kind: 'float' },
+  ];
+  const rows = phases.map((p) => {
+    const row: DataTable['rows'][number] = {
+      phase: p.phase,
+      iterations: p.iterations,
+      meanGpuBusyNs: Math.round(p.meanGpuBusyNs),
+      p50GpuBusyNs: p.p50GpuBusyNs,
+      p90GpuBusyNs: p.p90GpuBusyNs,
+      p99GpuBusyNs: p.p99GpuBusyNs,
+      meanIdlePct: p.meanIdleShare * 100,
+      p50IdlePct: p.p50IdleShare * 100,
+      p90IdlePct: p.p90IdleShare * 100,
+      p99IdlePct: p.p99IdleShare * 100,
+      gpuNsPerContextToken: p.gpuNsPerContextToken == null ? null : Math.round(p.gpuNsPerContextToken),
+      gpuNsPerGenerationRequest: p.gpuNsPerGenerationRequest == null ? null : Math.round(p.gpuNsPerGenerationRequest),
+    };
+    for (const c of cats) row[`cat:${c}`] = Math.round(p.meanCategoryNs[c] ?? 0);
+    return row;
+  });
+  return { title: 'Iterations by phase', columns, rows };
+}
+
+/** `iterscope categories`: the ordered rule table in force. */
+export function categoryRulesTable(rules: readonly CategoryRule[]): DataTable {
+  return {
+    title: 'Kernel categories (first matching rule wins)',
+    columns: [
+      { key: 'order', header: 'Order', kind: 'int' },
+      { key: 'category', header: 'Category', kind: 'text' },
+      { key: 'pattern', header: 'Pattern', kind: 'text' },
+      { key: 'flags', header: 'Flags', kind: 'text' },
+    ],
+    rows: rules.map((r, i) => ({ order: i + 1, category: r.category, pattern: r.pattern, flags: r.flags ?? '' })),
+  };
+}

@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import { withExport } from '../../export/openExport.js';
+import { analyzeIterations } from '../../iterations/analyze.js';
+import { summarizeByPhase } from '../../iterations/summary.js';
+import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
+import { parseIterationLogFile } from '../../logs/parse.js';
+import { defaultCategoryClassifier, DEFAULT_CATEGORY_RULES, loadCategoryRules } from '../../categories/rules.js';
+import { UsageError } from '../../errors.js';
+import { categoryRulesTable, iterationsTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
+import { emit, note, type OutputOptions } from '../output.js';
+import { withOutputOptions } from './common.js';
+
+interface IterationsOptions extends OutputOptions {
+  log?: string[];
+  summary?: boolean;
+  iterationRange?: string;
+  firstIter?: string;
+  profileRange?: string;
+  categories?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function parseNonNegativeInt(value: string, option: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
+  return Number(value);
+}
+
+export function registerIterations(program: Command): void {
+  withOutputOptions(
+    program
+      .command('iterations <export>')
+      .description('per executor iteration: window, GPU busy/idle, kernel time by category, joined iteration-log record')
+      .option('--log <file>', 'iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log); repeatable', collect)
+      .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)')
+      .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
+      .option('--first-iter <n>', 'number unnumbered iteration ranges from N')
+      .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
+      .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order'),
+  ).action((file: string, opts: IterationsOptions) => {
+    const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
+    const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
+    const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
+    const logs = (opts.log ?? []).map(parseIterationLogFile);
+    const analysis = withExport(file, (h) => analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier }));
+    for (const n of analysis.coverage.notes) note(n);
+    if (opts.summary) {
+      const phases = summarizeByPhase(analysis.iterations, analysis.categories);
+      emit(opts, [phaseSummaryTable(phases, analysis.categories)], { file: analysis.file, categories: analysis.categories, phases, coverage: analysis.coverage });
+    } else {
+      const table = iterationsTable(analysis);
+      emit(opts, [{ ...table, notes: [] }], analysis);
+    }
+  });
+}
+
+export function registerCategories(program: Command): void {
+  withOutputOptions(
+    program
+      .command('categories')
+      .description('print the kernel-category table in force (first matching rule wins)')
+      .option('--categories <rules.json>', 'show this rules file instead of the default table (validates it)'),
+  ).action((opts: OutputOptions & { categories?: string }) => {
+    const rules = opts.categories ? loadCategoryRules(opts.categories).rules : DEFAULT_CATEGORY_RULES;
+    emit(opts, [categoryRulesTable(rules)], rules);
+  });
+}
