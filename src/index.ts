@@ -1,1 +1,21 @@
-export {};
+/**
+ * iterscope as a library: open an Nsight Systems export, run the analyses, render the results.
+ * Typed queries over the nsys schema are in `iterscope/queries`.
+ */
+export * from './errors.js';
+export { openExport, withExport } from './export/openExport.js';
+export * from './analysis/durationStats.js';
+export * from './analysis/intervals.js';
+export * from './analysis/exportInfo.js';
+export * from './analysis/kernelSummary.js';
+export * from './analysis/nvtxSummary.js';
+export * from './categories/rules.js';
+export * from './logs/index.js';
+export * from './iterations/rangeSpec.js';
+export * from './iterations/windows.js';
+export * from './iterations/numbering.js';
+export * from './iterations/attribute.js';
+export * from './iterations/analyze.js';
+export * from './iterations/summary.js';
+export * as reports from '../reports/index.js';
+export type { ExportHandle, ExportMetadata, QueryOptions } from '../queries/handle.js';
