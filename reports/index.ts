@@ -10,3 +10,4 @@ export * from './kernelsReport.js';
 export * from './nvtxReport.js';
 export * from './infoReport.js';
 export * from './iterationsReport.js';
+export * from './compareReport.js';

@@ -5,6 +5,7 @@ import { registerInfo } from './commands/info.js';
 import { registerKernels } from './commands/kernels.js';
 import { registerNvtx } from './commands/nvtx.js';
 import { registerCategories, registerIterations } from './commands/iterations.js';
+import { registerCompare, registerSummarize } from './commands/compare.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -18,6 +19,8 @@ export function buildProgram(): Command {
   registerNvtx(program);
   registerIterations(program);
   registerCategories(program);
+  registerSummarize(program);
+  registerCompare(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -1,0 +1,101 @@
+import type { Comparison } from '../src/compare/compareRuns.js';
+import type { RunSummary } from '../src/summary/runSummary.js';
+import type { DataTable } from './table.js';
+
+const pct = (x: number | null) => (x == null ? null : x * 100);
+
+/** `compare`: run facts, gated metrics (regressions first), kernel and NVTX changes, MoE reading. */
+export function comparisonTables(c: Comparison): DataTable[] {
+  const runs: DataTable = {
+    title: 'Runs',
+    columns: [
+      { key: 'field', header: 'Field', kind: 'text' },
+      { key: 'base', header: 'Base', kind: 'text' },
+      { key: 'head', header: 'Head', kind: 'text' },
+    ],
+    rows: [
+      { field: 'file', base: c.base.file, head: c.head.file },
+      { field: 'iterations', base: `${c.base.iterationsFound} (${c.base.firstIter}..${c.base.lastIter})`, head: `${c.head.iterationsFound} (${c.head.firstIter}..${c.head.lastIter})` },
+      { field: 'joined to logs', base: String(c.base.iterationsJoined), head: String(c.head.iterationsJoined) },
+      { field: 'perfect router', base: String(c.base.perfectRouter ?? 'unknown'), head: String(c.head.perfectRouter ?? 'unknown') },
+    ],
+  };
+  const ordered = [...c.metrics].sort((a, b) => Number(b.regressed) - Number(a.regressed));
+  const metrics: DataTable = {
+    title: `Per-iteration means (gate: +${(c.threshold * 100).toFixed(1)}% and +${c.minDeltaNs} ns)`,
+    columns: [
+      { key: 'status', header: 'Status', kind: 'text' },
+      { key: 'scope', header: 'Scope', kind: 'text' },
+      { key: 'metric', header: 'Metric', kind: 'text' },
+      { key: 'base', header: 'Base', kind: 'ns' },
+      { key: 'head', header: 'Head', kind: 'ns' },
+      { key: 'delta', header: 'Delta', kind: 'ns' },
+      { key: 'relative', header: 'Change (%)', kind: 'percent' },
+    ],
+    rows: ordered.map((m) => ({
+      status: m.regressed ? 'REGRESSED' : m.gated ? 'ok' : '',
+      scope: m.scope,
+      metric: m.metric,
+      // Shares print as percentages in the ns columns' place: keep them readable.
+      base: m.unit === 'share' ? `${(m.base * 100).toFixed(1)}%` : Math.round(m.base),
+      head: m.unit === 'share' ? `${(m.head * 100).toFixed(1)}%` : Math.round(m.head),
+      delta: m.unit === 'share' ? `${(m.delta * 100).toFixed(1)} pt` : Math.round(m.delta),
+      relative: pct(m.relative),
+    })),
+    notes: c.regressions.length ? [`${c.regressions.length} gated metrics regressed: ${c.regressions.map((r) => `${r.metric} [${r.scope}]`).join('; ')}`] : ['no gated metric regressed'],
+  };
+  const changes = (title: string, list: Comparison['kernelChanges']): DataTable => ({
+    title,
+    columns: [
+      { key: 'name', header: 'Name', kind: 'text' },
+      { key: 'baseNsPerIter', header: 'Base / iter', kind: 'ns' },
+      { key: 'headNsPerIter', header: 'Head / iter', kind: 'ns' },
+      { key: 'deltaNsPerIter', header: 'Delta / iter', kind: 'ns' },
+    ],
+    rows: list.map((k) => ({ name: k.name, baseNsPerIter: Math.round(k.baseNsPerIter), headNsPerIter: Math.round(k.headNsPerIter), deltaNsPerIter: Math.round(k.deltaNsPerIter) })),
+  });
+  const tables = [runs, metrics, changes('Top kernel changes (total ns per iteration)', c.kernelChanges), changes('Top NVTX range changes (CPU ns per iteration)', c.nvtxChanges)];
+  if (c.moeRouting) {
+    const m = c.moeRouting;
+    tables.push({
+      title: 'MoE routing check (base: learned router, head: ENABLE_PERFECT_ROUTER=1)',
+      columns: [
+        { key: 'field', header: 'Field', kind: 'text' },
+        { key: 'value', header: 'Value', kind: 'text' },
+      ],
+      rows: [
+        { field: 'MoE time per iteration (moe_gemm + moe_routing)', value: `${Math.round(m.baseMoeNs)} ns -> ${Math.round(m.headMoeNs)} ns (${m.moeChange == null ? 'n/a' : `${(m.moeChange * 100).toFixed(1)}%`})` },
+        { field: 'GPU busy per iteration', value: `${Math.round(m.baseGpuBusyNs)} ns -> ${Math.round(m.headGpuBusyNs)} ns` },
+        { field: 'speedup with perfect router', value: `${(m.speedup * 100).toFixed(1)}%` },
+        { field: 'reading', value: m.reading },
+      ],
+    });
+  }
+  return tables;
+}
+
+/** `summarize` as a table, for people who print it instead of writing JSON. */
+export function summaryTables(s: RunSummary): DataTable[] {
+  const phases = Object.entries(s.phases);
+  return [
+    {
+      title: `Run summary (${s.run.file})`,
+      columns: [
+        { key: 'scope', header: 'Scope', kind: 'text' },
+        { key: 'iterations', header: 'Iterations', kind: 'int' },
+        { key: 'meanWallNs', header: 'Wall / iter', kind: 'ns' },
+        { key: 'meanGpuBusyNs', header: 'GPU busy / iter', kind: 'ns' },
+        { key: 'idlePct', header: 'Idle (%)', kind: 'percent' },
+        { key: 'meanKernelNs', header: 'Kernel / iter', kind: 'ns' },
+      ],
+      rows: [['all', s.overall] as const, ...phases].map(([scope, f]) => ({
+        scope,
+        iterations: f!.iterations,
+        meanWallNs: Math.round(f!.meanWallNs),
+        meanGpuBusyNs: Math.round(f!.meanGpuBusyNs),
+        idlePct: f!.idleShare * 100,
+        meanKernelNs: Math.round(f!.meanKernelNs),
+      })),
+    },
+  ];
+}

@@ -1,0 +1,70 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { IterscopeError } from '../../errors.js';
+import { withExport } from '../../export/openExport.js';
+import { parseIterationLogFile } from '../../logs/parse.js';
+import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
+import { summarizeExport } from '../../summary/runSummary.js';
+import { loadRun } from '../../compare/loadRun.js';
+import { compareRuns } from '../../compare/compareRuns.js';
+import { parseThreshold } from '../../compare/threshold.js';
+import { parseDurationNs } from '../../gaps/duration.js';
+import { toJson } from '../../../reports/json.js';
+import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
+import { emit, note, type OutputOptions } from '../output.js';
+import { withOutputOptions } from './common.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function registerSummarize(program: Command): void {
+  program
+    .command('summarize <export>')
+    .description('compact, versioned JSON summary of a run (what compare needs); small enough to keep in git as a CI baseline')
+    .option('--log <file>', 'iteration log; repeatable', collect)
+    .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration')
+    .option('-o, --output <file>', 'write the JSON here (default: stdout)')
+    .option('--format <format>', 'json (default) | table | md | csv')
+    .action((file: string, opts: OutputOptions & { log?: string[]; iterationRange?: string }) => {
+      const logs = (opts.log ?? []).map(parseIterationLogFile);
+      const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
+      const summary = withExport(file, (h) => summarizeExport(h, { logs, rangeSpec }));
+      if (opts.format === undefined || opts.format === 'json') {
+        const text = toJson(summary);
+        if (opts.output) writeFileSync(opts.output, text);
+        else process.stdout.write(text);
+      } else emit(opts, summaryTables(summary), summary);
+    });
+}
+
+interface CompareOptions extends OutputOptions {
+  threshold?: string;
+  minDelta?: string;
+  baseLog?: string[];
+  headLog?: string[];
+  perfectRouterHead?: boolean;
+}
+
+export function registerCompare(program: Command): void {
+  withOutputOptions(
+    program
+      .command('compare <base> <head>')
+      .description('base vs head (each an export or a summary.json): per-iteration means by phase and category; exit 1 when a gated metric regresses')
+      .option('--threshold <pct>', 'relative regression threshold', '5%')
+      .option('--min-delta <duration>', 'absolute noise floor per iteration', '10us')
+      .option('--base-log <file>', 'iteration log for an export given as base; repeatable', collect)
+      .option('--head-log <file>', 'iteration log for an export given as head; repeatable', collect)
+      .option('--perfect-router-head', 'head is an ENABLE_PERFECT_ROUTER=1 run: print the MoE routing reading (detected from the capture environment when recorded)'),
+  ).action((basePath: string, headPath: string, opts: CompareOptions) => {
+    const threshold = parseThreshold(opts.threshold ?? '5%');
+    const minDeltaNs = parseDurationNs(opts.minDelta ?? '10us', '--min-delta');
+    const base = loadRun(basePath, { logs: (opts.baseLog ?? []).map(parseIterationLogFile) });
+    const head = loadRun(headPath, { logs: (opts.headLog ?? []).map(parseIterationLogFile) });
+    const comparison = compareRuns(base, head, { threshold, minDeltaNs, perfectRouterHead: opts.perfectRouterHead });
+    if (comparison.moeRouting) note(`MoE routing check: ${comparison.moeRouting.reading}`);
+    emit(opts, comparisonTables(comparison), comparison);
+    if (comparison.regressions.length) {
+      const names = comparison.regressions.map((r) => `${r.metric} [${r.scope}] ${r.relative == null ? '' : `+${(r.relative * 100).toFixed(1)}%`}`.trim());
+      throw new IterscopeError('E_REGRESSION', `regression: ${names.join('; ')}`);
+    }
+  });
+}

@@ -1,0 +1,151 @@
+import type { Phase } from '../iterations/analyze.js';
+import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
+
+export type Scope = 'all' | Phase;
+
+/** One compared figure (mean per iteration unless named otherwise). */
+export interface MetricDelta {
+  metric: string;
+  scope: Scope;
+  /** `ns` for mean ns per iteration, `share` for a 0..1 fraction. */
+  unit: 'ns' | 'share';
+  base: number;
+  head: number;
+  delta: number;
+  /** Relative change (head - base) / base; null when base is 0. */
+  relative: number | null;
+  /** Absolute change in ns that the noise floor applies to (for shares: mean idle ns per iteration). */
+  floorDeltaNs: number;
+  gated: boolean;
+  regressed: boolean;
+}
+
+export interface NamedChange {
+  name: string;
+  baseNsPerIter: number;
+  headNsPerIter: number;
+  deltaNsPerIter: number;
+}
+
+export interface MoeRoutingReading {
+  baseMoeNs: number;
+  headMoeNs: number;
+  moeChange: number | null;
+  baseGpuBusyNs: number;
+  headGpuBusyNs: number;
+  /** (base - head) / base of GPU busy per iteration: positive = head faster. */
+  speedup: number;
+  significant: boolean;
+  reading: string;
+}
+
+export interface Comparison {
+  base: RunSummary['run'];
+  head: RunSummary['run'];
+  threshold: number;
+  minDeltaNs: number;
+  metrics: MetricDelta[];
+  regressions: MetricDelta[];
+  kernelChanges: NamedChange[];
+  nvtxChanges: NamedChange[];
+  moeRouting: MoeRoutingReading | null;
+}
+
+export interface CompareOptions {
+  /** Relative threshold (0.05 = 5%). */
+  threshold?: number;
+  /** Absolute noise floor in ns. */
+  minDeltaNs?: number;
+  /** Read the pair as normal (base) vs ENABLE_PERFECT_ROUTER=1 (head). Default: detected. */
+  perfectRouterHead?: boolean;
+}
+
+/** The categories TensorRT-LLM's MoE layers spend their time in. */
+export const MOE_CATEGORIES = ['moe_gemm', 'moe_routing'];
+
+function delta(metric: string, scope: Scope, unit: MetricDelta['unit'], base: number, head: number, floorDeltaNs: number, gated: boolean, o: Required<Omit<CompareOptions, 'perfectRouterHead'>>): MetricDelta {
+  const d = head - base;
+  const relative = base !== 0 ? d / base : null;
+  // A regression must pass both the relative threshold and the absolute floor (noise).
+  const regressed = gated && floorDeltaNs > o.minDeltaNs && (relative === null ? d > 0 : relative > o.threshold);
+  return { metric, scope, unit, base, head, delta: d, relative, floorDeltaNs, gated, regressed };
+}
+
+function scopeMetrics(scope: Scope, b: PhaseFigures, h: PhaseFigures, categories: string[], o: Required<Omit<CompareOptions, 'perfectRouterHead'>>): MetricDelta[] {
+  const out = [
+    delta('GPU busy per iteration', scope, 'ns', b.meanGpuBusyNs, h.meanGpuBusyNs, h.meanGpuBusyNs - b.meanGpuBusyNs, true, o),
+    delta('idle share', scope, 'share', b.idleShare, h.idleShare, h.meanGpuIdleNs - b.meanGpuIdleNs, true, o),
+    delta('wall per iteration', scope, 'ns', b.meanWallNs, h.meanWallNs, h.meanWallNs - b.meanWallNs, false, o),
+    delta('kernel time per iteration', scope, 'ns', b.meanKernelNs, h.meanKernelNs, h.meanKernelNs - b.meanKernelNs, false, o),
+  ];
+  for (const c of categories) {
+    const bv = b.meanCategoryNs[c] ?? 0;
+    const hv = h.meanCategoryNs[c] ?? 0;
+    if (bv === 0 && hv === 0) continue;
+    out.push(delta(`${c} per iteration`, scope, 'ns', bv, hv, hv - bv, true, o));
+  }
+  return out;
+}
+
+function namedChanges(base: { name: string; totalNs: number }[], head: { name: string; totalNs: number }[], baseIters: number, headIters: number, top = 10): NamedChange[] {
+  const names = new Set([...base.map((k) => k.name), ...head.map((k) => k.name)]);
+  const bm = new Map(base.map((k) => [k.name, k.totalNs]));
+  const hm = new Map(head.map((k) => [k.name, k.totalNs]));
+  return [...names]
+    .map((name) => {
+      const b = (bm.get(name) ?? 0) / Math.max(1, baseIters);
+      const h = (hm.get(name) ?? 0) / Math.max(1, headIters);
+      return { name, baseNsPerIter: b, headNsPerIter: h, deltaNsPerIter: h - b };
+    })
+    .sort((a, b) => Math.abs(b.deltaNsPerIter) - Math.abs(a.deltaNsPerIter))
+    .slice(0, top);
+}
+
+/**
+ * TensorRT-LLM's documented reading of a normal vs perfect-router pair: if the perfect router
+ * makes the run more than 10% faster, routing imbalance is significant; if it is similar, the
+ * router is not the bottleneck. Speed is judged by GPU busy time per iteration.
+ */
+export function readMoeRouting(base: RunSummary, head: RunSummary): MoeRoutingReading {
+  const moe = (s: RunSummary) => MOE_CATEGORIES.reduce((a, c) => a + (s.overall.meanCategoryNs[c] ?? 0), 0);
+  const baseMoeNs = moe(base);
+  const headMoeNs = moe(head);
+  const baseBusy = base.overall.meanGpuBusyNs;
+  const headBusy = head.overall.meanGpuBusyNs;
+  const speedup = baseBusy > 0 ? (baseBusy - headBusy) / baseBusy : 0;
+  const significant = speedup > 0.1;
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const reading = significant
+    ? `the perfect router is ${pct(speedup)} faster (GPU busy per iteration): routing imbalance is significant`
+    : `with the perfect router GPU busy per iteration changes by ${pct(-speedup)} (within 10%): the router is not the bottleneck`;
+  return { baseMoeNs, headMoeNs, moeChange: baseMoeNs > 0 ? (headMoeNs - baseMoeNs) / baseMoeNs : null, baseGpuBusyNs: baseBusy, headGpuBusyNs: headBusy, speedup, significant, reading };
+}
+
+/** Base vs head: per scope and category, gated regressions, kernel/NVTX changes, MoE reading. */
+export function compareRuns(base: RunSummary, head: RunSummary, opts: CompareOptions = {}): Comparison {
+  const o = { threshold: opts.threshold ?? 0.05, minDeltaNs: opts.minDeltaNs ?? 10_000 };
+  const categories = [...new Set([...base.categories, ...head.categories])];
+  const metrics = scopeMetrics('all', base.overall, head.overall, categories, o);
+  for (const p of Object.keys(base.phases) as Phase[]) {
+    const b = base.phases[p];
+    const h = head.phases[p];
+    if (b && h) metrics.push(...scopeMetrics(p, b, h, categories, o));
+  }
+  const perfect = opts.perfectRouterHead ?? (head.run.perfectRouter === true && base.run.perfectRouter !== true);
+  return {
+    base: base.run,
+    head: head.run,
+    threshold: o.threshold,
+    minDeltaNs: o.minDeltaNs,
+    metrics,
+    regressions: metrics.filter((m) => m.regressed),
+    kernelChanges: namedChanges(base.kernels, head.kernels, base.run.iterationsFound, head.run.iterationsFound),
+    nvtxChanges: namedChanges(
+      base.nvtx.map((r) => ({ name: r.range, totalNs: r.totalNs })),
+      head.nvtx.map((r) => ({ name: r.range, totalNs: r.totalNs })),
+      base.run.iterationsFound,
+      head.run.iterationsFound,
+    ),
+    moeRouting: perfect ? readMoeRouting(base, head) : null,
+  };
+}
