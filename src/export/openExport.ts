@@ -120,11 +120,25 @@ export function openExport(path: string): ExportHandle {
   };
 }
 
-/** Opens, runs `fn`, and always closes. */
+/**
+ * SQLite's verdict on a damaged file, met only once a query reads the broken pages (the schema
+ * pages probed by `openExport` may be intact): corrupt pages, a truncated file, not a database.
+ */
+function isDamagedFileError(err: unknown): err is Error {
+  return err instanceof BetterSqlite3.SqliteError && /^SQLITE_(CORRUPT|NOTADB|IOERR)/.test(err.code);
+}
+
+/**
+ * Opens, runs `fn`, and always closes. A damaged export found while `fn` reads it becomes an
+ * `InputError` (one line naming the file), like the damage `openExport` itself detects.
+ */
 export function withExport<T>(path: string, fn: (handle: ExportHandle) => T): T {
   const handle = openExport(path);
   try {
     return fn(handle);
+  } catch (err) {
+    if (isDamagedFileError(err)) throw new InputError('E_NOT_SQLITE', path, `damaged SQLite database: ${sqliteMessage(err)}`);
+    throw err;
   } finally {
     handle.close();
   }
