@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { exitCodeFor, IterscopeError, EXIT_BAD_INPUT } from '../errors.js';
+import { exitCodeFor, IterscopeError, EXIT_BAD_INPUT, UsageError } from '../errors.js';
 import { registerInfo } from './commands/info.js';
 import { registerKernels } from './commands/kernels.js';
 import { registerNvtx } from './commands/nvtx.js';
@@ -22,7 +24,19 @@ export function buildProgram(): Command {
   registerSummarize(program);
   registerCompare(program);
   for (const cmd of program.commands) cmd.exitOverride();
+  program.hook('preAction', (_program, action) => guardInputs(action));
   return program;
+}
+
+const canonical = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+
+/** Never write to an input file: `-o` must not name one of the command's inputs. */
+function guardInputs(action: Command): void {
+  const out = action.opts().output as string | undefined;
+  if (!out) return;
+  const o = canonical(out);
+  const inputs = [...action.args, ...(['log', 'baseLog', 'headLog'] as const).flatMap((k) => (action.opts()[k] as string[] | undefined) ?? [])];
+  if (inputs.some((i) => canonical(i) === o)) throw new UsageError(`-o ${out} is one of the inputs; iterscope never writes to an input file`);
 }
 
 /** Runs the CLI; user errors print one line and exit 2 (1 for a gate's regression). */
