@@ -30,7 +30,6 @@ const TARGET_RATIO = 3;
 /**
  * One entry per benchmarked command: `args` for the iterscope CLI (the export path is `F`), and
  * `shellSql`, the query the sqlite3 shell runs over the same columns (null: no shell baseline).
- * Later: `nvtx --gpu`, `iterations`, `gaps`.
  */
 const BENCHMARKS = [
   {
@@ -46,6 +45,14 @@ const BENCHMARKS = [
     shellSql:
       'SELECT n.start, n."end", n.eventType, coalesce(s.value, n.text), n.domainId, n.globalTid FROM NVTX_EVENTS AS n ' +
       'LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType IN (59, 60, 70, 71)',
+  },
+  {
+    name: 'iterations',
+    args: (F) => ['iterations', F, '--log', join(dirname(F), 'iteration_log.txt'), '--format', 'csv'],
+    // Kernels joined to the API calls that launched them: the core of the attribution.
+    shellSql:
+      'SELECT k.start, k."end", k.deviceId, k.demangledName, r.start, r.globalTid FROM CUPTI_ACTIVITY_KIND_KERNEL AS k ' +
+      'JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId AND (r.globalTid >> 24) = (k.globalPid >> 24)',
   },
 ];
 
