@@ -11,3 +11,4 @@ export * from './nvtxReport.js';
 export * from './infoReport.js';
 export * from './iterationsReport.js';
 export * from './compareReport.js';
+export * from './gapsReport.js';

@@ -119,3 +119,66 @@ export function intersectionLength(a: IntervalSet, b: IntervalSet): number {
   }
   return t;
 }
+
+/** The part of `set` inside [a, b), as an interval set (pieces clipped to the bounds). */
+export function clipIntervals(set: IntervalSet, a: number, b: number): IntervalSet {
+  const cs: number[] = [];
+  const ce: number[] = [];
+  if (b > a) {
+    for (let i = firstEndingAfter(set, a); i < set.starts.length && set.starts[i] < b; i++) {
+      const s = Math.max(a, set.starts[i]);
+      const e = Math.min(b, set.ends[i]);
+      if (e > s) {
+        cs.push(s);
+        ce.push(e);
+      }
+    }
+  }
+  return { starts: Float64Array.from(cs), ends: Float64Array.from(ce) };
+}
+
+/** Intersection of two sorted disjoint interval sets, as an interval set. */
+export function intersectIntervals(a: IntervalSet, b: IntervalSet): IntervalSet {
+  const cs: number[] = [];
+  const ce: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.starts.length && j < b.starts.length) {
+    const lo = Math.max(a.starts[i], b.starts[j]);
+    const hi = Math.min(a.ends[i], b.ends[j]);
+    if (hi > lo) {
+      cs.push(lo);
+      ce.push(hi);
+    }
+    if (a.ends[i] < b.ends[j]) i++;
+    else j++;
+  }
+  return { starts: Float64Array.from(cs), ends: Float64Array.from(ce) };
+}
+
+/** `a` minus `b` (both sorted and disjoint), as an interval set. */
+export function subtractIntervals(a: IntervalSet, b: IntervalSet): IntervalSet {
+  const cs: number[] = [];
+  const ce: number[] = [];
+  let j = 0;
+  for (let i = 0; i < a.starts.length; i++) {
+    let cur = a.starts[i];
+    const end = a.ends[i];
+    while (j < b.starts.length && b.ends[j] <= cur) j++;
+    let k = j;
+    while (k < b.starts.length && b.starts[k] < end) {
+      if (b.starts[k] > cur) {
+        cs.push(cur);
+        ce.push(b.starts[k]);
+      }
+      cur = Math.max(cur, b.ends[k]);
+      if (cur >= end) break;
+      k++;
+    }
+    if (cur < end) {
+      cs.push(cur);
+      ce.push(end);
+    }
+  }
+  return { starts: Float64Array.from(cs), ends: Float64Array.from(ce) };
+}

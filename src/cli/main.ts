@@ -8,6 +8,7 @@ import { registerKernels } from './commands/kernels.js';
 import { registerNvtx } from './commands/nvtx.js';
 import { registerCategories, registerIterations } from './commands/iterations.js';
 import { registerCompare, registerSummarize } from './commands/compare.js';
+import { registerGaps } from './commands/gaps.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerKernels(program);
   registerNvtx(program);
   registerIterations(program);
+  registerGaps(program);
   registerCategories(program);
   registerSummarize(program);
   registerCompare(program);

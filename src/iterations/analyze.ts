@@ -51,6 +51,8 @@ export interface IterationRow {
   matched: boolean;
   /** Whether the label's ctx/gen counts equal the log's (null: nothing to compare). */
   labelMatchesLog: boolean | null;
+  /** Idle time of the gaps starting in the window by host cause (see `addIdleCauses`). */
+  idleByCauseNs?: Record<string, number>;
 }
 
 export interface IterationCoverage extends AttributionCoverage {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { withExport } from '../../export/openExport.js';
 import { analyzeIterations } from '../../iterations/analyze.js';
 import { summarizeByPhase } from '../../iterations/summary.js';
+import { addIdleCauses } from '../../iterations/idleCauses.js';
 import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import { defaultCategoryClassifier, DEFAULT_CATEGORY_RULES, loadCategoryRules } from '../../categories/rules.js';
@@ -17,6 +18,7 @@ interface IterationsOptions extends OutputOptions {
   firstIter?: string;
   profileRange?: string;
   categories?: string;
+  idleCauses?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -36,13 +38,18 @@ export function registerIterations(program: Command): void {
       .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
       .option('--first-iter <n>', 'number unnumbered iteration ranges from N')
       .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
-      .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order'),
+      .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')
+      .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)'),
   ).action((file: string, opts: IterationsOptions) => {
     const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
     const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
     const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
     const logs = (opts.log ?? []).map(parseIterationLogFile);
-    const analysis = withExport(file, (h) => analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier }));
+    const analysis = withExport(file, (h) => {
+      const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier });
+      if (opts.idleCauses !== false) addIdleCauses(h, a);
+      return a;
+    });
     for (const n of analysis.coverage.notes) note(n);
     if (opts.summary) {
       const phases = summarizeByPhase(analysis.iterations, analysis.categories);

@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { withExport } from '../../export/openExport.js';
+import { analyzeGaps, DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
+import { parseDurationNs } from '../../gaps/duration.js';
+import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
+import { parseIterationLogFile } from '../../logs/parse.js';
+import { UsageError } from '../../errors.js';
+import { gapsTables } from '../../../reports/gapsReport.js';
+import { emit, note, type OutputOptions } from '../output.js';
+import { withOutputOptions } from './common.js';
+
+interface GapsOptions extends OutputOptions {
+  log?: string[];
+  minGap: number;
+  top: number;
+  device?: number;
+  iterationRange?: string;
+  firstIter?: number;
+  profileRange?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function nonNegativeInt(option: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim())) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
+    return Number(value.trim());
+  };
+}
+
+/**
+ * `iterscope gaps <export>`: GPU idle gaps per device and their host-side causes.
+ * Option values are checked while commander parses them, before the export is opened.
+ */
+export function registerGaps(program: Command): void {
+  withOutputOptions(
+    program
+      .command('gaps <export>')
+      .description('GPU idle gaps per device and what the host was doing meanwhile (gc, gil_wait, sync, launch_late, nvtx:<range>, unattributed)')
+      .option('--log <file>', 'iteration log, to know each iteration\'s phase (same formats as `iterations --log`); repeatable', collect)
+      .option('--min-gap <duration>', 'report gaps at least this long (ns, us, ms or s: 100us, 1ms, 0.5s); shorter gaps are summed as fragmented idle', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
+      .option('--top <n>', 'rows in the top-gaps table (0: all; JSON always has every gap)', nonNegativeInt('--top'), 20)
+      .option('--device <n>', 'only this CUDA device', nonNegativeInt('--device'))
+      .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
+      .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
+      .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges'),
+  ).action((file: string, opts: GapsOptions) => {
+    const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
+    const logs = (opts.log ?? []).map(parseIterationLogFile);
+    const analysis = withExport(file, (h) =>
+      analyzeGaps(h, {
+        minGapNs: opts.minGap,
+        deviceId: opts.device,
+        iterationOptions: { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange },
+      }),
+    );
+    for (const n of analysis.notes) note(n);
+    emit(opts, gapsTables(analysis, opts.top), analysis);
+  });
+}

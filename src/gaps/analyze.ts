@@ -1,0 +1,476 @@
+import type { ExportHandle } from '../../queries/handle.js';
+import { GpuOpKind } from '../../queries/gpuOps.js';
+import { loadStrings } from '../../queries/strings.js';
+import { IterationError } from '../errors.js';
+import { analyzeIterations, PHASES, type IterationOptions, type IterationRow, type Phase } from '../iterations/analyze.js';
+import { formatNs } from '../../reports/units.js';
+import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
+import { describeOp, gapCount, loadGpuTimelines, resolveBoundaryOps, type GapOp } from './findGaps.js';
+import { GC_RANGE, GIL_DOMAIN, loadHostContext, threadKey, type HostContext } from './hostCauses.js';
+
+/** Default `--min-gap`: 100 us. */
+export const DEFAULT_MIN_GAP_NS = 100_000;
+
+/** What the gap analysis needs of an iteration (an `IterationRow` has it). */
+export type IterationRef = Pick<IterationRow, 'iter' | 'pid' | 'startNs' | 'endNs' | 'phase'>;
+
+export interface GapAnalysisOptions {
+  /** Gaps of at least this many ns are reported one by one; shorter ones are fragmented idle. */
+  minGapNs?: number;
+  /** Only this CUDA device. */
+  deviceId?: number;
+  /**
+   * Iteration windows to place gaps in. Omitted: found with `analyzeIterations(handle,
+   * iterationOptions)`; when that fails with an IterationError the analysis goes on without
+   * iterations (and says so in `notes`). `null`: do not look for iterations.
+   */
+  iterations?: readonly IterationRef[] | null;
+  iterationOptions?: IterationOptions;
+}
+
+/** The CUDA API call that launched the op after a gap. */
+export interface GapLaunchCall {
+  name: string;
+  startNs: number;
+  tid: number;
+}
+
+/** One reported gap (duration >= minGapNs). */
+export interface GapRow {
+  deviceId: number;
+  /** The process whose op ended the gap; its threads explain the gap. */
+  pid: number;
+  startNs: number;
+  endNs: number;
+  durationNs: number;
+  /** Iteration whose window holds the gap's start (same process), null when none. */
+  iter: number | null;
+  phase: Phase | null;
+  /** Primary cause: the largest part of `causes`. */
+  cause: string;
+  /** Cause -> ns; the values add up to durationNs. */
+  causes: Record<string, number>;
+  before: GapOp | null;
+  after: GapOp | null;
+  /** The API call behind `after` (null when the export has no matching CUDA API row). */
+  launchCall: GapLaunchCall | null;
+}
+
+export interface DeviceGapSummary {
+  deviceId: number;
+  pids: number[];
+  opCount: number;
+  /** First op start .. last op end on the device. */
+  spanStartNs: number;
+  spanEndNs: number;
+  spanNs: number;
+  /** Union of all GPU work; busyNs + idleNs = spanNs. */
+  busyNs: number;
+  idleNs: number;
+  /** All gaps, any size. */
+  gapCount: number;
+  /** Gaps >= minGapNs and their time; idleNs = gapIdleNs + fragmentedIdleNs. */
+  gaps: number;
+  gapIdleNs: number;
+  fragmentedGaps: number;
+  fragmentedIdleNs: number;
+  /** The reported gaps' time by cause (sums to gapIdleNs). */
+  idleByCauseNs: Record<string, number>;
+}
+
+export interface IterationGapSummary {
+  iter: number;
+  pid: number;
+  phase: Phase;
+  startNs: number;
+  endNs: number;
+  gaps: number;
+  gapIdleNs: number;
+  fragmentedGaps: number;
+  fragmentedIdleNs: number;
+  idleByCauseNs: Record<string, number>;
+}
+
+/** `none`: gaps outside every iteration window (or no iterations found). */
+export type GapPhase = Phase | 'none';
+
+export interface PhaseGapSummary {
+  phase: GapPhase;
+  iterations: number;
+  gaps: number;
+  gapIdleNs: number;
+  fragmentedGaps: number;
+  fragmentedIdleNs: number;
+  idleByCauseNs: Record<string, number>;
+}
+
+export interface GapThreads {
+  pid: number;
+  /** The thread that launched the most GPU work. */
+  executorTid: number;
+  /** Every launching thread, busiest first, with its number of launch calls (API calls that started GPU work). */
+  tids: number[];
+  launches: number[];
+}
+
+export interface GapAnalysis {
+  file: string;
+  minGapNs: number;
+  /** Gaps are attributed to `gc` only when the export has `Python GC` ranges. */
+  gcTraced: boolean;
+  /** Gaps are attributed to `gil_wait` only in processes with a `GIL Trace` domain. */
+  gilTraced: boolean;
+  iterationsFound: boolean;
+  devices: DeviceGapSummary[];
+  /** Reported gaps in time order (device, start). */
+  gaps: GapRow[];
+  /** Reported gaps' time by cause over all devices. */
+  idleByCauseNs: Record<string, number>;
+  iterations: IterationGapSummary[];
+  phases: PhaseGapSummary[];
+  threads: GapThreads[];
+  /** Blocking CUDA API names seen on launching threads (the `sync` cause). */
+  syncApis: string[];
+  notes: string[];
+}
+
+function addTo(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+}
+
+/** Causes sorted for output: priority order, then larger first. */
+export function sortCauses(rec: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(rec).sort((a, b) => causeRank(a) - causeRank(b) || rec[b] - rec[a] || (a < b ? -1 : a > b ? 1 : 0))) out[k] = rec[k];
+  return out;
+}
+
+/** Iteration windows per process, for lookup by time. */
+class IterationIndex {
+  private readonly byPid = new Map<number, { starts: Float64Array; ends: Float64Array; idx: Int32Array }>();
+  constructor(readonly refs: readonly IterationRef[]) {
+    const lists = new Map<number, number[]>();
+    refs.forEach((r, i) => {
+      const l = lists.get(r.pid) ?? [];
+      l.push(i);
+      lists.set(r.pid, l);
+    });
+    for (const [pid, l] of lists) {
+      l.sort((a, b) => refs[a].startNs - refs[b].startNs);
+      this.byPid.set(pid, {
+        starts: Float64Array.from(l, (i) => refs[i].startNs),
+        ends: Float64Array.from(l, (i) => refs[i].endNs),
+        idx: Int32Array.from(l),
+      });
+    }
+  }
+  private lastPid = NaN;
+  private lastT = -Infinity;
+  private lastK = -1;
+  /**
+   * Index into `refs` of the window of `pid` holding `t` ([start, end)), or -1. Calls with
+   * non-decreasing `t` for the same pid walk forward from the previous answer instead of searching.
+   */
+  at(pid: number, t: number): number {
+    const w = this.byPid.get(pid);
+    if (!w) return -1;
+    let k: number;
+    if (pid === this.lastPid && t >= this.lastT) {
+      k = this.lastK;
+      while (k + 1 < w.starts.length && w.starts[k + 1] <= t) k++;
+    } else {
+      let lo = 0;
+      let hi = w.starts.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (w.starts[mid] <= t) lo = mid + 1;
+        else hi = mid;
+      }
+      k = lo - 1;
+    }
+    this.lastPid = pid;
+    this.lastT = t;
+    this.lastK = k;
+    return k >= 0 && t < w.ends[k] ? w.idx[k] : -1;
+  }
+}
+
+interface PendingGap {
+  deviceId: number;
+  pid: number;
+  startNs: number;
+  endNs: number;
+  before: number;
+  after: number;
+}
+
+/**
+ * Finds every GPU idle gap per device and explains the long ones from the host side.
+ *
+ * - Busy time of a device = union of all its GPU ops (kernels, memcpy, memset, whole-graph
+ *   launches) on all streams and processes; its span runs from the first op start to the last op
+ *   end; gaps are the holes between consecutive busy intervals, so busy + gaps = span exactly.
+ * - A gap with duration >= minGapNs is reported with its causes; shorter gaps are summed as
+ *   fragmented idle per device, iteration and phase.
+ * - Causes come from the process whose op ended the gap: see `splitGapCauses` for the priority
+ *   split and `loadHostContext` for which threads and ranges count.
+ */
+export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {}): GapAnalysis {
+  const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
+  const notes: string[] = [];
+  const { ops, devices } = loadGpuTimelines(handle, { deviceId: opts.deviceId });
+
+  // Iterations.
+  let refs: readonly IterationRef[] = [];
+  let iterationsFound = false;
+  if (opts.iterations !== undefined) {
+    refs = opts.iterations ?? [];
+    iterationsFound = refs.length > 0;
+  } else if (ops.count > 0) {
+    try {
+      refs = analyzeIterations(handle, opts.iterationOptions ?? {}).iterations;
+      iterationsFound = refs.length > 0;
+    } catch (err) {
+      if (!(err instanceof IterationError)) throw err;
+      notes.push(`no iterations: ${err.message.replace(`${handle.path}: `, '')}; gaps are not placed in iterations`);
+    }
+  }
+  const iterIndex = new IterationIndex(refs);
+  const iterSummaries: IterationGapSummary[] = refs.map((r) => ({
+    iter: r.iter,
+    pid: r.pid,
+    phase: r.phase,
+    startNs: r.startNs,
+    endNs: r.endNs,
+    gaps: 0,
+    gapIdleNs: 0,
+    fragmentedGaps: 0,
+    fragmentedIdleNs: 0,
+    idleByCauseNs: {},
+  }));
+  const outside = { gaps: 0, gapIdleNs: 0, fragmentedGaps: 0, fragmentedIdleNs: 0, idleByCauseNs: {} as Record<string, number> };
+
+  // Gaps per device: fragmented ones summed now, long ones kept for the host side.
+  const summaries: DeviceGapSummary[] = [];
+  const pending: PendingGap[] = [];
+  for (const t of devices) {
+    const n = gapCount(t);
+    const sum: DeviceGapSummary = {
+      deviceId: t.deviceId,
+      pids: t.pids,
+      opCount: t.opCount,
+      spanStartNs: t.spanStartNs,
+      spanEndNs: t.spanEndNs,
+      spanNs: t.spanEndNs - t.spanStartNs,
+      busyNs: t.busyNs,
+      idleNs: 0,
+      gapCount: n,
+      gaps: 0,
+      gapIdleNs: 0,
+      fragmentedGaps: 0,
+      fragmentedIdleNs: 0,
+      idleByCauseNs: {},
+    };
+    summaries.push(sum);
+    // Which process ended each gap: trivial on a device with one process; else the op after it.
+    let afterPid: Int32Array | null = null;
+    if (t.pids.length > 1) {
+      const ends = Float64Array.from({ length: n }, (_, i) => t.busy.starts[i + 1]);
+      const { after } = resolveBoundaryOps(ops, t.deviceId, [], ends);
+      afterPid = Int32Array.from(after, (i) => (i >= 0 ? ops.pid[i] : t.pids[0]));
+    }
+    const longStarts: number[] = [];
+    const longEnds: number[] = [];
+    const busyStarts = t.busy.starts;
+    const busyEnds = t.busy.ends;
+    for (let i = 0; i < n; i++) {
+      const s = busyEnds[i];
+      const e = busyStarts[i + 1];
+      const d = e - s;
+      sum.idleNs += d;
+      if (d >= minGapNs) {
+        longStarts.push(s);
+        longEnds.push(e);
+        continue;
+      }
+      sum.fragmentedGaps++;
+      sum.fragmentedIdleNs += d;
+      const pid = afterPid ? afterPid[i] : t.pids[0];
+      const k = iterIndex.at(pid, s);
+      const target = k >= 0 ? iterSummaries[k] : outside;
+      target.fragmentedGaps++;
+      target.fragmentedIdleNs += d;
+    }
+    if (longStarts.length) {
+      const { before, after } = resolveBoundaryOps(ops, t.deviceId, longStarts, longEnds);
+      for (let i = 0; i < longStarts.length; i++) {
+        const pid = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
+        pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i] });
+      }
+    }
+  }
+
+  // Host side.
+  const wanted = new Map<number, Set<number>>();
+  for (const g of pending) {
+    if (g.after < 0) continue;
+    const c = ops.correlationId[g.after];
+    if (Number.isNaN(c)) continue;
+    let s = wanted.get(g.pid);
+    if (!s) wanted.set(g.pid, (s = new Set()));
+    s.add(c);
+  }
+  const host: HostContext = loadHostContext(handle, ops, wanted);
+  const nameIds = new Set<number>();
+  for (const g of pending) {
+    for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && !Number.isNaN(ops.nameId[i])) nameIds.add(ops.nameId[i]);
+  }
+  const kernelNames = loadStrings(handle, nameIds);
+
+  // Causes, in time order (the NVTX cursors move forward).
+  const order = pending.map((_, i) => i).sort((a, b) => pending[a].startNs - pending[b].startNs || pending[a].deviceId - pending[b].deviceId);
+  const rows: GapRow[] = new Array(pending.length);
+  for (const gi of order) {
+    const g = pending[gi];
+    const threads = host.threads.get(g.pid);
+    const corr = g.after >= 0 ? ops.correlationId[g.after] : NaN;
+    const call = Number.isNaN(corr) ? undefined : host.apiCalls.get(g.pid)?.get(corr);
+    const perThread = (threads?.tids ?? []).map((tid) => {
+      const tr = host.nvtxByThread.get(threadKey(g.pid, tid));
+      if (!tr) return { starts: [], ends: [], names: [] };
+      const cand: NamedRange[] = tr.overlapping(g.startNs, g.endNs).map((i) => ({ start: tr.start[i], end: tr.end[i], name: host.nvtxNames[tr.name[i]] }));
+      return innermostSegments(cand, g.startNs, g.endNs);
+    });
+    const split = splitGapCauses({
+      startNs: g.startNs,
+      endNs: g.endNs,
+      gc: host.gcByPid.get(g.pid),
+      gilWait: host.gilWaitByPid.get(g.pid),
+      sync: host.syncByPid.get(g.pid),
+      launchApiStartNs: call?.startNs ?? null,
+      nvtx: layeredSegments(perThread),
+    });
+    const k = iterIndex.at(g.pid, g.startNs);
+    rows[gi] = {
+      deviceId: g.deviceId,
+      pid: g.pid,
+      startNs: g.startNs,
+      endNs: g.endNs,
+      durationNs: g.endNs - g.startNs,
+      iter: k >= 0 ? refs[k].iter : null,
+      phase: k >= 0 ? refs[k].phase : null,
+      cause: split.cause,
+      causes: split.causes,
+      before: describeOp(ops, g.before, kernelNames),
+      after: describeOp(ops, g.after, kernelNames),
+      launchCall: call ? { name: call.name, startNs: call.startNs, tid: call.tid } : null,
+    };
+    const target = k >= 0 ? iterSummaries[k] : outside;
+    target.gaps++;
+    target.gapIdleNs += rows[gi].durationNs;
+    addTo(target.idleByCauseNs, split.causes);
+  }
+  const byDevice = new Map(summaries.map((s) => [s.deviceId, s]));
+  const total: Record<string, number> = {};
+  for (const r of rows) {
+    const s = byDevice.get(r.deviceId)!;
+    s.gaps++;
+    s.gapIdleNs += r.durationNs;
+    addTo(s.idleByCauseNs, r.causes);
+    addTo(total, r.causes);
+  }
+  for (const s of summaries) s.idleByCauseNs = sortCauses(s.idleByCauseNs);
+  for (const it of iterSummaries) it.idleByCauseNs = sortCauses(it.idleByCauseNs);
+
+  // Phases.
+  const phases: PhaseGapSummary[] = [];
+  for (const phase of [...PHASES, 'none'] as GapPhase[]) {
+    const its = phase === 'none' ? [] : iterSummaries.filter((it) => it.phase === phase);
+    const src = phase === 'none' ? [outside] : its;
+    if (phase !== 'none' && its.length === 0) continue;
+    const p: PhaseGapSummary = { phase, iterations: its.length, gaps: 0, gapIdleNs: 0, fragmentedGaps: 0, fragmentedIdleNs: 0, idleByCauseNs: {} };
+    for (const x of src) {
+      p.gaps += x.gaps;
+      p.gapIdleNs += x.gapIdleNs;
+      p.fragmentedGaps += x.fragmentedGaps;
+      p.fragmentedIdleNs += x.fragmentedIdleNs;
+      addTo(p.idleByCauseNs, x.idleByCauseNs);
+    }
+    p.idleByCauseNs = sortCauses(p.idleByCauseNs);
+    if (phase === 'none' && p.gaps === 0 && p.fragmentedGaps === 0) continue;
+    phases.push(p);
+  }
+
+  const threads: GapThreads[] = [...host.threads.values()]
+    .sort((a, b) => a.pid - b.pid)
+    .map((t) => ({ pid: t.pid, executorTid: t.tids[0], tids: t.tids, launches: t.launches }));
+  const gapPids = new Set(rows.map((r) => r.pid));
+  const gilTraced = host.gilTracedPids.size > 0;
+
+  // Notes.
+  const reported = rows.length;
+  const fragmented = summaries.reduce((a, s) => a + s.fragmentedGaps, 0);
+  if (ops.count === 0) notes.push(opts.deviceId !== undefined ? `no GPU work on device ${opts.deviceId}` : 'the export has no GPU work (no kernel, memcpy, memset or graph rows)');
+  else {
+    notes.push(
+      `${reported} gaps >= ${formatNs(minGapNs)} (${formatNs(rows.reduce((a, r) => a + r.durationNs, 0))}); ${fragmented} shorter gaps (${formatNs(summaries.reduce((a, s) => a + s.fragmentedIdleNs, 0))}) counted as fragmented idle`,
+    );
+  }
+  let graphOps = 0;
+  for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Graph) graphOps++;
+  if (graphOps) notes.push(`${graphOps} whole-graph launches (graph-level CUDA-graph trace) count as busy time`);
+  for (const s of summaries) if (s.pids.length > 1) notes.push(`device ${s.deviceId} runs work of ${s.pids.length} processes (${s.pids.join(', ')}); each gap is explained by the process whose op ended it`);
+  for (const t of threads) {
+    notes.push(`pid ${t.pid}: ${t.tids.length} thread(s) launch GPU work; executor thread ${t.executorTid} (${t.launches[0]} launch calls)${t.tids.length > 1 ? `, then ${t.tids.slice(1).join(', ')}` : ''}`);
+  }
+  if (ops.count > 0 && !host.runtimePresent) notes.push('the export has no CUDA API table: launching threads, sync and launch_late cannot be found');
+  if (ops.count > 0 && host.runtimePresent && host.threads.size === 0) notes.push('no CUDA API call matches a GPU op (time-trimmed export?): launching threads unknown, only gc can be attributed');
+  if (!host.nvtxPresent) notes.push('the export has no NVTX events: gc, gil_wait and nvtx causes are unavailable');
+  if (!host.gcTraced) notes.push(`GC not traced: no '${GC_RANGE}' NVTX ranges (TLLM_PROFILE_RECORD_GC=1 records them), so no gap is attributed to gc`);
+  if (!gilTraced) notes.push(`GIL not traced: no '${GIL_DOMAIN}' NVTX domain (nsys -t python-gil records it), so no gap is attributed to gil_wait`);
+  else {
+    const missing = [...gapPids].filter((p) => !host.gilTracedPids.has(p));
+    if (missing.length) notes.push(`GIL not traced in process(es) ${missing.join(', ')}: their gaps have no gil_wait part`);
+  }
+  const missingCall = rows.filter((r) => r.after && !r.launchCall).length;
+  if (missingCall) notes.push(`${missingCall} gaps end with an op whose CUDA API call is not in the export: launch_late cannot be checked for them`);
+
+  return {
+    file: handle.path,
+    minGapNs,
+    gcTraced: host.gcTraced,
+    gilTraced,
+    iterationsFound,
+    devices: summaries,
+    gaps: rows.sort((a, b) => a.deviceId - b.deviceId || a.startNs - b.startNs),
+    idleByCauseNs: sortCauses(total),
+    iterations: iterSummaries,
+    phases,
+    threads,
+    syncApis: host.syncApiNames,
+    notes,
+  };
+}
+
+/**
+ * Idle time by cause of the reported gaps, per iteration number (the gaps whose start lies in the
+ * iteration's window). With `iterations`, every iteration gets an entry (empty when it has no
+ * gap). If several processes use the same iteration number, their gaps are added together.
+ * `includeFragmented` adds a `fragmented` key with the iteration's short-gap idle time.
+ */
+export function idleByCausePerIteration(
+  analysis: GapAnalysis,
+  iterations?: readonly { iter: number }[],
+  opts: { includeFragmented?: boolean } = {},
+): Map<number, Record<string, number>> {
+  const out = new Map<number, Record<string, number>>();
+  for (const it of iterations ?? []) if (!out.has(it.iter)) out.set(it.iter, {});
+  for (const s of analysis.iterations) {
+    let rec = out.get(s.iter);
+    if (!rec) out.set(s.iter, (rec = {}));
+    addTo(rec, s.idleByCauseNs);
+    if (opts.includeFragmented && s.fragmentedIdleNs > 0) rec.fragmented = (rec.fragmented ?? 0) + s.fragmentedIdleNs;
+  }
+  for (const [k, v] of out) out.set(k, sortCauses(v));
+  return out;
+}

@@ -1,0 +1,188 @@
+import { clipIntervals, coveredLength, intersectIntervals, subtractIntervals, type IntervalSet } from '../analysis/intervals.js';
+
+/**
+ * Causes of GPU idle time, highest priority first. `nvtx` stands for the `nvtx:<name>` causes.
+ * Each ns of a gap goes to the highest-priority cause that covers it, so a gap's parts add up to
+ * its duration exactly.
+ */
+export const CAUSE_PRIORITY = ['gc', 'gil_wait', 'sync', 'launch_late', 'nvtx', 'unattributed'] as const;
+export type CauseKind = (typeof CAUSE_PRIORITY)[number];
+
+/** The prefix of NVTX causes: `nvtx:_sample_async`. */
+export const NVTX_CAUSE_PREFIX = 'nvtx:';
+
+/** Sorted, disjoint NVTX segments of a gap, each with its cause name (without the prefix). */
+export interface NamedSegments {
+  starts: number[];
+  ends: number[];
+  names: string[];
+}
+
+/** What covers a gap on the host side. Sets need not be clipped to the gap. */
+export interface GapCauseInput {
+  startNs: number;
+  endNs: number;
+  /** `Python GC` ranges of the process. */
+  gc?: IntervalSet | null;
+  /** `Waiting for GIL` ranges of the launching threads. */
+  gilWait?: IntervalSet | null;
+  /** Blocking CUDA API calls of the launching threads. */
+  sync?: IntervalSet | null;
+  /**
+   * Start of the API call that launched the op after the gap. When it lies strictly inside the gap,
+   * `launch_late` covers [launchApiStartNs, endNs): the host issued the work after the GPU went
+   * idle, and this is the time from the call to the work starting.
+   */
+  launchApiStartNs?: number | null;
+  /** Innermost NVTX range per instant (see `innermostSegments`). */
+  nvtx?: NamedSegments | null;
+}
+
+/** `Record<cause, ns>` (only non-zero parts) plus the primary (largest) cause. */
+export interface GapCauses {
+  causes: Record<string, number>;
+  cause: string;
+}
+
+function single(a: number, b: number): IntervalSet {
+  return b > a ? { starts: Float64Array.of(a), ends: Float64Array.of(b) } : { starts: new Float64Array(0), ends: new Float64Array(0) };
+}
+
+/** Time sort order of causes for output: priority, then ns (descending), then name. */
+export function causeRank(cause: string): number {
+  const kind = cause.startsWith(NVTX_CAUSE_PREFIX) ? 'nvtx' : cause;
+  const i = CAUSE_PRIORITY.indexOf(kind as CauseKind);
+  return i < 0 ? CAUSE_PRIORITY.length : i;
+}
+
+/** The largest part; ties go to the higher-priority cause. */
+export function primaryCause(causes: Record<string, number>): string {
+  let best = 'unattributed';
+  let bestNs = -1;
+  for (const [c, ns] of Object.entries(causes)) {
+    if (ns > bestNs || (ns === bestNs && (causeRank(c) < causeRank(best) || (causeRank(c) === causeRank(best) && c < best)))) {
+      best = c;
+      bestNs = ns;
+    }
+  }
+  return best;
+}
+
+/**
+ * Splits a gap among its causes in priority order gc > gil_wait > sync > launch_late >
+ * nvtx:<name> > unattributed: each cause takes the part of the gap it covers that no
+ * higher-priority cause took (interval arithmetic, no double counting).
+ */
+export function splitGapCauses(input: GapCauseInput): GapCauses {
+  const { startNs: s, endNs: e } = input;
+  const causes: Record<string, number> = {};
+  let remaining = single(s, e);
+  const take = (cause: string, set: IntervalSet | null | undefined) => {
+    if (!set || remaining.starts.length === 0) return;
+    const within = clipIntervals(set, s, e);
+    const part = coveredLength(intersectIntervals(remaining, within));
+    if (part > 0) {
+      causes[cause] = (causes[cause] ?? 0) + part;
+      remaining = subtractIntervals(remaining, within);
+    }
+  };
+  take('gc', input.gc);
+  take('gil_wait', input.gilWait);
+  take('sync', input.sync);
+  const api = input.launchApiStartNs;
+  if (api != null && api > s && api < e) take('launch_late', single(api, e));
+  if (input.nvtx) {
+    const segs = input.nvtx;
+    for (let i = 0; i < segs.starts.length; i++) take(NVTX_CAUSE_PREFIX + segs.names[i], single(segs.starts[i], segs.ends[i]));
+  }
+  const rest = coveredLength(remaining);
+  if (rest > 0) causes.unattributed = rest;
+  const ordered: Record<string, number> = {};
+  for (const k of Object.keys(causes).sort((a, b) => causeRank(a) - causeRank(b) || causes[b] - causes[a] || (a < b ? -1 : a > b ? 1 : 0))) ordered[k] = causes[k];
+  return { causes: ordered, cause: primaryCause(ordered) };
+}
+
+/** An NVTX range on one thread. */
+export interface NamedRange {
+  start: number;
+  end: number;
+  name: string;
+}
+
+/**
+ * The innermost range open at each instant of [a, b): among the ranges containing the instant, the
+ * one that started last (ties: the one that ends first, then the later in the list). Returns
+ * sorted, disjoint segments; instants with no open range are left out. Adjacent segments with the
+ * same name merge.
+ */
+export function innermostSegments(ranges: readonly NamedRange[], a: number, b: number): NamedSegments {
+  const out: NamedSegments = { starts: [], ends: [], names: [] };
+  const cand = ranges.filter((r) => r.start < b && r.end > a && r.end > r.start);
+  if (cand.length === 0 || b <= a) return out;
+  const cuts = new Set<number>([a, b]);
+  for (const r of cand) {
+    if (r.start > a) cuts.add(r.start);
+    if (r.end < b) cuts.add(r.end);
+  }
+  const pts = [...cuts].sort((x, y) => x - y);
+  for (let i = 0; i + 1 < pts.length; i++) {
+    const x = pts[i];
+    const y = pts[i + 1];
+    let best = -1;
+    for (let j = 0; j < cand.length; j++) {
+      const r = cand[j];
+      if (r.start > x || r.end < y) continue;
+      if (best < 0) best = j;
+      else {
+        const q = cand[best];
+        if (r.start > q.start || (r.start === q.start && (r.end < q.end || r.end === q.end))) best = j;
+      }
+    }
+    if (best < 0) continue;
+    const name = cand[best].name;
+    const n = out.starts.length;
+    if (n > 0 && out.ends[n - 1] === x && out.names[n - 1] === name) out.ends[n - 1] = y;
+    else {
+      out.starts.push(x);
+      out.ends.push(y);
+      out.names.push(name);
+    }
+  }
+  return out;
+}
+
+/**
+ * NVTX segments of a gap across several threads: the first thread's innermost ranges, then the
+ * next thread's where the first had none open, and so on.
+ */
+export function layeredSegments(perThread: readonly NamedSegments[]): NamedSegments {
+  if (perThread.length === 0) return { starts: [], ends: [], names: [] };
+  if (perThread.length === 1) return perThread[0];
+  const pieces: { s: number; e: number; n: string }[] = [];
+  let covered: IntervalSet = { starts: new Float64Array(0), ends: new Float64Array(0) };
+  for (const segs of perThread) {
+    for (let i = 0; i < segs.starts.length; i++) {
+      const free = subtractIntervals(single(segs.starts[i], segs.ends[i]), covered);
+      for (let k = 0; k < free.starts.length; k++) pieces.push({ s: free.starts[k], e: free.ends[k], n: segs.names[i] });
+    }
+    // The pieces so far are disjoint: sorted, they are what later threads may not take.
+    const sorted = [...pieces].sort((x, y) => x.s - y.s);
+    covered = mergeSorted(Float64Array.from(sorted, (p) => p.s), Float64Array.from(sorted, (p) => p.e));
+  }
+  pieces.sort((x, y) => x.s - y.s);
+  return { starts: pieces.map((p) => p.s), ends: pieces.map((p) => p.e), names: pieces.map((p) => p.n) };
+}
+
+function mergeSorted(starts: Float64Array, ends: Float64Array): IntervalSet {
+  const s: number[] = [];
+  const e: number[] = [];
+  for (let i = 0; i < starts.length; i++) {
+    const n = s.length;
+    if (n > 0 && starts[i] <= e[n - 1]) e[n - 1] = Math.max(e[n - 1], ends[i]);
+    else {
+      s.push(starts[i]);
+      e.push(ends[i]);
+    }
+  }
+  return { starts: Float64Array.from(s), ends: Float64Array.from(e) };
+}

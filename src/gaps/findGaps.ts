@@ -1,0 +1,231 @@
+import type { ExportHandle } from '../../queries/handle.js';
+import { sql } from 'kysely';
+import { GPU_OP_KIND_NAMES, GpuOpKind } from '../../queries/gpuOps.js';
+import { forEachRow } from '../../queries/run.js';
+import { coveredLength, unionIntervals, type IntervalSet } from '../analysis/intervals.js';
+
+/** The tables of GPU work (the same as `selectGpuOps`), graph-level traces included. */
+const GPU_OP_SOURCES = [
+  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', kind: GpuOpKind.Kernel },
+  { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', kind: GpuOpKind.Memcpy },
+  { table: 'CUPTI_ACTIVITY_KIND_MEMSET', kind: GpuOpKind.Memset },
+  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', kind: GpuOpKind.Graph },
+] as const;
+
+/** Growable typed column. */
+class Column<T extends Float64Array | Int32Array | Uint8Array> {
+  data: T;
+  constructor(private readonly make: (n: number) => T) {
+    this.data = make(4096);
+  }
+  ensure(n: number): void {
+    if (n <= this.data.length) return;
+    let cap = this.data.length * 2;
+    while (cap < n) cap *= 2;
+    const next = this.make(cap);
+    next.set(this.data as never);
+    this.data = next;
+  }
+  trim(n: number): T {
+    return this.data.subarray(0, n) as T;
+  }
+}
+
+/**
+ * Every GPU operation of the export in column arrays (scan order: kernels, memcpys, memsets,
+ * whole-graph launches). Null correlation ids and name ids are NaN.
+ */
+export interface GpuOpColumns {
+  count: number;
+  start: Float64Array;
+  end: Float64Array;
+  deviceId: Int32Array;
+  streamId: Int32Array;
+  pid: Int32Array;
+  correlationId: Float64Array;
+  /** `GpuOpKind` (0 kernel, 1 memcpy, 2 memset, 3 graph). */
+  kind: Uint8Array;
+  /** Kernel demangled-name string id (NaN for other kinds). */
+  nameId: Float64Array;
+}
+
+/** One device's busy time: the union of all its GPU work on all streams and processes. */
+export interface DeviceTimeline {
+  deviceId: number;
+  /** Sorted, disjoint busy intervals (touching ops merge; zero-length ops cover nothing). */
+  busy: IntervalSet;
+  /** First busy start .. last busy end on the device. */
+  spanStartNs: number;
+  spanEndNs: number;
+  busyNs: number;
+  /** Processes with GPU work on the device, ascending. */
+  pids: number[];
+  opCount: number;
+}
+
+/**
+ * Streams the GPU ops (kernels, memcpy, memset, graph-level traces) into typed columns and builds
+ * the busy union of each device. One pass over the rows; SQLite drives the scan.
+ */
+export function loadGpuTimelines(handle: ExportHandle, opts: { deviceId?: number } = {}): { ops: GpuOpColumns; devices: DeviceTimeline[] } {
+  const start = new Column((n) => new Float64Array(n));
+  const end = new Column((n) => new Float64Array(n));
+  const dev = new Column((n) => new Int32Array(n));
+  const stream = new Column((n) => new Int32Array(n));
+  const pidC = new Column((n) => new Int32Array(n));
+  const corr = new Column((n) => new Float64Array(n));
+  const kindC = new Column((n) => new Uint8Array(n));
+  const name = new Column((n) => new Float64Array(n));
+  const cols = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
+  let n = 0;
+  let cap = start.data.length;
+  // One query per table with only the columns needed (no UNION, no constant columns): the scan
+  // is SQLite-bound, and every column handed to JS costs.
+  for (const src of GPU_OP_SOURCES) {
+    if (!handle.hasTable(src.table)) continue;
+    const kind = src.kind;
+    let q = handle.db
+      .selectFrom(src.table as 'CUPTI_ACTIVITY_KIND_KERNEL')
+      .select([
+        'start',
+        'end',
+        'deviceId',
+        'streamId',
+        'correlationId',
+        sql<number>`(globalPid >> 24) & 16777215`.as('pid'),
+        kind === GpuOpKind.Kernel ? sql<number | null>`demangledName`.as('nameId') : sql<number | null>`NULL`.as('nameId'),
+      ]);
+    if (opts.deviceId !== undefined) q = q.where('deviceId', '=', opts.deviceId);
+    forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null) => {
+      if (n === cap) {
+        for (const col of cols) col.ensure(n + 1);
+        cap = start.data.length;
+      }
+      start.data[n] = s;
+      end.data[n] = e;
+      dev.data[n] = d;
+      stream.data[n] = st ?? -1;
+      pidC.data[n] = p;
+      corr.data[n] = c ?? NaN;
+      kindC.data[n] = kind;
+      name.data[n] = nm ?? NaN;
+      n++;
+    });
+  }
+  const ops: GpuOpColumns = {
+    count: n,
+    start: start.trim(n),
+    end: end.trim(n),
+    deviceId: dev.trim(n),
+    streamId: stream.trim(n),
+    pid: pidC.trim(n),
+    correlationId: corr.trim(n),
+    kind: kindC.trim(n),
+    nameId: name.trim(n),
+  };
+  return { ops, devices: deviceTimelines(ops) };
+}
+
+/** Busy union per device from op columns. */
+export function deviceTimelines(ops: GpuOpColumns): DeviceTimeline[] {
+  const counts = new Map<number, number>();
+  const pids = new Map<number, Set<number>>();
+  for (let i = 0; i < ops.count; i++) {
+    const d = ops.deviceId[i];
+    counts.set(d, (counts.get(d) ?? 0) + 1);
+    let ps = pids.get(d);
+    if (!ps) pids.set(d, (ps = new Set()));
+    ps.add(ops.pid[i]);
+  }
+  const out: DeviceTimeline[] = [];
+  for (const d of [...counts.keys()].sort((a, b) => a - b)) {
+    let starts: Float64Array;
+    let ends: Float64Array;
+    if (counts.size === 1) {
+      starts = ops.start;
+      ends = ops.end;
+    } else {
+      starts = new Float64Array(counts.get(d)!);
+      ends = new Float64Array(counts.get(d)!);
+      let k = 0;
+      for (let i = 0; i < ops.count; i++) {
+        if (ops.deviceId[i] !== d) continue;
+        starts[k] = ops.start[i];
+        ends[k] = ops.end[i];
+        k++;
+      }
+    }
+    const busy = unionIntervals(starts, ends);
+    const m = busy.starts.length;
+    out.push({
+      deviceId: d,
+      busy,
+      spanStartNs: m ? busy.starts[0] : 0,
+      spanEndNs: m ? busy.ends[m - 1] : 0,
+      busyNs: coveredLength(busy),
+      pids: [...pids.get(d)!].sort((a, b) => a - b),
+      opCount: counts.get(d)!,
+    });
+  }
+  return out;
+}
+
+/** Number of gaps of a timeline (between consecutive busy intervals). */
+export function gapCount(t: DeviceTimeline): number {
+  return Math.max(0, t.busy.starts.length - 1);
+}
+
+/** Gap `i` of a timeline: from the end of busy interval i to the start of busy interval i+1. */
+export function gapAt(t: DeviceTimeline, i: number): [number, number] {
+  return [t.busy.ends[i], t.busy.starts[i + 1]];
+}
+
+/**
+ * For each requested gap boundary on one device: an op that ends exactly at the gap's start (the
+ * op before) and an op that starts exactly at its end (the op after). Among several candidates the
+ * first in scan order wins. Returns op indices (-1 when none, which cannot happen for a real gap).
+ */
+export function resolveBoundaryOps(ops: GpuOpColumns, deviceId: number, gapStarts: ArrayLike<number>, gapEnds: ArrayLike<number>): { before: Int32Array; after: Int32Array } {
+  const wantEnd = new Map<number, number>();
+  const wantStart = new Map<number, number>();
+  for (let i = 0; i < gapStarts.length; i++) wantEnd.set(gapStarts[i], -1);
+  for (let i = 0; i < gapEnds.length; i++) wantStart.set(gapEnds[i], -1);
+  for (let i = 0; i < ops.count; i++) {
+    if (ops.deviceId[i] !== deviceId || !(ops.end[i] > ops.start[i])) continue;
+    if (wantEnd.get(ops.end[i]) === -1) wantEnd.set(ops.end[i], i);
+    if (wantStart.get(ops.start[i]) === -1) wantStart.set(ops.start[i], i);
+  }
+  return {
+    before: Int32Array.from({ length: gapStarts.length }, (_, i) => wantEnd.get(gapStarts[i]) ?? -1),
+    after: Int32Array.from({ length: gapEnds.length }, (_, i) => wantStart.get(gapEnds[i]) ?? -1),
+  };
+}
+
+/** What an op is, for people: its kind and (kernels) its demangled name. */
+export interface GapOp {
+  kind: (typeof GPU_OP_KIND_NAMES)[number];
+  name: string;
+  startNs: number;
+  endNs: number;
+  streamId: number | null;
+  correlationId: number | null;
+  pid: number;
+}
+
+export function describeOp(ops: GpuOpColumns, i: number, names: Map<number, string>): GapOp | null {
+  if (i < 0) return null;
+  const kind = GPU_OP_KIND_NAMES[ops.kind[i]] ?? 'kernel';
+  const nameId = ops.nameId[i];
+  let name: string;
+  if (kind === 'kernel') name = Number.isNaN(nameId) ? '[kernel]' : (names.get(nameId) ?? `[kernel ${nameId}]`);
+  else name = `[CUDA ${kind}]`;
+  return {
+    kind,
+    name,
+    startNs: ops.start[i],
+    endNs: ops.end[i],
+    streamId: ops.streamId[i] < 0 ? null : ops.streamId[i],
+    correlationId: Number.isNaN(ops.correlationId[i]) ? null : ops.correlationId[i],
+    pid: ops.pid[i],
+  };
+}

@@ -1,0 +1,403 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from '../../queries/handle.js';
+import { forEachRow } from '../../queries/run.js';
+import { stripApiVersion } from '../../queries/runtime.js';
+import { loadStrings } from '../../queries/strings.js';
+import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
+import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
+import type { GpuOpColumns } from './findGaps.js';
+
+/** NVTX names the cause rules look for. */
+export const GC_RANGE = 'Python GC';
+export const GIL_DOMAIN = 'GIL Trace';
+export const GIL_WAIT_RANGE = 'Waiting for GIL';
+export const GIL_HOLD_RANGE = 'Holding GIL';
+
+/** `pid`/`tid` in one number (both 24-bit). */
+export function threadKey(pid: number, tid: number): number {
+  return pid * 16777216 + tid;
+}
+
+/**
+ * Whether a CUDA runtime/driver API call blocks the calling thread until GPU work finishes,
+ * judged by its name (nsys's `syncType` codes changed between versions):
+ * `*Synchronize` calls (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize,
+ * cudaThreadSynchronize, cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize) and
+ * synchronous memcpys (every `cudaMemcpy*` / `cuMemcpy*` that is not `*Async`). Version
+ * suffixes (`_v3020`, `_v2`) and per-thread-stream suffixes (`_ptds`, `_ptsz`) are ignored.
+ */
+export function isBlockingSyncApi(rawName: string): boolean {
+  const name = stripApiVersion(rawName).replace(/_(ptds|ptsz)$/, '');
+  if (/^cu(da)?[A-Z]\w*Synchronize$/.test(name)) return true;
+  if (/^cu(da)?Memcpy\w*$/.test(name) && !/Async$/.test(name)) return true;
+  return false;
+}
+
+/**
+ * The cause label of an NVTX range: its text up to the first number that follows a space or the
+ * first `, key = <number>` pair, with trailing separators dropped, so labels that carry counters
+ * collapse into one cause: `[Executor] _forward_step 12: 0 ctx reqs, ...` ->
+ * `[Executor] _forward_step`, `aten::mm, seq = 5, op_id = 7` -> `aten::mm`. Other texts are kept
+ * whole (`_sample_async`).
+ */
+export function nvtxCauseName(text: string | null): string {
+  const t = (text ?? '').trim();
+  const m = /\s\d|,\s*[\w ]+?\s*=\s*\d/.exec(t);
+  const cut = (m ? t.slice(0, m.index) : t).replace(/[\s:,=;([{-]+$/, '');
+  return cut || t || '(unnamed)';
+}
+
+/** NVTX ranges of one thread, sorted by start (ties: longer first), with a forward cursor. */
+export class ThreadRanges {
+  readonly start: Float64Array;
+  readonly end: Float64Array;
+  readonly name: Int32Array;
+  private next = 0;
+  private active: number[] = [];
+  private lastQuery = -Infinity;
+  constructor(starts: number[], ends: number[], names: number[]) {
+    const idx = starts.map((_, i) => i).sort((a, b) => starts[a] - starts[b] || ends[b] - ends[a] || a - b);
+    this.start = Float64Array.from(idx, (i) => starts[i]);
+    this.end = Float64Array.from(idx, (i) => ends[i]);
+    this.name = Int32Array.from(idx, (i) => names[i]);
+  }
+  get length(): number {
+    return this.start.length;
+  }
+  /**
+   * Indices (in start order) of the ranges overlapping [a, b). Queries must come with
+   * non-decreasing `a` (the gaps are processed in time order); any `b` is fine.
+   */
+  overlapping(a: number, b: number): number[] {
+    if (a < this.lastQuery) {
+      this.next = 0;
+      this.active = [];
+    }
+    this.lastQuery = a;
+    while (this.next < this.start.length && this.start[this.next] <= a) this.active.push(this.next++);
+    this.active = this.active.filter((i) => this.end[i] > a);
+    const out = this.active.filter((i) => this.start[i] < b);
+    for (let i = this.next; i < this.start.length && this.start[i] < b; i++) if (this.end[i] > a) out.push(i);
+    return out.sort((x, y) => x - y);
+  }
+}
+
+/** The threads of one process that launch GPU work, busiest first (the executor thread). */
+export interface LaunchThreads {
+  pid: number;
+  /** Thread ids by number of launch calls, descending. `tids[0]` is the executor thread. */
+  tids: number[];
+  /** CUDA API calls of each thread that launched GPU work (same order). */
+  launches: number[];
+}
+
+/** The CUDA API call behind a GPU op. */
+export interface ApiCallInfo {
+  startNs: number;
+  endNs: number;
+  tid: number;
+  name: string;
+}
+
+/** Everything the host side says about the gaps of an export. */
+export interface HostContext {
+  runtimePresent: boolean;
+  nvtxPresent: boolean;
+  /** Any `Python GC` NVTX range in the export (TLLM_PROFILE_RECORD_GC=1). */
+  gcTraced: boolean;
+  /** Processes with a `GIL Trace` NVTX domain (`nsys -t python-gil`). */
+  gilTracedPids: Set<number>;
+  threads: Map<number, LaunchThreads>;
+  /** `Python GC` ranges of each process (any thread: the collector holds the GIL). */
+  gcByPid: Map<number, IntervalSet>;
+  /** `Waiting for GIL` ranges on the process's launching threads (union). */
+  gilWaitByPid: Map<number, IntervalSet>;
+  /** Blocking CUDA API calls on the process's launching threads (union). */
+  syncByPid: Map<number, IntervalSet>;
+  /** Distinct blocking API names seen on launching threads. */
+  syncApiNames: string[];
+  /** Other NVTX ranges of each launching thread (key `threadKey`), for the `nvtx:` cause. */
+  nvtxByThread: Map<number, ThreadRanges>;
+  /** Cause names (`nvtxCauseName`) indexed by `ThreadRanges.name`. */
+  nvtxNames: string[];
+  /** API calls of the requested ops, per pid then correlation id. */
+  apiCalls: Map<number, Map<number, ApiCallInfo>>;
+}
+
+function sortedUnique(values: number[]): Float64Array {
+  const a = Float64Array.from(values).sort();
+  let k = 0;
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[k - 1]) a[k++] = a[i];
+  return a.slice(0, k);
+}
+
+function contains(sorted: Float64Array, v: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo] === v;
+}
+
+class IntervalLists {
+  readonly map = new Map<number, { s: number[]; e: number[] }>();
+  push(key: number, s: number, e: number): void {
+    let l = this.map.get(key);
+    if (!l) this.map.set(key, (l = { s: [], e: [] }));
+    l.s.push(s);
+    l.e.push(e);
+  }
+  union(keys: number[]): IntervalSet {
+    const s: number[] = [];
+    const e: number[] = [];
+    for (const k of keys) {
+      const l = this.map.get(k);
+      if (!l) continue;
+      for (let i = 0; i < l.s.length; i++) {
+        s.push(l.s[i]);
+        e.push(l.e[i]);
+      }
+    }
+    return unionIntervals(s, e);
+  }
+}
+
+/** Binds a list of numbers as one parameter (`x IN (SELECT value FROM json_each(?))`). */
+function inList(values: Iterable<number | string>) {
+  return sql`(SELECT value FROM json_each(${JSON.stringify([...values])}))`;
+}
+
+/**
+ * Loads the host side of the gaps:
+ * 1. CUDA API calls (one pass): which threads launched the GPU ops (correlation id + PID), the
+ *    blocking calls of those threads, and the calls behind `wantedCorrelations` (ops after gaps);
+ * 2. NVTX (one pass, only the rows needed): `Python GC` ranges of every thread, `Waiting for GIL`
+ *    and every other range of the launching threads (`Holding GIL` rows are skipped in SQL).
+ */
+export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>): HostContext {
+  const ctx: HostContext = {
+    runtimePresent: handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'),
+    nvtxPresent: handle.hasTable('NVTX_EVENTS'),
+    gcTraced: false,
+    gilTracedPids: new Set(),
+    threads: new Map(),
+    gcByPid: new Map(),
+    gilWaitByPid: new Map(),
+    syncByPid: new Map(),
+    syncApiNames: [],
+    nvtxByThread: new Map(),
+    nvtxNames: [],
+    apiCalls: new Map(),
+  };
+
+  // --- CUDA API calls -------------------------------------------------------------------------
+  const corrByPid = new Map<number, number[]>();
+  for (let i = 0; i < ops.count; i++) {
+    const c = ops.correlationId[i];
+    if (Number.isNaN(c)) continue;
+    let l = corrByPid.get(ops.pid[i]);
+    if (!l) corrByPid.set(ops.pid[i], (l = []));
+    l.push(c);
+  }
+  const gpuCorr = new Map<number, Float64Array>();
+  for (const [pid, l] of corrByPid) gpuCorr.set(pid, sortedUnique(l));
+  corrByPid.clear();
+
+  const launches = new Map<number, number>();
+  const sync = new IntervalLists();
+  const syncNameIdsSeen = new Map<number, Set<number>>();
+  const apiNames = new Map<number, string>();
+  if (ctx.runtimePresent) {
+    forEachRow(
+      handle,
+      handle.db
+        .selectFrom('StringIds')
+        .select(['id', 'value'])
+        .where('id', 'in', (eb) => eb.selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME').select('nameId').distinct()),
+      (id: number, value: string) => apiNames.set(id, value),
+    );
+    const syncIds = new Set<number>();
+    for (const [id, name] of apiNames) if (isBlockingSyncApi(name)) syncIds.add(id);
+    const wanted = new Map<number, Map<number, ApiCallInfo>>();
+    for (const pid of wantedCorrelations.keys()) {
+      const m = new Map<number, ApiCallInfo>();
+      wanted.set(pid, m);
+      ctx.apiCalls.set(pid, m);
+    }
+    let q = handle.db
+      .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
+      .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), sql<number>`globalTid & 16777215`.as('tid'), 'correlationId', 'start', 'end', 'nameId']);
+    // 2022.x exports repeat calls as CUDA-backtrace rows (eventClass 67) with the same correlationId.
+    if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
+    forEachRow(handle, q, (pid: number, tid: number, corr: number | null, start: number, end: number, nameId: number | null) => {
+      if (corr != null) {
+        const g = gpuCorr.get(pid);
+        if (g && contains(g, corr)) {
+          const k = threadKey(pid, tid);
+          launches.set(k, (launches.get(k) ?? 0) + 1);
+          const want = wantedCorrelations.get(pid);
+          if (want && want.has(corr)) {
+            const m = wanted.get(pid)!;
+            if (!m.has(corr)) m.set(corr, { startNs: start, endNs: end, tid, name: nameId == null ? '' : stripApiVersion(apiNames.get(nameId) ?? '') });
+          }
+        }
+      }
+      if (nameId != null && syncIds.has(nameId)) {
+        const k = threadKey(pid, tid);
+        sync.push(k, start, end);
+        let s = syncNameIdsSeen.get(k);
+        if (!s) syncNameIdsSeen.set(k, (s = new Set()));
+        s.add(nameId);
+      }
+    });
+  }
+
+  // Launching threads per process, busiest first.
+  const perPid = new Map<number, { tid: number; n: number }[]>();
+  for (const [k, n] of launches) {
+    const pid = Math.floor(k / 16777216);
+    const tid = k % 16777216;
+    let l = perPid.get(pid);
+    if (!l) perPid.set(pid, (l = []));
+    l.push({ tid, n });
+  }
+  const launchingKeys: number[] = [];
+  for (const [pid, l] of perPid) {
+    l.sort((a, b) => b.n - a.n || a.tid - b.tid);
+    ctx.threads.set(pid, { pid, tids: l.map((x) => x.tid), launches: l.map((x) => x.n) });
+    for (const x of l) launchingKeys.push(threadKey(pid, x.tid));
+  }
+  const launchingSet = new Set(launchingKeys);
+  // Only the launching threads' blocking calls count.
+  const seen = new Set<string>();
+  for (const [k, ids] of syncNameIdsSeen) if (launchingSet.has(k)) for (const id of ids) seen.add(stripApiVersion(apiNames.get(id) ?? ''));
+  ctx.syncApiNames = [...seen].sort();
+  for (const [pid, t] of ctx.threads) ctx.syncByPid.set(pid, sync.union(t.tids.map((tid) => threadKey(pid, tid))));
+
+  // --- NVTX ----------------------------------------------------------------------------------
+  if (!ctx.nvtxPresent) return ctx;
+  const domains = loadNvtxDomains(handle);
+  const gilDomainKeys = new Set<number>();
+  const gilDomainIds = new Set<number>();
+  for (const [key, name] of domains) {
+    if (name !== GIL_DOMAIN) continue;
+    gilDomainKeys.add(key);
+    gilDomainIds.add(Math.floor(key / 16777216));
+    ctx.gilTracedPids.add(key % 16777216);
+  }
+  const special = new Map<number, string>();
+  if (handle.hasTable('StringIds')) {
+    forEachRow(
+      handle,
+      handle.db.selectFrom('StringIds').select(['id', 'value']).where('value', 'in', [GC_RANGE, GIL_WAIT_RANGE, GIL_HOLD_RANGE]),
+      (id: number, value: string) => special.set(id, value),
+    );
+  }
+  const gcIds = [...special].filter(([, v]) => v === GC_RANGE).map(([id]) => id);
+  const holdIds = [...special].filter(([, v]) => v === GIL_HOLD_RANGE).map(([id]) => id);
+  const tidExpr = sql`(((globalTid >> 24) & 16777215) * 16777216 + (globalTid & 16777215))`;
+  let q = handle.db
+    .selectFrom('NVTX_EVENTS')
+    .select([
+      sql<number>`(globalTid >> 24) & 16777215`.as('pid'),
+      sql<number>`globalTid & 16777215`.as('tid'),
+      'eventType',
+      'domainId',
+      'textId',
+      'text',
+      'start',
+      'end',
+      sql<number>`endGlobalTid IS NOT NULL AND endGlobalTid != globalTid`.as('crossThread'),
+    ])
+    .where('eventType', 'in', [59, 60, 70, 71])
+    .where(sql<boolean>`(${tidExpr} IN ${inList(launchingKeys)} OR coalesce(textId, -1) IN ${inList(gcIds)} OR text IS ${GC_RANGE})`);
+  if (gilDomainIds.size) {
+    // Two-valued on purpose: NULL textId/text must not turn the whole test NULL (row dropped).
+    q = q.where(sql<boolean>`NOT (coalesce(domainId, 0) IN ${inList(gilDomainIds)} AND (coalesce(textId, -1) IN ${inList(holdIds)} OR text IS ${GIL_HOLD_RANGE}))`);
+  }
+  const gc = new IntervalLists();
+  const gil = new IntervalLists();
+  const named = new Map<number, { s: number[]; e: number[]; n: number[] }>();
+  const nameIndexByTextId = new Map<number, number>();
+  const nameIndexByText = new Map<string, number>();
+  const pendingTextIds: number[] = [];
+  let rawNames: (string | number)[] = [];
+  let anyOpenEnd = false;
+  forEachRow(
+    handle,
+    q,
+    (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, end: number | null, cross: number) => {
+      const e = end ?? NaN;
+      if (end == null) anyOpenEnd = true;
+      const special_ = textId != null ? special.get(textId) : text;
+      const dkey = (domainId ?? 0) * 16777216 + pid;
+      if (special_ === GC_RANGE && (domainId ?? 0) === 0) {
+        ctx.gcTraced = true;
+        gc.push(pid, start, e);
+        return;
+      }
+      const k = threadKey(pid, tid);
+      if (!launchingSet.has(k)) return;
+      if (gilDomainKeys.has(dkey)) {
+        if (special_ === GIL_WAIT_RANGE) gil.push(k, start, e);
+        return;
+      }
+      // Start/end ranges that end on another thread do not describe this thread's state.
+      if (cross && (eventType === 60 || eventType === 71)) return;
+      let ni: number | undefined;
+      if (textId != null) {
+        ni = nameIndexByTextId.get(textId);
+        if (ni === undefined) {
+          ni = rawNames.length;
+          rawNames.push(textId);
+          nameIndexByTextId.set(textId, ni);
+          pendingTextIds.push(textId);
+        }
+      } else {
+        const t = text ?? '';
+        ni = nameIndexByText.get(t);
+        if (ni === undefined) {
+          ni = rawNames.length;
+          rawNames.push(t);
+          nameIndexByText.set(t, ni);
+        }
+      }
+      let l = named.get(k);
+      if (!l) named.set(k, (l = { s: [], e: [], n: [] }));
+      l.s.push(start);
+      l.e.push(e);
+      l.n.push(ni);
+    },
+  );
+  // Ranges never closed end where nsys ends them: the latest NVTX timestamp.
+  if (anyOpenEnd) {
+    const eot = nvtxEndOfTime(handle) ?? 0;
+    const fix = (a: number[]) => {
+      for (let i = 0; i < a.length; i++) if (Number.isNaN(a[i])) a[i] = eot;
+    };
+    for (const l of gc.map.values()) fix(l.e);
+    for (const l of gil.map.values()) fix(l.e);
+    for (const l of named.values()) fix(l.e);
+  }
+  const strings = loadStrings(handle, pendingTextIds);
+  // Distinct raw names can share a cause name; map them onto one index.
+  const causeIndex = new Map<string, number>();
+  const remap = rawNames.map((r) => {
+    const name = nvtxCauseName(typeof r === 'number' ? (strings.get(r) ?? null) : r);
+    let i = causeIndex.get(name);
+    if (i === undefined) {
+      i = ctx.nvtxNames.length;
+      ctx.nvtxNames.push(name);
+      causeIndex.set(name, i);
+    }
+    return i;
+  });
+  rawNames = [];
+  for (const [k, l] of named) ctx.nvtxByThread.set(k, new ThreadRanges(l.s, l.e, l.n.map((i) => remap[i])));
+  for (const [pid] of gc.map) ctx.gcByPid.set(pid, gc.union([pid]));
+  for (const [pid, t] of ctx.threads) ctx.gilWaitByPid.set(pid, gil.union(t.tids.map((tid) => threadKey(pid, tid))));
+  return ctx;
+}
