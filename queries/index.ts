@@ -15,3 +15,4 @@ export * from './processes.js';
 export * from './gpus.js';
 export * from './session.js';
 export * from './strings.js';
+export * from './gpuMetrics.js';

@@ -235,16 +235,34 @@ export interface EnumTable {
   label: string | null;
 }
 
+/**
+ * `GPU_METRICS`: one row per sampled metric value (`nsys profile --gpu-metrics-devices=...`).
+ * No index: scans are full-table. Rows come in time order on the exports seen so far, but that
+ * is not documented; readers must not rely on it (see `src/metrics/scan.ts`).
+ */
 export interface GpuMetricsTable {
+  /** Raw device timestamp before conversion to session time (present in 2025.x exports; may be absent). */
+  rawTimestamp?: Int64;
+  /** Session time (ns). */
   timestamp: number;
-  typeId: number;
+  /**
+   * Serialized GlobalId of the event type: `vmId | (1 << 32) | gpuId` on the exports seen. The
+   * low byte is the sampled GPU's `TARGET_INFO_GPU.id`; bits 48+ equal that GPU's `vmId`.
+   * Can exceed 2^53 when hardware-id bits are set: derive the GPU in SQL (`typeId & 255`).
+   */
+  typeId: Int64;
+  /** References `TARGET_INFO_GPU_METRICS.metricId` for the same `typeId`; not stable across captures. */
   metricId: number;
+  /** INTEGER. Clock metrics named `[MHz]` hold Hz on nsys 2025.x exports. */
   value: number;
 }
 
+/** `TARGET_INFO_GPU_METRICS`: metric names per event type (GPU). Resolve metrics by name, never by id. */
 export interface TargetInfoGpuMetricsTable {
-  typeId: number;
-  sourceId?: number;
+  typeId: Int64;
+  /** References `GENERIC_EVENT_SOURCES.sourceId` (the `GpuMetrics` source); NOT NULL in 2025.x. */
+  sourceId?: Int64;
+  /** Empty on the 2025.3 fixture. */
   typeName?: string | null;
   metricId: number;
   metricName: string;

@@ -2,6 +2,7 @@ import type { IterationAnalysis } from '../src/iterations/analyze.js';
 import type { PhaseSummary } from '../src/iterations/summary.js';
 import type { CategoryRule } from '../src/categories/rules.js';
 import type { Column, DataTable } from './table.js';
+import { metricCells, metricColumns } from './metricsReport.js';
 
 /** Categories that hold time in at least one iteration, in table order. */
 export function usedCategories(analysis: IterationAnalysis): string[] {
@@ -27,6 +28,7 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
     { key: 'kernelCount', header: 'Kernels', kind: 'int' },
     ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} (ns)`, kind: 'ns' }) as Column),
     { key: 'memcpyNs', header: 'memcpy (ns)', kind: 'ns' },
+    ...metricColumns(analysis.metricNames ?? []),
     { key: 'matched', header: 'Log', kind: 'text' },
   ];
   const rows = analysis.iterations.map((r) => {
@@ -47,13 +49,14 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
       matched: r.matched ? (r.labelMatchesLog === false ? 'mismatch' : 'yes') : 'no',
     };
     for (const c of cats) row[`cat:${c}`] = r.categoryNs[c] ?? 0;
+    Object.assign(row, metricCells(r.metrics, analysis.metricNames ?? []));
     return row;
   });
   return { title: `Iterations (${analysis.file})`, columns, rows, notes: analysis.coverage.notes };
 }
 
 /** `iterations --summary`: one row per phase. */
-export function phaseSummaryTable(phases: PhaseSummary[], categories: string[]): DataTable {
+export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], metricNames: string[] = []): DataTable {
   const cats = categories.filter((c) => phases.some((p) => (p.meanCategoryNs[c] ?? 0) > 0));
   const columns: Column[] = [
     { key: 'phase', header: 'Phase', kind: 'text' },
@@ -69,6 +72,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[]):
     ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} mean (ns)`, kind: 'ns' }) as Column),
     { key: 'gpuNsPerContextToken', header: 'GPU ns / ctx token', kind: 'float' },
     { key: 'gpuNsPerGenerationRequest', header: 'GPU ns / gen req', kind: 'float' },
+    ...metricColumns(metricNames),
   ];
   const rows = phases.map((p) => {
     const row: DataTable['rows'][number] = {
@@ -86,6 +90,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[]):
       gpuNsPerGenerationRequest: p.gpuNsPerGenerationRequest == null ? null : Math.round(p.gpuNsPerGenerationRequest),
     };
     for (const c of cats) row[`cat:${c}`] = Math.round(p.meanCategoryNs[c] ?? 0);
+    Object.assign(row, metricCells(p.metrics, metricNames));
     return row;
   });
   return { title: 'Iterations by phase', columns, rows };

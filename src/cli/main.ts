@@ -9,6 +9,7 @@ import { registerNvtx } from './commands/nvtx.js';
 import { registerCategories, registerIterations } from './commands/iterations.js';
 import { registerCompare, registerSummarize } from './commands/compare.js';
 import { registerGaps } from './commands/gaps.js';
+import { registerMetrics } from './commands/metrics.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerNvtx(program);
   registerIterations(program);
   registerGaps(program);
+  registerMetrics(program);
   registerCategories(program);
   registerSummarize(program);
   registerCompare(program);

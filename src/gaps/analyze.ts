@@ -1,3 +1,4 @@
+import { meanSmActiveInGaps } from './smActive.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
 import { loadStrings } from '../../queries/strings.js';
@@ -54,6 +55,8 @@ export interface GapRow {
   after: GapOp | null;
   /** The API call behind `after` (null when the export has no matching CUDA API row). */
   launchCall: GapLaunchCall | null;
+  /** Mean SMs Active (%) inside the gap when GPU metrics were sampled (near 0 if truly idle). */
+  smActivePct?: number | null;
 }
 
 export interface DeviceGapSummary {
@@ -432,6 +435,9 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
     const missing = [...gapPids].filter((p) => !host.gilTracedPids.has(p));
     if (missing.length) notes.push(`GIL not traced in process(es) ${missing.join(', ')}: their gaps have no gil_wait part`);
   }
+  const sm = meanSmActiveInGaps(handle, rows);
+  if (sm.values) rows.forEach((r, i) => (r.smActivePct = sm.values![i]));
+  if (sm.note) notes.push(sm.note);
   const missingCall = rows.filter((r) => r.after && !r.launchCall).length;
   if (missingCall) notes.push(`${missingCall} gaps end with an op whose CUDA API call is not in the export: launch_late cannot be checked for them`);
 

@@ -53,6 +53,8 @@ export interface IterationRow {
   labelMatchesLog: boolean | null;
   /** Idle time of the gaps starting in the window by host cause (see `addIdleCauses`). */
   idleByCauseNs?: Record<string, number>;
+  /** Time-weighted GPU metrics over the window, when the export sampled them (see `addGpuMetrics`). */
+  metrics?: Record<string, number | null>;
 }
 
 export interface IterationCoverage extends AttributionCoverage {
@@ -73,6 +75,8 @@ export interface IterationCoverage extends AttributionCoverage {
 export interface IterationAnalysis {
   file: string;
   categories: string[];
+  /** GPU metric names present in `iterations[].metrics` (absent without metrics). */
+  metricNames?: string[];
   iterations: IterationRow[];
   coverage: IterationCoverage;
 }

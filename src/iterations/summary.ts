@@ -22,6 +22,8 @@ export interface PhaseSummary {
   gpuNsPerGenerationRequest: number | null;
   contextTokens: number;
   generationRequests: number;
+  /** Time-weighted GPU metrics over the phase's windows (when sampled). */
+  metrics?: Record<string, number | null>;
 }
 
 /** Nearest-rank percentile (p in 0..100) of values (not modified). */

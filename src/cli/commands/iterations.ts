@@ -3,6 +3,7 @@ import { withExport } from '../../export/openExport.js';
 import { analyzeIterations } from '../../iterations/analyze.js';
 import { summarizeByPhase } from '../../iterations/summary.js';
 import { addIdleCauses } from '../../iterations/idleCauses.js';
+import { addGpuMetrics, addPhaseMetrics } from '../../iterations/gpuMetrics.js';
 import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import { defaultCategoryClassifier, DEFAULT_CATEGORY_RULES, loadCategoryRules } from '../../categories/rules.js';
@@ -45,15 +46,17 @@ export function registerIterations(program: Command): void {
     const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
     const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
     const logs = (opts.log ?? []).map(parseIterationLogFile);
-    const analysis = withExport(file, (h) => {
+    const result = withExport(file, (h) => {
       const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier });
       if (opts.idleCauses !== false) addIdleCauses(h, a);
-      return a;
+      return { a, m: addGpuMetrics(h, a) };
     });
+    const { a: analysis, m: metrics } = result;
     for (const n of analysis.coverage.notes) note(n);
     if (opts.summary) {
       const phases = summarizeByPhase(analysis.iterations, analysis.categories);
-      emit(opts, [phaseSummaryTable(phases, analysis.categories)], { file: analysis.file, categories: analysis.categories, phases, coverage: analysis.coverage });
+      addPhaseMetrics(analysis, phases, metrics);
+      emit(opts, [phaseSummaryTable(phases, analysis.categories, analysis.metricNames)], { file: analysis.file, categories: analysis.categories, phases, coverage: analysis.coverage });
     } else {
       const table = iterationsTable(analysis);
       emit(opts, [{ ...table, notes: [] }], analysis);
