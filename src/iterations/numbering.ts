@@ -64,8 +64,8 @@ export function alignToLog(ranges: IterationRange[], records: LogComposition[]):
  */
 export function numberWindows(ranges: IterationRange[], opts: NumberingOptions, file: string): Numbering {
   const n = ranges.length;
-  if (ranges.every((r) => r.label?.iter != null)) {
-    return { iters: ranges.map((r) => r.label!.iter!), source: 'label', detail: 'numbers from the NVTX labels' };
+  if (ranges.every((r) => r.number != null)) {
+    return { iters: ranges.map((r) => r.number!), source: 'label', detail: 'numbers from the NVTX labels' };
   }
   const seq = (first: number) => ranges.map((_, k) => first + k);
   if (opts.firstIter !== undefined) return { iters: seq(opts.firstIter), source: 'first-iter', detail: `numbered from --first-iter ${opts.firstIter}` };

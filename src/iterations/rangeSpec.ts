@@ -40,7 +40,8 @@ export function parseIterationRangeSpec(value: string): IterationRangeSpec {
     return { kind: 'name', name: value };
   }
   try {
-    return { kind: 'regex', regex: new RegExp(m[1], m[2]), source: value };
+    // g and y make test()/exec() stateful across calls: drop them.
+    return { kind: 'regex', regex: new RegExp(m[1], m[2].replace(/[gy]/g, '')), source: value };
   } catch (err) {
     throw new UsageError(`--iteration-range: invalid regular expression ${value}: ${(err as Error).message}`);
   }

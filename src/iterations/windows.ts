@@ -16,6 +16,8 @@ export interface IterationRange {
   domain: string | null;
   /** Counts from a PyTorch `_forward_step` label; null for other ranges. */
   label: LabelCounts | null;
+  /** Iteration number carried by the text: the PyTorch label's, or a `/regex/`'s first capture group. */
+  number: number | null;
 }
 
 export interface FoundIterationRanges {
@@ -24,6 +26,13 @@ export interface FoundIterationRanges {
   byPid: Map<number, IterationRange[]>;
   /** Matches on other threads of the same process, left out. */
   ignoredOtherThreads: number;
+}
+
+/** `--iteration-range '/step (\\d+)/'`: the first capture group, when it is an integer, numbers the range. */
+function numberFromRegex(spec: IterationRangeSpec, text: string): number | null {
+  if (spec.kind !== 'regex') return null;
+  const m = spec.regex.exec(text);
+  return m && m[1] !== undefined && /^\d+$/.test(m[1]) ? Number(m[1]) : null;
 }
 
 /** Text ids and plain texts of NVTX ranges whose text satisfies `match`. */
@@ -82,6 +91,7 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
     (start: number, end: number | null, pid: number, tid: number, domainId: number | null, textId: number | null, text: string | null) => {
       const t = (textId != null ? strings.get(textId) : undefined) ?? text ?? '';
       if (!match(t)) return;
+      const label = spec.kind === 'pytorch' ? parseForwardStepLabel(t) : null;
       all.push({
         pid,
         tid,
@@ -89,7 +99,8 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
         rangeEndNs: end,
         text: t,
         domain: domains.get((domainId ?? 0) * 16777216 + pid) ?? null,
-        label: spec.kind === 'pytorch' ? parseForwardStepLabel(t) : null,
+        label,
+        number: label ? label.iter : numberFromRegex(spec, t),
       });
     },
   );

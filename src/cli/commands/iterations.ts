@@ -36,7 +36,7 @@ export function registerIterations(program: Command): void {
       .description('per executor iteration: window, GPU busy/idle, kernel time by category, joined iteration-log record')
       .option('--log <file>', 'iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log); repeatable', collect)
       .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)')
-      .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
+      .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration: exact text, or /regex/ (a first capture group of digits numbers it); default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync')
       .option('--first-iter <n>', 'number unnumbered iteration ranges from N')
       .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
       .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')
