@@ -24,6 +24,10 @@ export interface NvtxSummary {
   crossThreadRanges: number;
   /** The NVTX end-of-time used for unclosed ranges. */
   maxTimestampNs: number | null;
+  /** Instant markers (eventType 34): not ranges, so not in the table; counted here. */
+  marks: number;
+  /** Ranges of zero length (start == end): in the table with duration 0. */
+  zeroLengthRanges: number;
 }
 
 /** 59 and 70 are push/pop ranges; 60 and 71 start/end ranges. */
@@ -91,7 +95,7 @@ interface RangeGroup {
  * as plain values and grouped by ids; labels are resolved once per group.
  */
 export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions, 'pid'> = {}): NvtxSummary {
-  const empty: NvtxSummary = { rows: [], unclosedRanges: 0, crossThreadRanges: 0, maxTimestampNs: null };
+  const empty: NvtxSummary = { rows: [], unclosedRanges: 0, crossThreadRanges: 0, maxTimestampNs: null, marks: 0, zeroLengthRanges: 0 };
   if (!handle.hasTable('NVTX_EVENTS')) return empty;
   const maxTs = nvtxEndOfTime(handle) ?? 0;
   // Groups keyed by text id (registered strings) or by text, then by style + (domain, pid).
@@ -99,6 +103,7 @@ export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions,
   const byText = new Map<string, Map<number, RangeGroup>>();
   let unclosed = 0;
   let crossThread = 0;
+  let zeroLength = 0;
   let q = handle.db
     .selectFrom('NVTX_EVENTS')
     .select([
@@ -130,6 +135,7 @@ export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions,
     if (!g) inner.set(sub, (g = { style, domain: dom, textId, text, buf: new Float64Buffer() }));
     if (end == null) unclosed++;
     if (cross) crossThread++;
+    if (end === start) zeroLength++;
     g.buf.push((end ?? maxTs) - start);
   });
   const domains = loadNvtxDomains(handle);
@@ -151,5 +157,8 @@ export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions,
   const rows = stats
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.range < b.range ? -1 : a.range > b.range ? 1 : 0));
-  return { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs };
+  let markQuery = handle.db.selectFrom('NVTX_EVENTS').select((eb) => eb.fn.countAll<number>().as('n')).where('eventType', '=', 34);
+  if (opts.pid !== undefined) markQuery = markQuery.where(sql`(globalTid >> 24) & 16777215`, '=', opts.pid);
+  const marks = Number(allRows(handle, markQuery)[0]?.n ?? 0);
+  return { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength };
 }
