@@ -1,6 +1,6 @@
 import type { Comparison } from '../src/compare/compareRuns.js';
 import type { RunSummary } from '../src/summary/runSummary.js';
-import type { DataTable } from './table.js';
+import { keyValueTable, type DataTable } from './table.js';
 
 const pct = (x: number | null) => (x == null ? null : x * 100);
 
@@ -57,19 +57,14 @@ export function comparisonTables(c: Comparison): DataTable[] {
   const tables = [runs, metrics, changes('Top kernel changes (total ns per iteration)', c.kernelChanges), changes('Top NVTX range changes (CPU ns per iteration)', c.nvtxChanges)];
   if (c.moeRouting) {
     const m = c.moeRouting;
-    tables.push({
-      title: 'MoE routing check (base: learned router, head: ENABLE_PERFECT_ROUTER=1)',
-      columns: [
-        { key: 'field', header: 'Field', kind: 'text' },
-        { key: 'value', header: 'Value', kind: 'text' },
-      ],
-      rows: [
-        { field: 'MoE time per iteration (moe_gemm + moe_routing)', value: `${Math.round(m.baseMoeNs)} ns -> ${Math.round(m.headMoeNs)} ns (${m.moeChange == null ? 'n/a' : `${(m.moeChange * 100).toFixed(1)}%`})` },
-        { field: 'GPU busy per iteration', value: `${Math.round(m.baseGpuBusyNs)} ns -> ${Math.round(m.headGpuBusyNs)} ns` },
-        { field: 'speedup with perfect router', value: `${(m.speedup * 100).toFixed(1)}%` },
-        { field: 'reading', value: m.reading },
-      ],
-    });
+    tables.push(
+      keyValueTable('MoE routing check (base: learned router, head: ENABLE_PERFECT_ROUTER=1)', [
+        ['MoE time per iteration (moe_gemm + moe_routing)', `${Math.round(m.baseMoeNs)} ns -> ${Math.round(m.headMoeNs)} ns (${m.moeChange == null ? 'n/a' : `${(m.moeChange * 100).toFixed(1)}%`})`],
+        ['GPU busy per iteration', `${Math.round(m.baseGpuBusyNs)} ns -> ${Math.round(m.headGpuBusyNs)} ns`],
+        ['speedup with perfect router', `${(m.speedup * 100).toFixed(1)}%`],
+        ['reading', m.reading],
+      ]),
+    );
   }
   return tables;
 }

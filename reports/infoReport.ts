@@ -1,5 +1,5 @@
 import type { ExportInfo } from '../src/analysis/exportInfo.js';
-import type { DataTable } from './table.js';
+import { keyValueTable, type DataTable } from './table.js';
 
 const yesNo = (v: boolean | null) => (v == null ? 'unknown' : v ? 'yes' : 'no');
 
@@ -19,14 +19,6 @@ export function exportInfoTables(info: ExportInfo): DataTable[] {
     ['cudaProfilerApi-gated capture', `${yesNo(info.profilerApiGated)}${info.profileStartStop ? ` (profile range ${info.profileStartStop})` : ''}`],
   ];
   for (const [k, v] of Object.entries(info.environment)) overview.push([`env ${k}`, v]);
-  const kv = (title: string, pairs: [string, string][]): DataTable => ({
-    title,
-    columns: [
-      { key: 'field', header: 'Field', kind: 'text' },
-      { key: 'value', header: 'Value', kind: 'text' },
-    ],
-    rows: pairs.map(([field, value]) => ({ field, value })),
-  });
   const gpus: DataTable = {
     title: 'GPUs',
     columns: [
@@ -70,5 +62,5 @@ export function exportInfoTables(info: ExportInfo): DataTable[] {
     ],
     rows: info.nvtxDomains.map((d) => ({ ...d, name: d.name ?? (d.domainId === 0 ? '(default)' : '(unnamed: no DomainCreate row)') })),
   };
-  return [kv('Export', overview), gpus, threads, counts, domains];
+  return [keyValueTable('Export', overview), gpus, threads, counts, domains];
 }

@@ -1,5 +1,6 @@
 import type { KernelSummary } from '../src/analysis/kernelSummary.js';
 import type { DataTable } from './table.js';
+import { nsysStatColumns } from './nsysColumns.js';
 
 /** `cuda_gpu_kern_sum` columns, headers exactly as `nsys stats --format csv` prints them. */
 export function kernelSummaryTable(summary: KernelSummary): DataTable {
@@ -11,14 +12,7 @@ export function kernelSummaryTable(summary: KernelSummary): DataTable {
   return {
     title: 'CUDA GPU kernel summary (cuda_gpu_kern_sum)',
     columns: [
-      { key: 'timePercent', header: 'Time (%)', kind: 'percent' },
-      { key: 'total', header: 'Total Time (ns)', kind: 'ns' },
-      { key: 'count', header: 'Instances', kind: 'int' },
-      { key: 'avg', header: 'Avg (ns)', kind: 'decimal1' },
-      { key: 'med', header: 'Med (ns)', kind: 'decimal1' },
-      { key: 'min', header: 'Min (ns)', kind: 'ns' },
-      { key: 'max', header: 'Max (ns)', kind: 'ns' },
-      { key: 'stdDev', header: 'StdDev (ns)', kind: 'decimal1' },
+      ...nsysStatColumns(),
       { key: 'name', header: 'Name', kind: 'text' },
     ],
     rows: summary.rows as unknown as DataTable['rows'],

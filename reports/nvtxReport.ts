@@ -1,5 +1,6 @@
 import type { NvtxSummary } from '../src/analysis/nvtxSummary.js';
 import type { DataTable } from './table.js';
+import { nsysStatColumns } from './nsysColumns.js';
 
 /** `nvtx_sum` columns, headers exactly as `nsys stats --format csv` prints them. */
 export function nvtxSummaryTable(summary: NvtxSummary): DataTable {
@@ -11,14 +12,7 @@ export function nvtxSummaryTable(summary: NvtxSummary): DataTable {
   return {
     title: 'NVTX range summary (nvtx_sum)',
     columns: [
-      { key: 'timePercent', header: 'Time (%)', kind: 'percent' },
-      { key: 'total', header: 'Total Time (ns)', kind: 'ns' },
-      { key: 'count', header: 'Instances', kind: 'int' },
-      { key: 'avg', header: 'Avg (ns)', kind: 'decimal1' },
-      { key: 'med', header: 'Med (ns)', kind: 'decimal1' },
-      { key: 'min', header: 'Min (ns)', kind: 'ns' },
-      { key: 'max', header: 'Max (ns)', kind: 'ns' },
-      { key: 'stdDev', header: 'StdDev (ns)', kind: 'decimal1' },
+      ...nsysStatColumns(),
       { key: 'style', header: 'Style', kind: 'text' },
       { key: 'range', header: 'Range', kind: 'text' },
     ],

@@ -39,3 +39,15 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'csv', 'md', 'j
 export function isNumericKind(kind: ColumnKind): boolean {
   return kind !== 'text';
 }
+
+/** A two-column Field/Value table (run facts, settings). */
+export function keyValueTable(title: string, pairs: [string, string][]): DataTable {
+  return {
+    title,
+    columns: [
+      { key: 'field', header: 'Field', kind: 'text' },
+      { key: 'value', header: 'Value', kind: 'text' },
+    ],
+    rows: pairs.map(([field, value]) => ({ field, value })),
+  };
+}
