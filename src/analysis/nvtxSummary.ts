@@ -47,7 +47,7 @@ export function nvtxEndOfTime(handle: ExportHandle): number | null {
 }
 
 /** Key of a (domainId, pid) pair; domain ids are small, pids 24-bit. */
-function domainKey(domainId: number | null, pid: number): number {
+export function domainKey(domainId: number | null, pid: number): number {
   return (domainId ?? 0) * 16777216 + pid;
 }
 
@@ -58,24 +58,25 @@ function domainKey(domainId: number | null, pid: number): number {
 export function loadNvtxDomains(handle: ExportHandle): Map<number, string> {
   const out = new Map<number, string>();
   if (!handle.hasTable('NVTX_EVENTS')) return out;
-  const textIds = new Map<number, number>();
+  // The earliest DomainCreate row of each (domain, process) names it; rows are compared by start
+  // here rather than relying on row order through forEachRow's wrapping subquery.
+  const first = new Map<number, { start: number; textId: number | null; text: string | null }>();
   forEachRow(
     handle,
     handle.db
       .selectFrom('NVTX_EVENTS')
-      .select(['domainId', sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'textId', 'text'])
-      .where('eventType', '=', 75)
-      .orderBy('start'),
-    (domainId: number | null, pid: number, textId: number | null, text: string | null) => {
+      .select(['domainId', sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'start', 'textId', 'text'])
+      .where('eventType', '=', 75),
+    (domainId: number | null, pid: number, start: number, textId: number | null, text: string | null) => {
       const key = domainKey(domainId, pid);
-      if (out.has(key) || textIds.has(key)) return;
-      if (text != null) out.set(key, text);
-      else if (textId != null) textIds.set(key, textId);
+      const prev = first.get(key);
+      if (!prev || start < prev.start) first.set(key, { start, textId, text });
     },
   );
-  const strings = loadStrings(handle, textIds.values());
-  for (const [key, id] of textIds) {
-    const name = strings.get(id);
+  const strings = loadStrings(handle, [...first.values()].flatMap((d) => (d.textId == null ? [] : [d.textId])));
+  for (const [key, d] of first) {
+    // As nsys: coalesce(StringIds.value via textId, text).
+    const name = (d.textId != null ? strings.get(d.textId) : undefined) ?? d.text;
     if (name != null) out.set(key, name);
   }
   return out;

@@ -1,0 +1,650 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from '../../queries/handle.js';
+import { forEachRow } from '../../queries/run.js';
+import { loadStrings } from '../../queries/strings.js';
+import { NVTX_RANGE_EVENT_TYPES } from '../../queries/schema.js';
+import { durationStats, Float64Buffer } from './durationStats.js';
+import { loadNvtxDomains, nvtxRangeLabel, nvtxStyleOf, type NvtxStyle, domainKey } from './nvtxSummary.js';
+
+/** One row of `nsys stats -r nvtx_gpu_proj_sum`. Avg/Med/StdDev and the averages are not rounded. */
+export interface NvtxGpuProjectionRow {
+  /** `Domain:Text` (`:Text` for the default domain), as nsys prints it. */
+  range: string;
+  style: NvtxStyle;
+  /** Sum of projected durations (GPU time from the first op's start to the last op's end). */
+  totalProjNs: number;
+  /** Sum of the ranges' own (CPU) durations. */
+  totalRangeNs: number;
+  instances: number;
+  projAvg: number;
+  projMed: number;
+  projMin: number;
+  projMax: number;
+  projStdDev: number;
+  /** Sum over instances of the distinct API calls (correlation ids) with GPU work in the range. */
+  totalGpuOps: number;
+  avgGpuOps: number;
+  /** Mean nesting level (0 = outermost projected range on its thread); NaN if no instance has one. */
+  avgRangeLvl: number;
+  /** Mean number of direct children that have a projection. */
+  avgNumChild: number;
+}
+
+/** One projected range instance: a row of `nsys stats -r nvtx_gpu_proj_trace`. */
+export interface NvtxGpuProjectionInstance {
+  /** NVTX_EVENTS rowid (nsys's RangeId). */
+  rangeId: number;
+  range: string;
+  style: NvtxStyle;
+  pid: number;
+  tid: number;
+  /** The range on the CPU; `end` is the NVTX end of time for a range never closed. */
+  start: number;
+  end: number;
+  projStart: number;
+  projEnd: number;
+  projDuration: number;
+  /** Distinct correlation ids of the API calls inside the range that launched GPU work. */
+  numGpuOps: number;
+  /** Stack level, 0 at the root; null when the parent chain loops (identical ranges), as in nsys. */
+  level: number | null;
+  /** rowid of the tightest enclosing projected range on the same thread, or null. */
+  parentId: number | null;
+  /** Direct children that have a projection. */
+  numChild: number;
+}
+
+/** What went in and what could not be attributed. */
+export interface NvtxGpuProjectionCoverage {
+  /** Range events (types 59/60/70/71) considered: same-thread end, with a thread, in the pid filter. */
+  candidateRanges: number;
+  /** Start/end ranges ended on another thread (`endGlobalTid` set): nsys leaves them out. */
+  crossThreadRanges: number;
+  /** Candidates without an end, closed at the NVTX end of time. */
+  unclosedRanges: number;
+  /** Candidates that enclose at least one API call with GPU work (= projected instances). */
+  projectedRanges: number;
+  /** Kernel, memcpy and memset rows (graph-level traces are not GPU ops here, as in nsys). */
+  gpuOps: number;
+  /** GPU ops with no CUDA API row of the same process and correlation id (trimmed exports). */
+  gpuOpsWithoutApiCall: number;
+  /** API calls that launched at least one GPU op. */
+  apiCallsWithGpuOps: number;
+  /** Of those, calls inside no candidate range, and the GPU ops they launched. */
+  apiCallsOutsideRanges: number;
+  gpuOpsOutsideRanges: number;
+  /** `CUPTI_ACTIVITY_KIND_GRAPH_TRACE` rows (whole-graph launches), which nsys does not project. */
+  graphTraceRowsIgnored: number;
+  /** (process, correlation id) pairs that more than one API row carries. */
+  duplicateCorrelationIds: number;
+}
+
+export interface NvtxGpuProjection {
+  /** Grouped by (range, style), by total projected time desc, then range, then style. */
+  rows: NvtxGpuProjectionRow[];
+  /** Per-instance projections (only with `includeInstances`), by projected start asc, duration desc. */
+  instances?: NvtxGpuProjectionInstance[];
+  coverage: NvtxGpuProjectionCoverage;
+  /** End of time for unclosed ranges: max(max(start), max(end)) over NVTX range events. */
+  maxTimestampNs: number | null;
+  /** Tables the projection needs that this export lacks (empty result then). */
+  missingTables: string[];
+}
+
+export interface NvtxGpuProjectionOptions {
+  /** Only ranges, API calls and GPU ops of this OS process. */
+  pid?: number;
+  /** Also return the projected range instances. */
+  includeInstances?: boolean;
+}
+
+const OP_TABLES = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET'] as const;
+
+
+/** PID part of the `globalTid >> 24` half (HW and VM ids above it; may be negative). */
+function pidOfHi(hi: number): number {
+  return ((hi % 16777216) + 16777216) % 16777216;
+}
+
+/**
+ * Dense thread numbering from the two exact halves of a globalTid (`>> 24` and `& 0xFFFFFF`),
+ * which stay exact as JS numbers even when the globalTid itself exceeds 2^53.
+ */
+class ThreadIndex {
+  private readonly byNum = new Map<number, number>();
+  private readonly byStr = new Map<string, number>();
+  readonly pid: number[] = [];
+  readonly tid: number[] = [];
+  // Rows of one thread usually come in runs: remember the last lookup.
+  private lastHi = NaN;
+  private lastLo = NaN;
+  private lastIdx = -1;
+  get size(): number {
+    return this.pid.length;
+  }
+  private key(hi: number, lo: number): number | string {
+    const k = hi * 16777216 + lo;
+    return Number.isSafeInteger(k) ? k : `${hi}:${lo}`;
+  }
+  /** Index of a thread already interned, or -1. */
+  find(hi: number, lo: number): number {
+    if (hi === this.lastHi && lo === this.lastLo) return this.lastIdx;
+    const k = this.key(hi, lo);
+    const i = (typeof k === 'number' ? this.byNum.get(k) : this.byStr.get(k)) ?? -1;
+    if (i >= 0) {
+      this.lastHi = hi;
+      this.lastLo = lo;
+      this.lastIdx = i;
+    }
+    return i;
+  }
+  intern(hi: number, lo: number): number {
+    let i = this.find(hi, lo);
+    if (i >= 0) return i;
+    i = this.pid.length;
+    const k = this.key(hi, lo);
+    if (typeof k === 'number') this.byNum.set(k, i);
+    else this.byStr.set(k, i);
+    this.pid.push(pidOfHi(hi));
+    this.tid.push(lo);
+    return i;
+  }
+}
+
+/** Growable Uint32 column. */
+class Uint32Buffer {
+  private buf = new Uint32Array(1024);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.buf.length) {
+      const next = new Uint32Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.length++] = v;
+  }
+  view(): Uint32Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/**
+ * Indices 0..n-1 ordered by thread, then by start (stable). Counting sort by thread; each thread's
+ * segment is sorted only if it is not already in start order (exports usually are).
+ * Returns the order and, per thread, the segment bounds `offsets[t]..offsets[t+1]`.
+ */
+function orderByThreadThenStart(thread: ArrayLike<number>, start: Float64Array, nThreads: number): { order: Uint32Array; offsets: Uint32Array } {
+  const n = thread.length;
+  const offsets = new Uint32Array(nThreads + 1);
+  for (let i = 0; i < n; i++) offsets[thread[i] + 1]++;
+  for (let t = 0; t < nThreads; t++) offsets[t + 1] += offsets[t];
+  const fill = offsets.slice(0, nThreads);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[fill[thread[i]]++] = i;
+  for (let t = 0; t < nThreads; t++) {
+    const seg = order.subarray(offsets[t], offsets[t + 1]);
+    let sorted = true;
+    for (let k = 1; k < seg.length; k++) {
+      if (start[seg[k]] < start[seg[k - 1]]) {
+        sorted = false;
+        break;
+      }
+    }
+    if (!sorted) seg.sort((a, b) => start[a] - start[b] || a - b);
+  }
+  return { order, offsets };
+}
+
+/** Orders strings by code point, i.e. as SQLite's BINARY collation orders their UTF-8 bytes. */
+function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Surrogates (>= 0xD800 < 0xE000) stand for code points above 0xFFFF: they sort after 0xE000-0xFFFF.
+    const xs = x >= 0xd800 && x < 0xe000 ? x + 0x10000 : x;
+    const ys = y >= 0xd800 && y < 0xe000 ? y + 0x10000 : y;
+    return xs - ys;
+  }
+  return a.length - b.length;
+}
+
+function emptyCoverage(): NvtxGpuProjectionCoverage {
+  return {
+    candidateRanges: 0,
+    crossThreadRanges: 0,
+    unclosedRanges: 0,
+    projectedRanges: 0,
+    gpuOps: 0,
+    gpuOpsWithoutApiCall: 0,
+    apiCallsWithGpuOps: 0,
+    apiCallsOutsideRanges: 0,
+    gpuOpsOutsideRanges: 0,
+    graphTraceRowsIgnored: 0,
+    duplicateCorrelationIds: 0,
+  };
+}
+
+/**
+ * Reproduces `nsys stats -r nvtx_gpu_proj_sum` (and, per instance, `nvtx_gpu_proj_trace`): each
+ * NVTX range is projected onto the GPU work launched from inside it.
+ *
+ * As nsys's 2024+ report SQL does:
+ * - ranges are event types 59/60/70/71 with `endGlobalTid IS NULL`; a missing end becomes the
+ *   latest NVTX range timestamp;
+ * - GPU ops are kernels, memcpys and memsets (not whole-graph trace rows), joined to their API call
+ *   on correlation id and process (`op.globalPid = call.globalTid & ~0xFFFFFF`);
+ * - an op belongs to every range on the call's thread that fully contains the API call;
+ * - per range: projected start = first op start, duration = last op end - that, GPU ops = distinct
+ *   correlation ids; ranges with no op are left out;
+ * - parent = the tightest enclosing projected range on the same thread (lowest rowid on a tie),
+ *   level = depth from the root, NumChild = projected direct children.
+ *
+ * Work: ranges, API calls and GPU ops are each streamed once (`forEachRow`) into typed arrays;
+ * ops are folded into their API call through a (process, correlation id) map, giving each call the
+ * first start and last end of its GPU work; then, per thread, one sweep over the calls and the
+ * ranges, both in start order, with the list of ranges open at the call. No ranges x calls join,
+ * no SQLite sort or temporary index. Avg/Med/StdDev and the averages are not rounded (nsys prints
+ * them with one decimal).
+ */
+export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjectionOptions = {}): NvtxGpuProjection {
+  const coverage = emptyCoverage();
+  const missingTables: string[] = [];
+  if (!handle.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) missingTables.push('CUPTI_ACTIVITY_KIND_RUNTIME');
+  const opTables = OP_TABLES.filter((t) => handle.hasTable(t));
+  if (opTables.length === 0) missingTables.push(OP_TABLES.join(' | '));
+  if (handle.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
+    let q = handle.db.selectFrom('CUPTI_ACTIVITY_KIND_GRAPH_TRACE').select(sql<number>`count(*)`.as('n'));
+    if (opts.pid !== undefined) q = q.where(sql`(globalPid >> 24) & 16777215`, '=', opts.pid);
+    forEachRow(handle, q, (n: number) => (coverage.graphTraceRowsIgnored = n));
+  }
+  if (missingTables.length > 0) return { rows: [], ...(opts.includeInstances ? { instances: [] } : {}), coverage, maxTimestampNs: null, missingTables };
+  const pid = opts.pid;
+
+  // ---- 1. Ranges -------------------------------------------------------------------------------
+  const threads = new ThreadIndex();
+  const rRowid = new Float64Buffer(1024);
+  const rStartB = new Float64Buffer(1024);
+  const rEndB = new Float64Buffer(1024); // NaN = unclosed, fixed below
+  const rThreadB = new Uint32Buffer();
+  const rTypeB = new Uint32Buffer();
+  let maxStart = -Infinity;
+  let maxEnd = -Infinity;
+  const hasEndTid = handle.hasColumn('NVTX_EVENTS', 'endGlobalTid');
+  forEachRow(
+    handle,
+    handle.db
+      .selectFrom('NVTX_EVENTS')
+      .select([
+        sql<number>`rowid`.as('rowId'),
+        'start',
+        'end',
+        sql<number | null>`globalTid >> 24`.as('hi'),
+        sql<number | null>`globalTid & 16777215`.as('lo'),
+        'eventType',
+        hasEndTid ? sql<number>`endGlobalTid IS NULL`.as('sameThread') : sql<number>`1`.as('sameThread'),
+      ])
+      .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]),
+    (rowId: number, start: number | null, end: number | null, hi: number | null, lo: number | null, eventType: number, sameThread: number) => {
+      // The end of time is over every range event, whatever the filters.
+      if (start != null && start > maxStart) maxStart = start;
+      if (end != null && end > maxEnd) maxEnd = end;
+      if (start == null || hi == null || lo == null) return;
+      if (pid !== undefined && pidOfHi(hi) !== pid) return;
+      if (!sameThread) {
+        coverage.crossThreadRanges++;
+        return;
+      }
+      rRowid.push(rowId);
+      rStartB.push(start);
+      rEndB.push(end ?? NaN);
+      rThreadB.push(threads.intern(hi, lo));
+      rTypeB.push(eventType);
+    },
+  );
+  // nsys: max(max(start), max(end)) — NULL (unclosed ranges then match nothing) when no range has an end.
+  const maxTs = maxEnd === -Infinity || maxStart === -Infinity ? null : Math.max(maxStart, maxEnd);
+  const nRanges = rRowid.length;
+  const rowid = rRowid.view();
+  const rStart = rStartB.view();
+  const rEnd = rEndB.view();
+  for (let i = 0; i < nRanges; i++) {
+    if (Number.isNaN(rEnd[i])) {
+      coverage.unclosedRanges++;
+      rEnd[i] = maxTs ?? NaN;
+    }
+  }
+  coverage.candidateRanges = nRanges;
+  const rThread = rThreadB.view();
+
+  // ---- 2. API calls, then the GPU work each launched ------------------------------------------
+  // nsys joins `op.globalPid = call.globalTid & ~0xFFFFFF`: equal `>> 24` halves, and a globalPid
+  // whose thread part is 0. Calls are keyed by (that half, correlation id).
+  const callOf = new Map<number, Map<number, number>>();
+  /** First call row of a shared (process, correlation id) key -> the other rows with that key. */
+  const sharedKey = new Map<number, number[]>();
+  const aThread = new Float64Buffer(1024); // -1: a thread without candidate ranges
+  const aStart = new Float64Buffer(1024);
+  const aEnd = new Float64Buffer(1024);
+  const aCorr = new Float64Buffer(1024);
+  let rtQuery = handle.db
+    .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
+    .select([sql<number | null>`globalTid >> 24`.as('hi'), sql<number | null>`globalTid & 16777215`.as('lo'), 'start', 'end', 'correlationId'])
+    .where('correlationId', 'is not', null)
+    .where('globalTid', 'is not', null);
+  if (pid !== undefined) rtQuery = rtQuery.where(sql`(globalTid >> 24) & 16777215`, '=', pid);
+  forEachRow(handle, rtQuery, (hi: number, lo: number, start: number, end: number, corr: number) => {
+    const i = aStart.length;
+    aThread.push(threads.find(hi, lo));
+    aStart.push(start);
+    aEnd.push(end);
+    aCorr.push(corr);
+    let m = callOf.get(hi);
+    if (!m) callOf.set(hi, (m = new Map()));
+    const first = m.get(corr);
+    if (first === undefined) m.set(corr, i);
+    else {
+      let others = sharedKey.get(first);
+      if (!others) sharedKey.set(first, (others = []));
+      others.push(i);
+    }
+  });
+  coverage.duplicateCorrelationIds = sharedKey.size;
+  const nApi = aStart.length;
+  const opStartA = new Float64Array(nApi).fill(Infinity);
+  const opEndA = new Float64Array(nApi).fill(-Infinity);
+  const opCountA = new Uint32Array(nApi);
+  const addOp = (i: number, start: number, end: number) => {
+    if (start < opStartA[i]) opStartA[i] = start;
+    if (end > opEndA[i]) opEndA[i] = end;
+    opCountA[i]++;
+  };
+  for (const table of opTables) {
+    let q = handle.db
+      .selectFrom(table)
+      .select([sql<number | null>`CASE WHEN (globalPid & 16777215) = 0 THEN globalPid >> 24 END`.as('hi'), 'correlationId', 'start', 'end']);
+    if (pid !== undefined) q = q.where(sql`(globalPid >> 24) & 16777215`, '=', pid);
+    forEachRow(handle, q, (hi: number | null, corr: number | null, start: number, end: number) => {
+      coverage.gpuOps++;
+      const i = hi == null || corr == null ? undefined : callOf.get(hi)?.get(corr);
+      if (i === undefined) {
+        coverage.gpuOpsWithoutApiCall++;
+        return;
+      }
+      addOp(i, start, end);
+      if (sharedKey.size > 0) {
+        const others = sharedKey.get(i);
+        if (others) for (const j of others) addOp(j, start, end);
+      }
+    });
+  }
+  callOf.clear();
+  // Calls that launched work on a thread with ranges, in compact arrays for the sweep.
+  const aThreadV = aThread.view();
+  const shared = new Uint8Array(nApi);
+  for (const [first, others] of sharedKey) {
+    shared[first] = 1;
+    for (const j of others) shared[j] = 1;
+  }
+  const cIdx = new Uint32Buffer();
+  for (let i = 0; i < nApi; i++) {
+    if (opCountA[i] === 0) continue;
+    coverage.apiCallsWithGpuOps++;
+    if (aThreadV[i] < 0) {
+      coverage.apiCallsOutsideRanges++;
+      coverage.gpuOpsOutsideRanges += opCountA[i];
+    } else cIdx.push(i);
+  }
+  const calls = cIdx.view();
+  const nCalls = calls.length;
+  const cThread = new Uint32Array(nCalls);
+  const cStart = new Float64Array(nCalls);
+  const cEnd = new Float64Array(nCalls);
+  const cOpStart = new Float64Array(nCalls);
+  const cOpEnd = new Float64Array(nCalls);
+  const cOpCount = new Uint32Array(nCalls);
+  const cCorr = new Float64Array(nCalls);
+  const cDup = new Uint8Array(nCalls);
+  {
+    const s = aStart.view();
+    const e = aEnd.view();
+    const corr = aCorr.view();
+    for (let k = 0; k < nCalls; k++) {
+      const i = calls[k];
+      cThread[k] = aThreadV[i];
+      cStart[k] = s[i];
+      cEnd[k] = e[i];
+      cOpStart[k] = opStartA[i];
+      cOpEnd[k] = opEndA[i];
+      cOpCount[k] = opCountA[i];
+      cCorr[k] = corr[i];
+      cDup[k] = shared[i];
+    }
+  }
+
+  // ---- 3. Sweep: every range on the call's thread that contains the call ----------------------
+  const nThreads = threads.size;
+  const R = orderByThreadThenStart(rThread, rStart, nThreads);
+  const C = orderByThreadThenStart(cThread, cStart, nThreads);
+  const projStart = new Float64Array(nRanges).fill(Infinity);
+  const projEnd = new Float64Array(nRanges).fill(-Infinity);
+  const numOps = new Uint32Array(nRanges);
+  const dupCorrs = new Map<number, Set<number>>();
+  const active: number[] = [];
+  for (let t = 0; t < nThreads; t++) {
+    let rp = R.offsets[t];
+    const rEndOff = R.offsets[t + 1];
+    active.length = 0;
+    for (let k = C.offsets[t]; k < C.offsets[t + 1]; k++) {
+      const c = C.order[k];
+      const cs = cStart[c];
+      const ce = cEnd[c];
+      while (rp < rEndOff && rStart[R.order[rp]] <= cs) active.push(R.order[rp++]);
+      let w = 0;
+      let hits = 0;
+      for (let a = 0; a < active.length; a++) {
+        const r = active[a];
+        const re = rEnd[r];
+        if (re < cs) continue; // closed before this call: before every later one too
+        active[w++] = r;
+        if (re >= ce) {
+          hits++;
+          if (cOpStart[c] < projStart[r]) projStart[r] = cOpStart[c];
+          if (cOpEnd[c] > projEnd[r]) projEnd[r] = cOpEnd[c];
+          if (cDup[c]) {
+            let s = dupCorrs.get(r);
+            if (!s) dupCorrs.set(r, (s = new Set()));
+            s.add(cCorr[c]);
+          } else numOps[r]++;
+        }
+      }
+      active.length = w;
+      if (hits === 0) {
+        coverage.apiCallsOutsideRanges++;
+        coverage.gpuOpsOutsideRanges += cOpCount[c];
+      }
+    }
+  }
+  for (const [r, s] of dupCorrs) numOps[r] += s.size;
+
+  // ---- 4. Hierarchy among projected ranges -----------------------------------------------------
+  // Every range enclosing a projected range encloses its calls too, so is projected: parents can
+  // be searched among projected ranges only. Tightness (c.start-p.start)+(p.end-c.end) is
+  // dur(p) - dur(c): the tightest parent is the shortest enclosing range.
+  const projected = new Uint32Buffer();
+  for (let k = 0; k < nRanges; k++) {
+    const r = R.order[k];
+    if (projEnd[r] !== -Infinity) projected.push(r);
+  }
+  const proj = projected.view();
+  coverage.projectedRanges = proj.length;
+  const parent = new Int32Array(nRanges).fill(-1);
+  const numChild = new Uint32Array(nRanges);
+  {
+    let p = 0;
+    for (let k = 0; k < proj.length; k++) {
+      const c = proj[k];
+      if (k === 0 || rThread[proj[k - 1]] !== rThread[c]) {
+        active.length = 0;
+        p = k;
+      }
+      const cs = rStart[c];
+      const ce = rEnd[c];
+      while (p < proj.length && rThread[proj[p]] === rThread[c] && rStart[proj[p]] <= cs) active.push(proj[p++]);
+      let w = 0;
+      let best = -1;
+      let bestDur = Infinity;
+      for (let a = 0; a < active.length; a++) {
+        const r = active[a];
+        if (rEnd[r] < cs) continue;
+        active[w++] = r;
+        if (r === c || rEnd[r] < ce) continue;
+        const d = rEnd[r] - rStart[r];
+        if (d < bestDur || (d === bestDur && rowid[r] < rowid[best])) {
+          best = r;
+          bestDur = d;
+        }
+      }
+      active.length = w;
+      parent[c] = best;
+      if (best >= 0) numChild[best]++;
+    }
+  }
+  // Levels: walk up to a root or a known level; a loop (identical ranges are each other's
+  // tightest parent) leaves the level NULL, as nsys's recursive CTE never reaches those ranges.
+  const level = new Float64Array(nRanges).fill(-1); // -1 unknown, NaN none
+  const onPath = new Uint8Array(nRanges);
+  const path: number[] = [];
+  for (const r0 of proj) {
+    if (level[r0] !== -1) continue;
+    path.length = 0;
+    let r = r0;
+    let base: number;
+    for (;;) {
+      if (level[r] !== -1) {
+        base = level[r];
+        break;
+      }
+      if (onPath[r]) {
+        base = NaN;
+        break;
+      }
+      onPath[r] = 1;
+      path.push(r);
+      if (parent[r] < 0) {
+        base = -1;
+        break;
+      }
+      r = parent[r];
+    }
+    for (let i = path.length - 1; i >= 0; i--) {
+      onPath[path[i]] = 0;
+      base = Number.isNaN(base) ? NaN : base + 1;
+      level[path[i]] = base;
+    }
+  }
+
+  // ---- 5. Names of projected ranges -------------------------------------------------------------
+  const projIdxByRowid = new Map<number, number>();
+  for (const r of proj) projIdxByRowid.set(rowid[r], r);
+  const label = new Map<number, string>();
+  if (proj.length > 0) {
+    const domainOf = new Map<number, number>();
+    const textIdOf = new Map<number, number>();
+    const textOf = new Map<number, string | null>();
+    forEachRow(
+      handle,
+      handle.db
+        .selectFrom('NVTX_EVENTS')
+        .select([sql<number>`rowid`.as('rowId'), 'domainId', sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'textId', 'text'])
+        .where(sql`rowid`, 'in', sql`(SELECT value FROM json_each(${JSON.stringify(Array.from(proj, (r) => rowid[r]))}))`),
+      (rowId: number, domainId: number | null, rpid: number, textId: number | null, text: string | null) => {
+        const r = projIdxByRowid.get(rowId)!;
+        domainOf.set(r, domainKey(domainId, rpid));
+        if (textId != null) textIdOf.set(r, textId);
+        textOf.set(r, text);
+      },
+    );
+    const domains = loadNvtxDomains(handle);
+    const strings = loadStrings(handle, new Set(textIdOf.values()));
+    for (const r of proj) {
+      const tid = textIdOf.get(r);
+      const text = (tid !== undefined ? strings.get(tid) : undefined) ?? textOf.get(r) ?? null;
+      label.set(r, nvtxRangeLabel(domains.get(domainOf.get(r)!) ?? null, text));
+    }
+  }
+
+  // ---- 6. Summary --------------------------------------------------------------------------------
+  interface Group {
+    range: string;
+    style: NvtxStyle;
+    proj: Float64Buffer;
+    rangeNs: number;
+    ops: number;
+    lvlSum: number;
+    lvlN: number;
+    childSum: number;
+  }
+  const groups = new Map<string, Group>();
+  const rType = rTypeB.view();
+  for (const r of proj) {
+    const style = nvtxStyleOf(rType[r]);
+    const range = label.get(r) ?? '';
+    const key = `${style}\u0000${range}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { range, style, proj: new Float64Buffer(), rangeNs: 0, ops: 0, lvlSum: 0, lvlN: 0, childSum: 0 }));
+    g.proj.push(projEnd[r] - projStart[r]);
+    g.rangeNs += rEnd[r] - rStart[r];
+    g.ops += numOps[r];
+    if (!Number.isNaN(level[r])) {
+      g.lvlSum += level[r];
+      g.lvlN++;
+    }
+    g.childSum += numChild[r];
+  }
+  const rows: NvtxGpuProjectionRow[] = [...groups.values()].map((g) => {
+    const s = durationStats(g.proj.view());
+    return {
+      range: g.range,
+      style: g.style,
+      totalProjNs: s.total,
+      totalRangeNs: g.rangeNs,
+      instances: s.count,
+      projAvg: s.avg,
+      projMed: s.med,
+      projMin: s.min,
+      projMax: s.max,
+      projStdDev: s.stdDev,
+      totalGpuOps: g.ops,
+      avgGpuOps: g.ops / s.count,
+      avgRangeLvl: g.lvlN > 0 ? g.lvlSum / g.lvlN : NaN,
+      avgNumChild: g.childSum / s.count,
+    };
+  });
+  // nsys: GROUP BY (name, style) then ORDER BY total desc; ties keep the group order.
+  rows.sort((a, b) => b.totalProjNs - a.totalProjNs || compareCodePoints(a.range, b.range) || compareCodePoints(a.style, b.style));
+
+  const result: NvtxGpuProjection = { rows, coverage, maxTimestampNs: maxTs, missingTables };
+  if (opts.includeInstances) {
+    result.instances = Array.from(proj, (r) => ({
+      rangeId: rowid[r],
+      range: label.get(r) ?? '',
+      style: nvtxStyleOf(rType[r]),
+      pid: threads.pid[rThread[r]],
+      tid: threads.tid[rThread[r]],
+      start: rStart[r],
+      end: rEnd[r],
+      projStart: projStart[r],
+      projEnd: projEnd[r],
+      projDuration: projEnd[r] - projStart[r],
+      numGpuOps: numOps[r],
+      level: Number.isNaN(level[r]) ? null : level[r],
+      parentId: parent[r] >= 0 ? rowid[parent[r]] : null,
+      numChild: numChild[r],
+    })).sort((a, b) => a.projStart - b.projStart || b.projDuration - a.projDuration || a.rangeId - b.rangeId);
+  }
+  return result;
+}
