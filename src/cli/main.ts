@@ -10,6 +10,7 @@ import { registerCategories, registerIterations } from './commands/iterations.js
 import { registerCompare, registerSummarize } from './commands/compare.js';
 import { registerGaps } from './commands/gaps.js';
 import { registerMetrics } from './commands/metrics.js';
+import { registerTrace } from './commands/trace.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerCategories(program);
   registerSummarize(program);
   registerCompare(program);
+  registerTrace(program);
   for (const cmd of program.commands) cmd.exitOverride();
   program.hook('preAction', (_program, action) => guardInputs(action));
   return program;

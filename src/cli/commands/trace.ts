@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { withExport } from '../../export/openExport.js';
+import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
+import { parseDurationNs } from '../../gaps/duration.js';
+import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
+import { parseIterationLogFile } from '../../logs/parse.js';
+import { loadCategoryRules } from '../../categories/rules.js';
+import { UsageError } from '../../errors.js';
+import { formatBytes } from '../../trace/format.js';
+import { parseItersOption } from '../../trace/itersOption.js';
+import { writeTrace } from '../../trace/writeTrace.js';
+import { note } from '../output.js';
+
+interface TraceCliOptions {
+  output: string;
+  log?: string[];
+  iters?: string;
+  minGap: number;
+  kernelNames: string;
+  iterationRange?: string;
+  firstIter?: number;
+  profileRange?: string;
+  categories?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function nonNegativeInt(option: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim())) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
+    return Number(value.trim());
+  };
+}
+
+/**
+ * `iterscope trace <export> -o trace.json`: an annotated Chrome trace-event JSON for
+ * ui.perfetto.dev (iteration slices, GPU streams, idle gaps by cause, batch counters).
+ * Option values are checked while commander parses them, before the export is opened.
+ */
+export function registerTrace(program: Command): void {
+  program
+    .command('trace <export>')
+    .description('write a Chrome trace-event JSON for ui.perfetto.dev: iteration slices named by batch composition, GPU work per device and stream, idle gaps coloured by cause, context-token and active-request counters')
+    .requiredOption('-o, --output <file>', 'the trace file to write (JSON; large exports: see --iters)')
+    .option('--log <file>', 'iteration log to name iterations by batch composition (same formats as `iterations --log`); repeatable', collect)
+    .option('--iters <A-B>', 'only iterations A..B, and the GPU ops and gaps overlapping [start of A, end of B)', (v: string) => {
+      parseItersOption(v);
+      return v;
+    })
+    .option('--min-gap <duration>', 'idle gaps at least this long become slices (ns, us, ms or s)', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
+    .option('--kernel-names <short|demangled>', 'kernel slice names: nsys short names, or full demangled signatures (much larger file)', (v: string) => {
+      if (v !== 'short' && v !== 'demangled') throw new UsageError(`--kernel-names must be short or demangled (got '${v}')`);
+      return v;
+    }, 'short')
+    .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
+    .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
+    .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
+    .option('--categories <rules.json>', 'kernel category rules replacing the default table (slice args and iteration category ns)')
+    .action((file: string, opts: TraceCliOptions) => {
+      const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
+      const iters = opts.iters !== undefined ? parseItersOption(opts.iters) : undefined;
+      const classifier = opts.categories ? loadCategoryRules(opts.categories) : undefined;
+      const logs = (opts.log ?? []).map(parseIterationLogFile);
+      const summary = withExport(file, (h) =>
+        writeTrace(h, opts.output, {
+          iterationOptions: { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange },
+          iters,
+          minGapNs: opts.minGap,
+          kernelNames: opts.kernelNames as 'short' | 'demangled',
+          classifier,
+        }),
+      );
+      for (const n of summary.notes) note(n);
+      note(`wrote ${opts.output} (${formatBytes(summary.bytes)}, ${summary.events} events, ${summary.tracks} tracks): open it in https://ui.perfetto.dev`);
+    });
+}

@@ -1,0 +1,215 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { ExportHandle } from '../../queries/handle.js';
+import { GpuOpKind, GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
+import { forEachRow } from '../../queries/run.js';
+import { loadStrings } from '../../queries/strings.js';
+import type { CategoryClassifier } from '../categories/rules.js';
+import { str, usText } from './events.js';
+import { Lanes } from './lanes.js';
+import { streamTrack, gpuPid, type TrackRegistry } from './tracks.js';
+
+/** Kernel slice names: nsys's short name (`shortName`, the default) or the full demangled signature. */
+export type KernelNames = 'short' | 'demangled';
+
+export interface GpuOpSliceOptions {
+  classifier: CategoryClassifier;
+  kernelNames?: KernelNames;
+  /** Only ops overlapping [startNs, endNs) (zero-length ops: starting inside it). */
+  window?: { startNs: number; endNs: number };
+}
+
+export interface GpuOpSliceStats {
+  /** Slices written: one per kernel, memcpy, memset and whole-graph row kept. */
+  ops: number;
+  byKind: Record<(typeof GPU_OP_KIND_NAMES)[number], number>;
+  /** Ops put on an overflow lane because they overlapped the previous op of their stream. */
+  overflowOps: number;
+  /** (device, stream) pairs, and how many of them needed overflow lanes. */
+  streams: number;
+  streamsWithOverflow: number;
+  devices: number[];
+}
+
+const TABLES = [
+  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', kind: GpuOpKind.Kernel },
+  { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', kind: GpuOpKind.Memcpy },
+  { table: 'CUPTI_ACTIVITY_KIND_MEMSET', kind: GpuOpKind.Memset },
+  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', kind: GpuOpKind.Graph },
+] as const;
+
+/** The kernel name ids in use (short and demangled), resolved in one pass over `StringIds`. */
+function kernelStrings(handle: ExportHandle, nameCol: string): Map<number, string> {
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) return new Map();
+  // DISTINCT over the pair is one scan with a tiny temp index (a UNION of the two columns costs
+  // 5x more). Column names come from our own constants (checked with hasColumn).
+  const pairs = handle.sqlite.prepare(`SELECT DISTINCT ${nameCol}, demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL`).raw(true).all() as [number | null, number | null][];
+  const ids = new Set<number>();
+  for (const [a, b] of pairs) {
+    if (a != null) ids.add(a);
+    if (b != null) ids.add(b);
+  }
+  return loadStrings(handle, ids);
+}
+
+function memcpyLabels(handle: ExportHandle): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!handle.hasTable('ENUM_CUDA_MEMCPY_OPER')) return out;
+  for (const [id, label] of handle.sqlite.prepare('SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER').raw(true).all() as [number, string][]) out.set(id, label);
+  return out;
+}
+
+/** Whether GPU work of more than one process is in the export (then each slice names its pid). */
+function multiProcess(handle: ExportHandle): boolean {
+  const parts = TABLES.filter((t) => handle.hasTable(t.table)).map((t) => `SELECT DISTINCT globalPid FROM ${t.table}`);
+  if (parts.length === 0) return false;
+  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM (${parts.join(' UNION ')})`).get() as { n: number };
+  return row.n > 1;
+}
+
+interface StreamState {
+  lanes: Lanes;
+  /** tid per lane. */
+  tids: number[];
+}
+
+/**
+ * Streams every GPU op of the export (or of a time window), in start order, into `X` slices on
+ * one track per (device, stream) — `GPU d stream s`, pid `GPU d` — with overflow lanes for the
+ * rare op that overlaps the previous one on its stream (see lanes.ts). SQLite sorts the union of
+ * the op tables (spilling to temp files when large); rows reach JS through `forEachRow` and leave
+ * as JSON text through `emit`, so nothing per op is kept.
+ *
+ * Slice names: kernels their short (default) or demangled name; memcpys
+ * `[CUDA memcpy Host-to-Device]`; memsets `[CUDA memset]`; whole-graph launches (graph-level
+ * CUDA-graph trace) `[CUDA graph <graphId>]`. `cat` is the kind; args: `category` (the kernel
+ * category table; graph launches `cuda_graph`), `correlationId`, `bytes` (memcpy/memset),
+ * `graphExecId` (graphs), and `pid` when several processes share the export.
+ */
+export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (json: string) => void, opts: GpuOpSliceOptions): GpuOpSliceStats {
+  const stats: GpuOpSliceStats = { ops: 0, byKind: { kernel: 0, memcpy: 0, memset: 0, graph: 0 }, overflowOps: 0, streams: 0, streamsWithOverflow: 0, devices: [] };
+  const present = TABLES.filter((t) => handle.hasTable(t.table));
+  if (present.length === 0) return stats;
+  const shortCol = handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') && opts.kernelNames !== 'demangled' ? 'shortName' : 'demangledName';
+  const strings = kernelStrings(handle, shortCol);
+  const copyLabels = memcpyLabels(handle);
+  const withPid = multiProcess(handle);
+  const classifier = opts.classifier;
+  const cats = classifier.categories;
+
+  const col = (table: string, column: string) => (handle.hasColumn(table, column) ? sql.ref(column) : sql`NULL`);
+  const parts = present.map((src) => {
+    const t = src.table;
+    const nameId = src.kind === GpuOpKind.Kernel ? sql.ref(shortCol) : src.kind === GpuOpKind.Memcpy ? col(t, 'copyKind') : src.kind === GpuOpKind.Graph ? col(t, 'graphId') : sql`NULL`;
+    const catId = src.kind === GpuOpKind.Kernel ? sql.ref('demangledName') : sql`NULL`;
+    const extra = src.kind === GpuOpKind.Memcpy || src.kind === GpuOpKind.Memset ? col(t, 'bytes') : src.kind === GpuOpKind.Graph ? col(t, 'graphExecId') : sql`NULL`;
+    let q = handle.db
+      .selectFrom(t as 'CUPTI_ACTIVITY_KIND_KERNEL')
+      .select([
+        'start',
+        'end',
+        'deviceId',
+        'streamId',
+        'correlationId',
+        sql<number>`(globalPid >> 24) & 16777215`.as('pid'),
+        sql<number>`${sql.lit(src.kind)}`.as('kind'),
+        sql<number | null>`${nameId}`.as('nameId'),
+        sql<number | null>`${catId}`.as('catId'),
+        sql<number | null>`${extra}`.as('extra'),
+      ]);
+    const w = opts.window;
+    if (w) {
+      q = q.where((eb) => eb.and([eb('start', '<', w.endNs), eb.or([eb('end', '>', w.startNs), eb('start', '>=', w.startNs)]) as Expression<SqlBool>]));
+    }
+    return q;
+  });
+  let query = parts[0];
+  for (const p of parts.slice(1)) query = query.unionAll(p);
+  // Start order is all the lanes need (ties in any order); sorting by end too costs ~15% more.
+  const ordered = query.orderBy('start');
+
+  // Per-op JSON after `"dur":...`: name, cat and the start of args, cached per name.
+  const kernelFrag = new Map<number, string>();
+  const memcpyFrag = new Map<number, string>();
+  const graphFrag = new Map<number, string>();
+  const memsetFrag = `,"name":"[CUDA memset]","cat":"memset","args":{"category":${str(cats[classifier.classify('[CUDA memset]')])}`;
+  const graphCategory = str(cats[classifier.classify('[CUDA graph]')]);
+  const fragment = (kind: number, nameId: number | null, catId: number | null): string => {
+    switch (kind) {
+      case GpuOpKind.Kernel: {
+        const key = catId ?? -1;
+        let f = kernelFrag.get(key);
+        if (f === undefined) {
+          const full = catId == null ? '' : (strings.get(catId) ?? '');
+          const name = nameId == null ? '[kernel]' : (strings.get(nameId) ?? `[kernel ${nameId}]`);
+          f = `,"name":${str(name)},"cat":"kernel","args":{"category":${str(cats[classifier.classify(full)])}`;
+          kernelFrag.set(key, f);
+        }
+        return f;
+      }
+      case GpuOpKind.Memcpy: {
+        const key = nameId ?? -1;
+        let f = memcpyFrag.get(key);
+        if (f === undefined) {
+          const label = nameId == null ? 'Unknown' : (copyLabels.get(nameId) ?? `copyKind ${nameId}`);
+          const name = `[CUDA memcpy ${label}]`;
+          f = `,"name":${str(name)},"cat":"memcpy","args":{"category":${str(cats[classifier.classify(name)])}`;
+          memcpyFrag.set(key, f);
+        }
+        return f;
+      }
+      case GpuOpKind.Graph: {
+        const key = nameId ?? -1;
+        let f = graphFrag.get(key);
+        if (f === undefined) {
+          f = `,"name":${str(nameId == null ? '[CUDA graph]' : `[CUDA graph ${nameId}]`)},"cat":"graph","args":{"category":${graphCategory}`;
+          graphFrag.set(key, f);
+        }
+        return f;
+      }
+      default:
+        return memsetFrag;
+    }
+  };
+
+  const devices = new Map<number, Map<number, StreamState>>();
+  let lastDevice = NaN;
+  let lastStreams: Map<number, StreamState> | undefined;
+  const kindNames = GPU_OP_KIND_NAMES;
+  forEachRow(
+    handle,
+    ordered,
+    (start: number, end: number, deviceId: number, streamId: number | null, corr: number | null, pid: number, kind: number, nameId: number | null, catId: number | null, extra: number | null) => {
+      if (deviceId !== lastDevice) {
+        lastDevice = deviceId;
+        lastStreams = devices.get(deviceId);
+        if (!lastStreams) devices.set(deviceId, (lastStreams = new Map()));
+      }
+      const sKey = streamId ?? -1;
+      let st = lastStreams!.get(sKey);
+      if (!st) {
+        st = { lanes: new Lanes(), tids: [] };
+        lastStreams!.set(sKey, st);
+      }
+      const lane = st.lanes.assign(start, end);
+      let tid = st.tids[lane];
+      if (tid === undefined) tid = st.tids[lane] = streamTrack(tracks, deviceId, streamId, lane);
+      if (lane > 0) stats.overflowOps++;
+      let ev = `{"ph":"X","pid":${gpuPid(deviceId)},"tid":${tid},"ts":${usText(start)},"dur":${usText(end - start)}${fragment(kind, nameId, catId)}`;
+      if (corr != null) ev += `,"correlationId":${corr}`;
+      if (extra != null) ev += kind === GpuOpKind.Graph ? `,"graphExecId":${extra}` : `,"bytes":${extra}`;
+      if (withPid) ev += `,"pid":${pid}`;
+      emit(ev + '}}');
+      stats.ops++;
+      stats.byKind[kindNames[kind]]++;
+    },
+  );
+  for (const [d, streams] of devices) {
+    stats.devices.push(d);
+    for (const st of streams.values()) {
+      stats.streams++;
+      if (st.lanes.count > 1) stats.streamsWithOverflow++;
+    }
+  }
+  stats.devices.sort((a, b) => a - b);
+  return stats;
+}

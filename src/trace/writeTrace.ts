@@ -1,0 +1,144 @@
+import { basename } from 'node:path';
+import type { ExportHandle } from '../../queries/handle.js';
+import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
+import { IterationError } from '../errors.js';
+import { analyzeGaps, DEFAULT_MIN_GAP_NS, idleByCausePerIteration, type GapRow } from '../gaps/analyze.js';
+import { analyzeIterations, type IterationOptions, type IterationRow } from '../iterations/analyze.js';
+import { formatBytes } from './format.js';
+import { writeGaps } from './gapSlices.js';
+import { writeGpuOps, type GpuOpSliceStats, type KernelNames } from './gpuOpSlices.js';
+import { writeIterations } from './iterationSlices.js';
+import { selectIterations, type IterRange } from './itersOption.js';
+import { TrackRegistry } from './tracks.js';
+import { TraceFileWriter } from './writer.js';
+
+/** Above this size a note suggests `--iters` (Perfetto issue #99: a ~900 MB JSON crashes the UI). */
+export const LARGE_TRACE_BYTES = 512 * 1024 * 1024;
+
+export interface TraceOptions {
+  /** How to find, number and join iterations (as `analyzeIterations`). */
+  iterationOptions?: IterationOptions;
+  /** Only iterations A..B, and the GPU ops and gaps overlapping [start of A, end of B). */
+  iters?: IterRange;
+  /** Gap slices for idle gaps at least this long (default 100 us, as `gaps`). */
+  minGapNs?: number;
+  /** Kernel slice names (default `short`). */
+  kernelNames?: KernelNames;
+  classifier?: CategoryClassifier;
+}
+
+export interface TraceSummary {
+  file: string;
+  output: string;
+  /** File size in bytes and number of trace events (metadata included). */
+  bytes: number;
+  events: number;
+  /** The `--iters` time window, null for the whole export. */
+  window: { first: number; last: number; startNs: number; endNs: number } | null;
+  iterations: number;
+  counterSamples: number;
+  gaps: number;
+  gpuOps: GpuOpSliceStats;
+  processes: number;
+  tracks: number;
+  notes: string[];
+}
+
+function sessionStartUtcNs(handle: ExportHandle): string | null {
+  if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
+  try {
+    const row = handle.sqlite.prepare('SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1').safeIntegers(true).get() as { utcEpochNs: bigint | null } | undefined;
+    return row?.utcEpochNs == null ? null : String(row.utcEpochNs);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes a Chrome trace-event JSON file (object form, opens in ui.perfetto.dev and
+ * chrome://tracing) of an export:
+ *
+ * - `Iterations (pid N)`: one slice per iteration window named by its batch composition
+ *   (`iter 103: 1 ctx (768 tok), 15 gen`; args: wall, GPU busy/idle, ns by kernel category, idle by
+ *   cause, the log record) and counters `context tokens` and `active requests`;
+ * - `GPU d`: `GPU d idle gaps` (gaps >= minGap named and coloured by primary cause), then
+ *   `GPU d stream s` per stream with every kernel, memcpy, memset and whole-graph launch.
+ *
+ * `ts`/`dur` are microseconds from session start with ns precision. Written incrementally: GPU
+ * ops are streamed from SQLite into ~1 MB chunks, never held as a whole.
+ */
+export function writeTrace(handle: ExportHandle, output: string, opts: TraceOptions = {}): TraceSummary {
+  const notes: string[] = [];
+  const classifier = opts.classifier ?? opts.iterationOptions?.classifier ?? defaultCategoryClassifier();
+
+  // Iterations (optional unless --iters asks for them).
+  let rows: IterationRow[] = [];
+  try {
+    const a = analyzeIterations(handle, { ...opts.iterationOptions, classifier });
+    rows = a.iterations;
+    notes.push(...a.coverage.notes.filter((n) => /^pid \d+:|iterations found|joined to a log record/.test(n)));
+  } catch (err) {
+    if (!(err instanceof IterationError) || opts.iters) throw err;
+    notes.push(`no iteration track: ${err.message.replace(`${handle.path}: `, '')}`);
+  }
+  let window: TraceSummary['window'] = null;
+  let shown = rows;
+  if (opts.iters) {
+    const sel = selectIterations(rows, opts.iters);
+    shown = sel.rows;
+    window = { ...opts.iters, startNs: sel.startNs, endNs: sel.endNs };
+  }
+
+  // Gaps (all of them; the window picks those overlapping it).
+  const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
+  const gapAnalysis = analyzeGaps(handle, { iterations: rows.length ? rows : null, minGapNs });
+  const idleByIter = idleByCausePerIteration(gapAnalysis, shown);
+  const gaps: GapRow[] = window ? gapAnalysis.gaps.filter((g) => g.startNs < window!.endNs && g.endNs > window!.startNs) : gapAnalysis.gaps;
+
+  const otherData: Record<string, unknown> = {
+    generator: 'iterscope trace',
+    source: basename(handle.path),
+    nsysVersion: handle.metadata.productVersion,
+    timeBase: 'ts/dur in microseconds from the nsys session start',
+    sessionStartUtcEpochNs: sessionStartUtcNs(handle),
+    iterations: opts.iters ? `${opts.iters.first}-${opts.iters.last}` : 'all',
+    minGapNs,
+    kernelNames: opts.kernelNames ?? 'short',
+  };
+  const writer = new TraceFileWriter(output);
+  const emit = (json: string) => writer.event(json);
+  const tracks = new TrackRegistry(emit);
+  try {
+    const it = writeIterations(shown, tracks, emit, idleByIter);
+    const gapCount = writeGaps(gaps, tracks, emit);
+    const ops = writeGpuOps(handle, tracks, emit, { classifier, kernelNames: opts.kernelNames, window: window ?? undefined });
+    writer.close({ ...otherData, iterationSlices: it.slices, gapSlices: gapCount, gpuOpSlices: ops.ops, overflowOps: ops.overflowOps });
+
+    if (window) notes.push(`iterations ${window.first}..${window.last}: ${shown.length} iteration slices, GPU ops and gaps overlapping ${(window.startNs / 1e6).toFixed(3)}..${(window.endNs / 1e6).toFixed(3)} ms`);
+    if (ops.overflowOps) {
+      notes.push(`${ops.overflowOps} GPU ops start before the previous op on their stream ends (timestamp jitter); they are on '(overlap k)' tracks next to their stream, times unchanged`);
+    }
+    if (it.overflowSlices) notes.push(`${it.overflowSlices} iteration windows overlap the previous one; they are on '(overlap k)' tracks`);
+    if (writer.bytes > LARGE_TRACE_BYTES) {
+      notes.push(`the trace is ${formatBytes(writer.bytes)}: Perfetto's UI handles JSON traces up to a few hundred MB (about 1 GB crashes it); use --iters A-B for a window`);
+    }
+    notes.push(`${gapCount} idle gaps >= ${minGapNs / 1000} us as slices; ${ops.ops} GPU ops on ${ops.streams} stream track(s) of ${ops.devices.length} device(s)`);
+    return {
+      file: handle.path,
+      output,
+      bytes: writer.bytes,
+      events: writer.events,
+      window,
+      iterations: it.slices,
+      counterSamples: it.counterSamples,
+      gaps: gapCount,
+      gpuOps: ops,
+      processes: tracks.processCount,
+      tracks: tracks.trackCount,
+      notes,
+    };
+  } catch (err) {
+    writer.abort();
+    throw err;
+  }
+}
