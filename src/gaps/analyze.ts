@@ -6,7 +6,8 @@ import { IterationError } from '../errors.js';
 import { analyzeIterations, PHASES, type IterationOptions, type IterationRow, type Phase } from '../iterations/analyze.js';
 import { formatNs } from '../../reports/units.js';
 import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
-import { describeOp, gapCount, loadGpuTimelines, resolveBoundaryOps, type GapOp } from './findGaps.js';
+import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
+import { describeOp, gapCount, loadGpuTimelines, resolveBoundaryOps, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, threadKey, type HostContext } from './hostCauses.js';
 
 /** Default `--min-gap`: 100 us. */
@@ -27,6 +28,10 @@ export interface GapAnalysisOptions {
    */
   iterations?: readonly IterationRef[] | null;
   iterationOptions?: IterationOptions;
+  /** GPU ops already loaded (e.g. by the iterations analysis): saves a second scan. */
+  gpuOps?: GpuOpColumns;
+  /** CUDA API calls already loaded: saves a second scan. */
+  apiCalls?: ApiCallColumns;
 }
 
 /** The CUDA API call that launched the op after a gap. */
@@ -221,7 +226,7 @@ interface PendingGap {
 export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {}): GapAnalysis {
   const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
   const notes: string[] = [];
-  const { ops, devices } = loadGpuTimelines(handle, { deviceId: opts.deviceId });
+  const { ops, devices } = loadGpuTimelines(handle, { deviceId: opts.deviceId, ops: opts.gpuOps });
 
   // Iterations.
   let refs: readonly IterationRef[] = [];
@@ -323,7 +328,7 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
     if (!s) wanted.set(g.pid, (s = new Set()));
     s.add(c);
   }
-  const host: HostContext = loadHostContext(handle, ops, wanted);
+  const host: HostContext = loadHostContext(handle, ops, wanted, opts.apiCalls);
   const nameIds = new Set<number>();
   for (const g of pending) {
     for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && !Number.isNaN(ops.nameId[i])) nameIds.add(ops.nameId[i]);

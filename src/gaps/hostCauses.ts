@@ -6,6 +6,7 @@ import { loadStrings } from '../../queries/strings.js';
 import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
 import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GpuOpColumns } from './findGaps.js';
+import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 
 /** NVTX names the cause rules look for. */
 export const GC_RANGE = 'Python GC';
@@ -172,12 +173,12 @@ function inList(values: Iterable<number | string>) {
 
 /**
  * Loads the host side of the gaps:
- * 1. CUDA API calls (one pass): which threads launched the GPU ops (correlation id + PID), the
+ * 1. CUDA API calls (one pass, or `apiCalls` already loaded): which threads launched the GPU ops (correlation id + PID), the
  *    blocking calls of those threads, and the calls behind `wantedCorrelations` (ops after gaps);
  * 2. NVTX (one pass, only the rows needed): `Python GC` ranges of every thread, `Waiting for GIL`
  *    and every other range of the launching threads (`Holding GIL` rows are skipped in SQL).
  */
-export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>): HostContext {
+export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>, apiCalls?: ApiCallColumns): HostContext {
   const ctx: HostContext = {
     runtimePresent: handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'),
     nvtxPresent: handle.hasTable('NVTX_EVENTS'),
@@ -227,12 +228,14 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
       wanted.set(pid, m);
       ctx.apiCalls.set(pid, m);
     }
-    let q = handle.db
-      .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
-      .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), sql<number>`globalTid & 16777215`.as('tid'), 'correlationId', 'start', 'end', 'nameId']);
-    // 2022.x exports repeat calls as CUDA-backtrace rows (eventClass 67) with the same correlationId.
-    if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
-    forEachRow(handle, q, (pid: number, tid: number, corr: number | null, start: number, end: number, nameId: number | null) => {
+    const calls = apiCalls ?? loadApiCallColumns(handle);
+    for (let i = 0; i < calls.count; i++) {
+      const pid = calls.pid[i];
+      const tid = calls.tid[i];
+      const corr = Number.isNaN(calls.correlationId[i]) ? null : calls.correlationId[i];
+      const start = calls.start[i];
+      const end = calls.end[i];
+      const nameId = Number.isNaN(calls.nameId[i]) ? null : calls.nameId[i];
       if (corr != null) {
         const g = gpuCorr.get(pid);
         if (g && contains(g, corr)) {
@@ -252,7 +255,7 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
         if (!s) syncNameIdsSeen.set(k, (s = new Set()));
         s.add(nameId);
       }
-    });
+    }
   }
 
   // Launching threads per process, busiest first.

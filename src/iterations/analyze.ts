@@ -1,5 +1,7 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { overlapLength } from '../analysis/intervals.js';
+import type { GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { readCaptureSettings } from '../analysis/exportInfo.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { recordsByIter } from '../logs/parse.js';
@@ -87,6 +89,10 @@ export interface IterationOptions {
   firstIter?: number;
   profileRange?: string;
   classifier?: CategoryClassifier;
+  /** GPU ops already loaded (`loadGpuOpColumns`), shared with the gaps analysis. */
+  gpuOps?: GpuOpColumns;
+  /** CUDA API calls already loaded (`loadApiCallColumns`), shared with the gaps analysis. */
+  apiCalls?: ApiCallColumns;
 }
 
 function median(values: number[]): number {
@@ -135,7 +141,12 @@ function buildWindows(ranges: IterationRange[], iters: number[], captureEndNs: n
 }
 
 /** Last end of any GPU op or CUDA API call: where a profiler-gated capture's last iteration may run to. */
-function gpuActivityEnd(handle: ExportHandle): number | null {
+function gpuActivityEnd(handle: ExportHandle, loaded: Pick<IterationOptions, 'gpuOps' | 'apiCalls'>): number | null {
+  if (loaded.gpuOps && loaded.apiCalls) {
+    let max = loaded.apiCalls.count ? loaded.apiCalls.maxEndNs : -Infinity;
+    for (let i = 0; i < loaded.gpuOps.count; i++) if (loaded.gpuOps.end[i] > max) max = loaded.gpuOps.end[i];
+    return Number.isFinite(max) ? max : null;
+  }
   const parts = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', 'CUPTI_ACTIVITY_KIND_RUNTIME']
     .filter((t) => handle.hasTable(t))
     .map((t) => `SELECT max("end") AS e FROM ${t}`);
@@ -171,16 +182,17 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const logCompositions = [...records.values()].map((r) => ({ iter: r.iter, contextRequests: r.contextRequests, generationRequests: r.generationRequests }));
 
   const windows: IterationWindow[] = [];
+  let activityEnd: number | null | undefined;
   const rangeOf: IterationRange[] = [];
   const numbering: IterationCoverage['numbering'] = [];
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
     const num = numberWindows(ranges, { firstIter: opts.firstIter, profileRanges, captureEnvRanges, executor, logRecords: logCompositions }, handle.path);
     numbering.push({ pid, source: num.source, detail: num.detail });
-    windows.push(...buildWindows(ranges, num.iters, gpuActivityEnd(handle), info.profilerApiGated === true));
+    windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(handle, opts), info.profilerApiGated === true));
     rangeOf.push(...ranges);
   }
 
-  const attr = attributeGpuWork(handle, windows, classifier);
+  const attr = attributeGpuWork(handle, windows, classifier, opts.gpuOps, opts.apiCalls);
   // The last window of each process ends when its GPU work drains.
   for (let i = 0; i < windows.length; i++) {
     const isLast = i + 1 === windows.length || windows[i + 1].pid !== windows[i].pid;

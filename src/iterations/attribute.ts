@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
-import { GpuOpKind, selectGpuOps } from '../../queries/gpuOps.js';
+import { GpuOpKind } from '../../queries/gpuOps.js';
+import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { forEachRow } from '../../queries/run.js';
 import { Float64Buffer } from '../analysis/durationStats.js';
 import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
@@ -106,29 +107,20 @@ interface ProcessApiCalls {
 }
 
 /**
- * CUDA API calls per process. correlationId is unique per process only, so calls are keyed by
- * (pid, correlationId). 2022.x exports repeat calls as CUDA-backtrace rows (eventClass 67) with
- * the same correlationId: skipped, and the first row wins, so no GPU op is counted twice.
+ * CUDA API calls per process, keyed by (pid, correlationId): correlationId is unique per process
+ * only. The first call of a pair wins, so no GPU op is counted twice.
  */
-function loadApiCalls(handle: ExportHandle, pids: Set<number>): Map<number, ProcessApiCalls> {
+function indexApiCalls(calls: ApiCallColumns, pids: Set<number>): Map<number, ProcessApiCalls> {
   const out = new Map<number, ProcessApiCalls>();
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return out;
   for (const pid of pids) out.set(pid, { index: new Map(), start: new Float64Buffer(1024), tid: new Float64Buffer(1024) });
-  forEachRow(
-    handle,
-    handle.db
-      .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
-      .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), sql<number>`globalTid & 16777215`.as('tid'), 'correlationId', 'start'])
-      .where('eventClass', '!=', 67)
-      .where('correlationId', 'is not', null),
-    (pid: number, tid: number, corr: number, start: number) => {
-      const calls = out.get(pid);
-      if (!calls || calls.index.has(corr)) return;
-      calls.index.set(corr, calls.start.length);
-      calls.start.push(start);
-      calls.tid.push(tid);
-    },
-  );
+  for (let i = 0; i < calls.count; i++) {
+    const pc = out.get(calls.pid[i]);
+    const corr = calls.correlationId[i];
+    if (!pc || Number.isNaN(corr) || pc.index.has(corr)) continue;
+    pc.index.set(corr, pc.start.length);
+    pc.start.push(calls.start[i]);
+    pc.tid.push(calls.tid[i]);
+  }
   return out;
 }
 
@@ -153,9 +145,15 @@ function kernelNames(handle: ExportHandle): Map<number, string> {
  * by kind and kernel category, and builds each process's and device's busy-interval union.
  * Graph-node kernels share their cudaGraphLaunch's correlationId, so they follow the launch.
  * Work launched from other threads of the process is placed by launch time too, and counted.
- * One streaming pass over the ops; per-op state lives in typed arrays.
+ * One pass over the op columns (`loadGpuOpColumns`, or `opsIn` already loaded).
  */
-export function attributeGpuWork(handle: ExportHandle, windows: IterationWindow[], classifier: CategoryClassifier): GpuAttribution {
+export function attributeGpuWork(
+  handle: ExportHandle,
+  windows: IterationWindow[],
+  classifier: CategoryClassifier,
+  opsIn?: GpuOpColumns,
+  apiIn?: ApiCallColumns,
+): GpuAttribution {
   const n = windows.length;
   const categories = classifier.categories;
   const nc = categories.length;
@@ -174,56 +172,56 @@ export function attributeGpuWork(handle: ExportHandle, windows: IterationWindow[
     busyByPid: new Map(),
     coverage: { gpuOps: 0, gpuOpNs: 0, placedOps: 0, placedNs: 0, noRuntimeOps: 0, noRuntimeNs: 0, outsideOps: 0, outsideNs: 0, otherProcessOps: 0, otherProcessNs: 0 },
   };
-  const query = selectGpuOps(handle);
-  if (!query) return acc;
+  const ops = opsIn ?? loadGpuOpColumns(handle);
+  if (ops.count === 0) return acc;
   const byPid = indexWindows(windows);
-  const calls = loadApiCalls(handle, new Set(byPid.keys()));
+  const calls = indexApiCalls(apiIn ?? loadApiCallColumns(handle), new Set(byPid.keys()));
   const names = kernelNames(handle);
   const categoryOfName = new Map<number, number>();
   const graphCategory = classifier.classify('[CUDA graph]');
   const intervalsByPid = new Map<number, { s: Float64Buffer; e: Float64Buffer }>();
-  const push = (m: Map<number, { s: Float64Buffer; e: Float64Buffer }>, key: number, s: number, e: number) => {
-    let b = m.get(key);
-    if (!b) m.set(key, (b = { s: new Float64Buffer(4096), e: new Float64Buffer(4096) }));
-    b.s.push(s);
-    b.e.push(e);
-  };
   const cov = acc.coverage;
-  // Columns of selectGpuOps: start, end, deviceId, streamId, correlationId, globalPid, pid, kind, nameId.
-  forEachRow(handle, query, (start: number, end: number, _device: number, _stream: number, corr: number | null, _gpid: unknown, pid: number, kind: number, nameId: number | null) => {
+  for (let i = 0; i < ops.count; i++) {
+    const start = ops.start[i];
+    const end = ops.end[i];
+    const pid = ops.pid[i];
     const dur = end - start;
     cov.gpuOps++;
     cov.gpuOpNs += dur;
-    push(intervalsByPid, pid, start, end);
+    let b = intervalsByPid.get(pid);
+    if (!b) intervalsByPid.set(pid, (b = { s: new Float64Buffer(4096), e: new Float64Buffer(4096) }));
+    b.s.push(start);
+    b.e.push(end);
     const pw = byPid.get(pid);
     if (!pw) {
       cov.otherProcessOps++;
       cov.otherProcessNs += dur;
-      return;
+      continue;
     }
+    const corr = ops.correlationId[i];
     const pc = calls.get(pid);
-    const ci = corr == null || !pc ? undefined : pc.index.get(corr);
+    const ci = Number.isNaN(corr) || !pc ? undefined : pc.index.get(corr);
     if (ci === undefined) {
       cov.noRuntimeOps++;
       cov.noRuntimeNs += dur;
-      return;
+      continue;
     }
-    const apiStart = pc!.start.view()[ci];
-    const k = windowAt(pw, apiStart);
+    const k = windowAt(pw, pc!.start.view()[ci]);
     if (k < 0) {
       cov.outsideOps++;
       cov.outsideNs += dur;
-      return;
+      continue;
     }
     const w = pw.first + k;
     cov.placedOps++;
     cov.placedNs += dur;
     if (pc!.tid.view()[ci] !== pw.tids[k]) acc.otherThreadOps[w]++;
     if (end > acc.lastOpEndNs[w]) acc.lastOpEndNs[w] = end;
-    switch (kind) {
+    switch (ops.kind[i]) {
       case GpuOpKind.Kernel: {
-        let cat = categoryOfName.get(nameId!);
-        if (cat === undefined) categoryOfName.set(nameId!, (cat = classifier.classify(names.get(nameId!) ?? '')));
+        const nameId = ops.nameId[i];
+        let cat = categoryOfName.get(nameId);
+        if (cat === undefined) categoryOfName.set(nameId, (cat = classifier.classify(names.get(nameId) ?? '')));
         acc.kernelNs[w] += dur;
         acc.kernelCount[w]++;
         acc.categoryNs[w * nc + cat] += dur;
@@ -244,7 +242,7 @@ export function attributeGpuWork(handle: ExportHandle, windows: IterationWindow[
         acc.memsetCount[w]++;
         break;
     }
-  });
+  }
   for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, unionIntervals(b.s.view(), b.e.view()));
   return acc;
 }

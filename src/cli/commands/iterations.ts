@@ -3,6 +3,8 @@ import { withExport } from '../../export/openExport.js';
 import { analyzeIterations } from '../../iterations/analyze.js';
 import { summarizeByPhase } from '../../iterations/summary.js';
 import { addIdleCauses } from '../../iterations/idleCauses.js';
+import { loadGpuOpColumns } from '../../analysis/gpuOpColumns.js';
+import { loadApiCallColumns } from '../../analysis/apiCallColumns.js';
 import { addGpuMetrics, addPhaseMetrics } from '../../iterations/gpuMetrics.js';
 import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
@@ -11,6 +13,7 @@ import { UsageError } from '../../errors.js';
 import { categoryRulesTable, iterationsTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
+import { expandExportArgs, iterationsAcrossExports } from './ranks.js';
 
 interface IterationsOptions extends OutputOptions {
   log?: string[];
@@ -32,7 +35,7 @@ function parseNonNegativeInt(value: string, option: string): number {
 export function registerIterations(program: Command): void {
   withOutputOptions(
     program
-      .command('iterations <export>')
+      .command('iterations <exports...>')
       .description('per executor iteration: window, GPU busy/idle, kernel time by category, joined iteration-log record')
       .option('--log <file>', 'iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log); repeatable', collect)
       .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)')
@@ -41,14 +44,21 @@ export function registerIterations(program: Command): void {
       .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
       .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')
       .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)'),
-  ).action((file: string, opts: IterationsOptions) => {
+  ).action(async (inputs: string[], opts: IterationsOptions) => {
+    // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
+    const files = expandExportArgs(inputs);
+    if (files.length > 1) return iterationsAcrossExports(files, opts);
+    const file = files[0];
     const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
     const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
     const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
     const logs = (opts.log ?? []).map(parseIterationLogFile);
     const result = withExport(file, (h) => {
-      const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier });
-      if (opts.idleCauses !== false) addIdleCauses(h, a);
+      // One scan of the GPU ops and of the API calls serves the attribution and the gap analysis.
+      const gpuOps = loadGpuOpColumns(h);
+      const apiCalls = loadApiCallColumns(h);
+      const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls });
+      if (opts.idleCauses !== false) addIdleCauses(h, a, { gpuOps, apiCalls });
       return { a, m: addGpuMetrics(h, a) };
     });
     const { a: analysis, m: metrics } = result;

@@ -1,0 +1,136 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from '../../queries/handle.js';
+import { GpuOpKind } from '../../queries/gpuOps.js';
+import { forEachRow } from '../../queries/run.js';
+
+/** The tables of GPU work (the same as `selectGpuOps`), graph-level traces included. */
+const GPU_OP_SOURCES = [
+  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', kind: GpuOpKind.Kernel },
+  { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', kind: GpuOpKind.Memcpy },
+  { table: 'CUPTI_ACTIVITY_KIND_MEMSET', kind: GpuOpKind.Memset },
+  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', kind: GpuOpKind.Graph },
+] as const;
+
+/** Growable typed column. */
+class Column<T extends Float64Array | Int32Array | Uint8Array> {
+  data: T;
+  constructor(private readonly make: (n: number) => T) {
+    this.data = make(4096);
+  }
+  ensure(n: number): void {
+    if (n <= this.data.length) return;
+    let cap = this.data.length * 2;
+    while (cap < n) cap *= 2;
+    const next = this.make(cap);
+    next.set(this.data as never);
+    this.data = next;
+  }
+  trim(n: number): T {
+    return this.data.subarray(0, n) as T;
+  }
+}
+
+/**
+ * Every GPU operation of the export in column arrays (scan order: kernels, memcpys, memsets,
+ * whole-graph launches). Null correlation ids and name ids are NaN.
+ */
+export interface GpuOpColumns {
+  count: number;
+  start: Float64Array;
+  end: Float64Array;
+  deviceId: Int32Array;
+  streamId: Int32Array;
+  pid: Int32Array;
+  correlationId: Float64Array;
+  /** `GpuOpKind` (0 kernel, 1 memcpy, 2 memset, 3 graph). */
+  kind: Uint8Array;
+  /** Kernel demangled-name string id (NaN for other kinds). */
+  nameId: Float64Array;
+}
+
+/**
+ * Streams the GPU ops (kernels, memcpy, memset, graph-level traces) into typed columns: one pass
+ * over the rows, SQLite drives the scan. Shared by the iterations attribution and the gaps, so an
+ * analysis that needs both reads the ops once.
+ */
+export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number } = {}): GpuOpColumns {
+  const start = new Column((n) => new Float64Array(n));
+  const end = new Column((n) => new Float64Array(n));
+  const dev = new Column((n) => new Int32Array(n));
+  const stream = new Column((n) => new Int32Array(n));
+  const pidC = new Column((n) => new Int32Array(n));
+  const corr = new Column((n) => new Float64Array(n));
+  const kindC = new Column((n) => new Uint8Array(n));
+  const name = new Column((n) => new Float64Array(n));
+  const cols = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
+  let n = 0;
+  let cap = start.data.length;
+  // One query per table with only the columns needed (no UNION, no constant columns): the scan
+  // is SQLite-bound, and every column handed to JS costs.
+  for (const src of GPU_OP_SOURCES) {
+    if (!handle.hasTable(src.table)) continue;
+    const kind = src.kind;
+    let q = handle.db
+      .selectFrom(src.table as 'CUPTI_ACTIVITY_KIND_KERNEL')
+      .select([
+        'start',
+        'end',
+        'deviceId',
+        'streamId',
+        'correlationId',
+        sql<number>`(globalPid >> 24) & 16777215`.as('pid'),
+        kind === GpuOpKind.Kernel ? sql<number | null>`demangledName`.as('nameId') : sql<number | null>`NULL`.as('nameId'),
+      ]);
+    if (opts.deviceId !== undefined) q = q.where('deviceId', '=', opts.deviceId);
+    forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null) => {
+      if (n === cap) {
+        for (const col of cols) col.ensure(n + 1);
+        cap = start.data.length;
+      }
+      start.data[n] = s;
+      end.data[n] = e;
+      dev.data[n] = d;
+      stream.data[n] = st ?? -1;
+      pidC.data[n] = p;
+      corr.data[n] = c ?? NaN;
+      kindC.data[n] = kind;
+      name.data[n] = nm ?? NaN;
+      n++;
+    });
+  }
+  const ops: GpuOpColumns = {
+    count: n,
+    start: start.trim(n),
+    end: end.trim(n),
+    deviceId: dev.trim(n),
+    streamId: stream.trim(n),
+    pid: pidC.trim(n),
+    correlationId: corr.trim(n),
+    kind: kindC.trim(n),
+    nameId: name.trim(n),
+  };
+  return ops;
+}
+
+
+/** The ops of one device (a copy). */
+export function filterDevice(ops: GpuOpColumns, deviceId: number): GpuOpColumns {
+  const idx: number[] = [];
+  for (let i = 0; i < ops.count; i++) if (ops.deviceId[i] === deviceId) idx.push(i);
+  const pick = <T extends Float64Array | Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+    const out = make(idx.length);
+    idx.forEach((j, k) => (out[k] = a[j]));
+    return out;
+  };
+  return {
+    count: idx.length,
+    start: pick(ops.start, (n) => new Float64Array(n)),
+    end: pick(ops.end, (n) => new Float64Array(n)),
+    deviceId: pick(ops.deviceId, (n) => new Int32Array(n)),
+    streamId: pick(ops.streamId, (n) => new Int32Array(n)),
+    pid: pick(ops.pid, (n) => new Int32Array(n)),
+    correlationId: pick(ops.correlationId, (n) => new Float64Array(n)),
+    kind: pick(ops.kind, (n) => new Uint8Array(n)),
+    nameId: pick(ops.nameId, (n) => new Float64Array(n)),
+  };
+}
