@@ -4,6 +4,8 @@ import { defaultCategoryClassifier, type CategoryClassifier } from '../categorie
 import { IterationError } from '../errors.js';
 import { analyzeGaps, DEFAULT_MIN_GAP_NS, idleByCausePerIteration, type GapRow } from '../gaps/analyze.js';
 import { analyzeIterations, type IterationOptions, type IterationRow } from '../iterations/analyze.js';
+import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { loadApiCallColumns } from '../analysis/apiCallColumns.js';
 import { formatBytes } from './format.js';
 import { writeGaps } from './gapSlices.js';
 import { writeGpuOps, type GpuOpSliceStats, type KernelNames } from './gpuOpSlices.js';
@@ -71,10 +73,13 @@ export function writeTrace(handle: ExportHandle, output: string, opts: TraceOpti
   const notes: string[] = [];
   const classifier = opts.classifier ?? opts.iterationOptions?.classifier ?? defaultCategoryClassifier();
 
+  // One scan of the GPU ops and API calls for the iterations and the gaps.
+  const gpuOps = loadGpuOpColumns(handle);
+  const apiCalls = loadApiCallColumns(handle);
   // Iterations (optional unless --iters asks for them).
   let rows: IterationRow[] = [];
   try {
-    const a = analyzeIterations(handle, { ...opts.iterationOptions, classifier });
+    const a = analyzeIterations(handle, { ...opts.iterationOptions, classifier, gpuOps, apiCalls });
     rows = a.iterations;
     notes.push(...a.coverage.notes.filter((n) => /^pid \d+:|iterations found|joined to a log record/.test(n)));
   } catch (err) {
@@ -91,7 +96,7 @@ export function writeTrace(handle: ExportHandle, output: string, opts: TraceOpti
 
   // Gaps (all of them; the window picks those overlapping it).
   const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
-  const gapAnalysis = analyzeGaps(handle, { iterations: rows.length ? rows : null, minGapNs });
+  const gapAnalysis = analyzeGaps(handle, { iterations: rows.length ? rows : null, minGapNs, gpuOps, apiCalls });
   const idleByIter = idleByCausePerIteration(gapAnalysis, shown);
   const gaps: GapRow[] = window ? gapAnalysis.gaps.filter((g) => g.startNs < window!.endNs && g.endNs > window!.startNs) : gapAnalysis.gaps;
 
