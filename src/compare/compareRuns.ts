@@ -78,6 +78,13 @@ function scopeMetrics(scope: Scope, b: PhaseFigures, h: PhaseFigures, categories
     delta('wall per iteration', scope, 'ns', b.meanWallNs, h.meanWallNs, h.meanWallNs - b.meanWallNs, false, o),
     delta('kernel time per iteration', scope, 'ns', b.meanKernelNs, h.meanKernelNs, h.meanKernelNs - b.meanKernelNs, false, o),
   ];
+  // Idle time by host cause: reported, not gated (the idle share is).
+  const causes = new Set([...Object.keys(b.meanIdleByCauseNs ?? {}), ...Object.keys(h.meanIdleByCauseNs ?? {})]);
+  for (const c of causes) {
+    const bv = b.meanIdleByCauseNs?.[c] ?? 0;
+    const hv = h.meanIdleByCauseNs?.[c] ?? 0;
+    out.push(delta(`idle: ${c} per iteration`, scope, 'ns', bv, hv, hv - bv, false, o));
+  }
   for (const c of categories) {
     const bv = b.meanCategoryNs[c] ?? 0;
     const hv = h.meanCategoryNs[c] ?? 0;

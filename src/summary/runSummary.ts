@@ -3,6 +3,9 @@ import { readCaptureSettings } from '../analysis/exportInfo.js';
 import { summarizeKernels } from '../analysis/kernelSummary.js';
 import { summarizeNvtx } from '../analysis/nvtxSummary.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
+import { addIdleCauses } from '../iterations/idleCauses.js';
+import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { loadApiCallColumns } from '../analysis/apiCallColumns.js';
 import { analyzeIterations, PHASES, type IterationAnalysis, type IterationOptions, type IterationRow, type Phase } from '../iterations/analyze.js';
 
 /** Bumped when a field changes meaning; `compare` refuses summaries of another major version. */
@@ -78,7 +81,16 @@ export function phaseFigures(rows: IterationRow[], categories: string[]): PhaseF
     meanKernelNs: sum(rows.map((r) => r.kernelNs)) / n,
     meanCategoryNs,
     meanMemcpyNs: sum(rows.map((r) => r.memcpyNs)) / n,
+    ...(rows.some((r) => r.idleByCauseNs) ? { meanIdleByCauseNs: meanByKey(rows.map((r) => r.idleByCauseNs ?? {}), n) } : {}),
   };
+}
+
+/** Mean of each key over `n` records (missing keys count as 0). */
+function meanByKey(records: Record<string, number>[], n: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of records) for (const [k, v] of Object.entries(r)) out[k] = (out[k] ?? 0) + v;
+  for (const k of Object.keys(out)) out[k] /= n;
+  return out;
 }
 
 /**
@@ -147,7 +159,11 @@ export function summarizeRun(handle: ExportHandle, analysis: IterationAnalysis, 
   };
 }
 
-/** Opens nothing: analyse an open export and summarise it. */
+/** Analyses an open export (iterations with their idle causes) and summarises it. */
 export function summarizeExport(handle: ExportHandle, opts: IterationOptions = {}): RunSummary {
-  return summarizeRun(handle, analyzeIterations(handle, opts));
+  const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
+  const apiCalls = opts.apiCalls ?? loadApiCallColumns(handle);
+  const analysis = analyzeIterations(handle, { ...opts, gpuOps, apiCalls });
+  addIdleCauses(handle, analysis, { gpuOps, apiCalls });
+  return summarizeRun(handle, analysis);
 }
