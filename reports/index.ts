@@ -12,3 +12,5 @@ export * from './infoReport.js';
 export * from './iterationsReport.js';
 export * from './compareReport.js';
 export * from './gapsReport.js';
+export * from './reportMarkdown.js';
+export * from './html/reportHtml.js';

@@ -1,9 +1,12 @@
 import { humanCell } from './cells.js';
 import { isNumericKind, type DataTable } from './table.js';
 
-/** Escapes text for a Markdown table cell: `|` and line breaks would break the row. */
+/**
+ * Escapes text for a Markdown table cell: `|` and line breaks would break the row, and `<` would
+ * start an HTML tag on GitHub (`at::native::<unnamed>` would lose `<unnamed>`).
+ */
 export function mdEscape(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '\\<').replace(/\r?\n/g, ' ');
 }
 
 /** One table as GitHub-flavoured Markdown; numbers right-aligned, in human units. */

@@ -11,6 +11,7 @@ import { registerCompare, registerSummarize } from './commands/compare.js';
 import { registerGaps } from './commands/gaps.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerTrace } from './commands/trace.js';
+import { registerReport } from './commands/report.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerIterations(program);
   registerGaps(program);
   registerMetrics(program);
+  registerReport(program);
   registerCategories(program);
   registerSummarize(program);
   registerCompare(program);

@@ -162,3 +162,10 @@ describe('units', () => {
     expect(formatInt(1795216100040024556n)).toBe('1,795,216,100,040,024,556');
   });
 });
+
+describe('Markdown escapes `<` so GitHub keeps template arguments', () => {
+  it('at::native::<unnamed> survives', async () => {
+    const { mdEscape } = await import('../../reports/markdown.js');
+    expect(mdEscape('at::native::<unnamed>::f | x')).toBe('at::native::\\<unnamed>::f \\| x');
+  });
+});

@@ -1,0 +1,208 @@
+import { basename } from 'node:path';
+import { compactRanges } from '../iterations/analyze.js';
+import { gapsTables } from '../../reports/gapsReport.js';
+import { phaseSummaryTable } from '../../reports/iterationsReport.js';
+import { kernelSummaryTable } from '../../reports/kernelsReport.js';
+import { nvtxSummaryTable } from '../../reports/nvtxReport.js';
+import type { DataTable } from '../../reports/table.js';
+import { formatInt, formatNs } from '../../reports/units.js';
+import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
+import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable } from './tables.js';
+import { DEFAULT_REPORT_LAYOUT, type ReportData, type ReportLayout } from './types.js';
+
+/** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
+export type ReportBlock =
+  | { kind: 'table'; table: DataTable }
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'list'; items: string[] }
+  | { kind: 'chart'; chart: ReportChart };
+
+export interface ReportSection {
+  /** Stable anchor (`run`, `kernels`, `categories`, `iterations`, `idle`, `nvtx`, `host`, `metrics`, `coverage`). */
+  id: string;
+  title: string;
+  blocks: ReportBlock[];
+}
+
+/** The report as structured content, rendered by `reportToMarkdown` and `reportToHtml`. */
+export interface ReportDocument {
+  title: string;
+  file: string;
+  sections: ReportSection[];
+}
+
+const table = (t: DataTable): ReportBlock => ({ kind: 'table', table: t });
+const pct = (part: number, whole: number) => (whole > 0 ? `${((part * 100) / whole).toFixed(1)}%` : 'n/a');
+
+function shorten(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+}
+
+/** Label of the fragmented-idle rows, as the gaps tables print it. */
+export function fragmentedLabel(minGapNs: number): string {
+  return `(fragmented < ${formatNs(minGapNs)})`;
+}
+
+function limit(t: DataTable, top: number, what: string): DataTable {
+  if (top <= 0 || t.rows.length <= top) return t;
+  return { ...t, title: `${t.title} (top ${top} of ${t.rows.length} ${what})`, rows: t.rows.slice(0, top) };
+}
+
+function runSection(d: ReportData): ReportSection {
+  const { info } = d;
+  const facts: [string, string][] = [['Export', d.file]];
+  facts.push(['nsys version', `${info.productVersion ?? 'unknown'}${info.schemaVersion ? ` (export schema ${info.schemaVersion})` : ''}`]);
+  facts.push(['GPUs', info.gpus.length ? info.gpus.map((g) => `${g.id}: ${g.name ?? 'unknown'}${g.smCount ? ` (${g.smCount} SMs)` : ''}`).join('; ') : 'not listed']);
+  facts.push(['Devices with GPU work', info.activeDevices.length ? info.activeDevices.join(', ') : 'none']);
+  if (info.sessionStartUtc) facts.push(['Session start (UTC)', info.sessionStartUtc]);
+  if (info.durationNs != null) facts.push(['Session duration', formatNs(info.durationNs)]);
+  if (info.activityStartNs != null && info.activityEndNs != null) {
+    facts.push(['Capture window (CUDA/NVTX activity)', `${formatNs(info.activityStartNs)} .. ${formatNs(info.activityEndNs)} (${formatNs(info.activityEndNs - info.activityStartNs)})`]);
+  }
+  const it = d.iterations;
+  if (it && it.iterations.length) {
+    const start = it.iterations.reduce((a, r) => Math.min(a, r.startNs), Infinity);
+    const end = it.iterations.reduce((a, r) => Math.max(a, r.endNs), -Infinity);
+    facts.push(['Iteration windows', `${formatNs(start)} .. ${formatNs(end)} (${formatNs(end - start)})`]);
+    const iters = [...new Set(it.iterations.map((r) => r.iter))].sort((a, b) => a - b);
+    facts.push(['Iterations found', `${it.iterations.length} (${compactRanges(iters)}); ${it.coverage.numbering.map((n) => `pid ${n.pid}: ${n.detail}`).join('; ')}`]);
+    if (d.logs.length) facts.push(['Iterations joined to a log record', `${it.coverage.joined} of ${it.iterations.length}`]);
+  } else {
+    facts.push(['Iterations found', `none (${d.iterationError ?? 'no iteration ranges'})`]);
+  }
+  for (const l of d.logs) {
+    const formats = Object.entries(l.formats).map(([f, n]) => `${n} ${f}`).join(', ');
+    facts.push([`Log ${basename(l.file)}`, `${l.records} records${formats ? ` (${formats})` : ''}${l.skippedLines ? `, ${l.skippedLines} line${l.skippedLines === 1 ? '' : 's'} skipped` : ''}`]);
+  }
+  facts.push(['CUDA graph trace', `${info.graphTraceMode}${info.graphTraceModeConfigured ? ` (configured: ${info.graphTraceModeConfigured})` : ''}`]);
+  facts.push(['GIL traced / GC traced', `${info.gilTraced ? 'yes' : 'no'} / ${info.gcTraced ? 'yes' : 'no'}`]);
+  if (info.profilerApiGated) facts.push(['Profiler-gated capture', `yes${info.profileStartStop ? ` (profile range ${info.profileStartStop})` : ''}`]);
+  for (const [k, v] of Object.entries(info.environment)) facts.push([`env ${k}`, v]);
+  return { id: 'run', title: 'Run', blocks: [table(factsTable(undefined, facts)), { kind: 'list', items: highlights(d) }] };
+}
+
+/** A few headline numbers, each copied from a table further down. */
+function highlights(d: ReportData): string[] {
+  const out: string[] = [];
+  const it = d.iterations;
+  if (it && it.iterations.length) {
+    const wall = it.iterations.reduce((a, r) => a + r.wallNs, 0);
+    const busy = it.iterations.reduce((a, r) => a + r.gpuBusyNs, 0);
+    const phases = d.phases.map((p) => `${PHASE_LABELS[p.phase] ?? p.phase} ${p.iterations}`).join(', ');
+    out.push(`${it.iterations.length} iterations (${phases}); GPU busy ${formatNs(busy)} of ${formatNs(wall)} iteration wall time (${pct(busy, wall)}).`);
+    const top = d.categories.rows[0];
+    if (top && top.iterationNs > 0) out.push(`Largest kernel category in iterations: ${top.category}, ${formatNs(top.iterationNs)} (${top.iterationPercent.toFixed(1)}% of iteration kernel time).`);
+  }
+  const idle = d.gaps.devices.reduce((a, x) => a + x.idleNs, 0);
+  const span = d.gaps.devices.reduce((a, x) => a + x.spanNs, 0);
+  if (span > 0) {
+    const causes = Object.entries(d.gaps.idleByCauseNs).sort((a, b) => b[1] - a[1]);
+    const main = causes[0];
+    const frag = d.gaps.devices.reduce((a, x) => a + x.fragmentedIdleNs, 0);
+    out.push(
+      `GPU idle ${formatNs(idle)} of ${formatNs(span)} device span (${pct(idle, span)}): gaps >= ${formatNs(d.gaps.minGapNs)} ${formatNs(idle - frag)}, shorter gaps ${formatNs(frag)}` +
+        `${main ? `; largest cause: ${main[0]}, ${formatNs(main[1])} (${pct(main[1], idle)} of idle)` : ''}.`,
+    );
+  }
+  const k = d.kernels.rows[0];
+  if (k) out.push(`Top kernel: ${shorten(k.name, 70)}, ${formatNs(k.total)} (${k.timePercent.toFixed(1)}% of kernel time) in ${formatInt(k.count)} instances.`);
+  return out;
+}
+
+function kernelsSection(d: ReportData, layout: ReportLayout): ReportSection {
+  const t = kernelSummaryTable(d.kernels);
+  return { id: 'kernels', title: 'Top kernels', blocks: [table({ ...limit(t, layout.top, 'kernel names'), notes: [] })] };
+}
+
+function categoriesSection(d: ReportData): ReportSection {
+  const blocks: ReportBlock[] = [];
+  if (d.iterations || d.categories.captureKernelNs > 0) blocks.push(table(categoryTable(d.categories)));
+  if (d.iterations && d.iterations.iterations.length) {
+    blocks.push({ kind: 'chart', chart: gpuTimeByCategoryChart(d.iterations) });
+    const m = gpuMetricsChart(d.iterations);
+    if (m) blocks.push({ kind: 'chart', chart: m });
+  }
+  return { id: 'categories', title: 'GPU time by kernel category', blocks };
+}
+
+function iterationsSection(d: ReportData, layout: ReportLayout): ReportSection | null {
+  const it = d.iterations;
+  if (!it || it.iterations.length === 0) return null;
+  return {
+    id: 'iterations',
+    title: 'Iterations',
+    blocks: [table(phaseSummaryTable(d.phases, it.categories)), table(reportIterationsTable(it, layout.iterationRows, layout.slowest))],
+  };
+}
+
+function idleSection(d: ReportData, layout: ReportLayout): ReportSection {
+  const [top, devices, causes, phases] = gapsTables(d.gaps, layout.top);
+  const blocks: ReportBlock[] = [table(devices), table(causes), { kind: 'chart', chart: idleByCauseChart(d.gaps, fragmentedLabel(d.gaps.minGapNs)) }, table(top)];
+  if (phases) blocks.push(table(phases));
+  if (d.iterations) {
+    const c = idleByIterationChart(d.iterations);
+    if (c) blocks.push({ kind: 'chart', chart: c });
+  }
+  return { id: 'idle', title: 'GPU idle time and its causes', blocks };
+}
+
+function nvtxSection(d: ReportData, layout: ReportLayout): ReportSection {
+  const blocks: ReportBlock[] = [];
+  if (d.nvtx.rows.length) blocks.push(table({ ...limit(nvtxSummaryTable(d.nvtx), layout.top, 'ranges'), notes: [] }));
+  else blocks.push({ kind: 'paragraph', text: 'The export has no NVTX ranges.' });
+  if (d.projection && d.projection.rows.length) blocks.push(table(nvtxProjectionTable(d.projection, layout.top)));
+  return { id: 'nvtx', title: 'NVTX ranges (CPU time and GPU projection)', blocks };
+}
+
+function hostSection(d: ReportData): ReportSection {
+  return { id: 'host', title: 'Python GC and GIL', blocks: [table(hostTable(d.host))] };
+}
+
+function metricsSection(d: ReportData): ReportSection | null {
+  const names = d.iterations?.metricNames ?? [];
+  if (!d.metrics?.available || names.length === 0 || d.phases.length === 0) return null;
+  return { id: 'metrics', title: 'GPU metrics', blocks: [table(phaseMetricsTable(d.phases, names))] };
+}
+
+function coverageSection(d: ReportData): ReportSection {
+  const c = d.coverage;
+  const facts: [string, string][] = [];
+  if (d.iterations) {
+    facts.push(['GPU op time placed in iterations', `${c.placedPercent.toFixed(1)}% (${formatNs(c.placedNs)} of ${formatNs(c.gpuOpNs)}; ${formatInt(c.placedOps)} of ${formatInt(c.gpuOps)} ops)`]);
+    if (c.outsideNs) facts.push(['Launched outside any iteration window', formatNs(c.outsideNs)]);
+    if (c.noRuntimeNs) facts.push(['Without a CUDA API row (not placed)', formatNs(c.noRuntimeNs)]);
+    if (c.otherProcessNs) facts.push(['In processes without iterations', formatNs(c.otherProcessNs)]);
+    facts.push(['Iteration kernel time in a named category (not other)', `${c.categorizedPercent.toFixed(1)}% (${formatNs(c.categorizedNs)})`]);
+  }
+  facts.push(['Capture kernel time in a named category (not other)', `${c.captureCategorizedPercent.toFixed(1)}%`]);
+  if (d.logs.length) {
+    facts.push(['Iterations joined to a log record', `${c.iterationsJoined} of ${c.iterationsFound}`]);
+    facts.push(['Iterations without a log record', c.windowsWithoutRecord.length ? compactRanges(c.windowsWithoutRecord) : 'none']);
+    facts.push(['Log records not matched (outside the capture)', c.recordsOutsideCapture.length ? `${c.recordsOutsideCapture.length} (${compactRanges(c.recordsOutsideCapture)})` : 'none']);
+    facts.push(['Log lines skipped (not iteration records)', String(c.logSkippedLines)]);
+    if (c.labelMismatches.length) facts.push(['NVTX label differs from the log', compactRanges(c.labelMismatches)]);
+  }
+  if (c.projectionOps != null && c.projectionOpsInRanges != null) facts.push(['GPU ops launched inside an NVTX range', `${pct(c.projectionOpsInRanges, c.projectionOps)} (${formatInt(c.projectionOpsInRanges)} of ${formatInt(c.projectionOps)})`]);
+  return {
+    id: 'coverage',
+    title: 'Coverage and notes',
+    blocks: [table(factsTable(undefined, facts)), { kind: 'list', items: c.notes.map((n) => `${n.source}: ${n.text}`) }],
+  };
+}
+
+/** Assembles the report's sections from its data (`buildReport`). Pure: no I/O. */
+export function reportDocument(d: ReportData, layout: Partial<ReportLayout> = {}): ReportDocument {
+  const l: ReportLayout = { ...DEFAULT_REPORT_LAYOUT, ...layout };
+  const sections = [
+    runSection(d),
+    kernelsSection(d, l),
+    categoriesSection(d),
+    iterationsSection(d, l),
+    idleSection(d, l),
+    nvtxSection(d, l),
+    hostSection(d),
+    metricsSection(d),
+    coverageSection(d),
+  ].filter((s): s is ReportSection => s !== null);
+  return { title: `iterscope report: ${basename(d.file)}`, file: d.file, sections };
+}

@@ -1,0 +1,19 @@
+import { reportToMarkdown } from '../../reports/reportMarkdown.js';
+import { reportToHtml } from '../../reports/html/reportHtml.js';
+import { reportDocument } from './document.js';
+import type { ReportData, ReportLayout } from './types.js';
+
+export type ReportFormat = 'md' | 'html';
+export const REPORT_FORMATS: readonly ReportFormat[] = ['md', 'html'];
+
+/** Version string written in the HTML footer. */
+export const REPORT_GENERATOR = 'iterscope 0.1.0 report';
+
+/**
+ * The report as Markdown or as a self-contained HTML page (charts rendered to inline SVG).
+ * Both come from the same `reportDocument`, so they hold the same sections and numbers.
+ */
+export async function renderReport(data: ReportData, format: ReportFormat, layout: Partial<ReportLayout> = {}): Promise<string> {
+  const doc = reportDocument(data, layout);
+  return format === 'html' ? reportToHtml(doc, { generator: REPORT_GENERATOR }) : reportToMarkdown(doc);
+}

@@ -1,0 +1,155 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerReport, runReport } from '../../src/cli/commands/report.js';
+import { gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart } from '../../src/report/charts.js';
+import { fragmentedLabel } from '../../src/report/document.js';
+import type { ReportData } from '../../src/report/types.js';
+import { binIterations, iterationTicks } from '../../reports/html/chartSpecs.js';
+import { fixture } from '../helpers/fixtures.js';
+
+const DENSE = fixture('pytorch-dense', 'trace.sqlite');
+const LOGS = [fixture('pytorch-dense', 'iteration_log.txt'), fixture('pytorch-dense', 'executor.log')];
+
+/** Attribute values that would make the page fetch something. */
+function externalRefs(html: string): string[] {
+  const refs = [...html.matchAll(/\b(?:src|href|xlink:href|action|poster|data)\s*=\s*["']?([^"'\s>]+)/gi)].map((m) => m[1]);
+  const cssUrls = [...html.matchAll(/url\(\s*["']?([^"')]+)/gi)].map((m) => m[1]);
+  return [...refs, ...cssUrls].filter((u) => !u.startsWith('#') && !u.startsWith('data:'));
+}
+
+describe('iterscope report --format html', () => {
+  let html: string;
+  let md: string;
+  let data: ReportData;
+  beforeAll(async () => {
+    const r = await runReport(DENSE, { log: LOGS, format: 'html' });
+    html = r.text;
+    data = r.data;
+    md = (await runReport(DENSE, { log: LOGS })).text;
+  });
+
+  it('is one self-contained page: no scripts, no external src/href/url(), a CSP that forbids fetching', () => {
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(html).not.toMatch(/<script|<link|<iframe|<img|@import/i);
+    expect(externalRefs(html)).toEqual([]);
+    // The only absolute URLs are SVG namespace declarations.
+    const urls = [...html.matchAll(/https?:\/\/[^\s"'<>]+/g)].map((m) => m[0]);
+    expect(new Set(urls)).toEqual(new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xlink']));
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`);
+  });
+
+  it('has the charts as inline SVG with drawn marks', () => {
+    const figures = [...html.matchAll(/<figure class="chart" id="chart-([a-z-]+)"[\s\S]*?<\/figure>/g)];
+    expect(figures.map((f) => f[1])).toEqual(['gpu-time-by-category', 'idle-by-cause', 'idle-by-iteration']);
+    for (const f of figures) {
+      expect(f[0]).toMatch(/<svg[^>]*viewBox=/);
+      expect((f[0].match(/<path /g) ?? []).length).toBeGreaterThan(20);
+      expect(f[0]).toContain('<figcaption>');
+    }
+    // Clip-path and gradient ids stay unique across the inline SVGs.
+    const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('holds the same sections and tables as the Markdown', () => {
+    const mdSections = md.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(3));
+    const htmlSections = [...html.matchAll(/<h2>([^<]*)<\/h2>/g)].map((m) => m[1]);
+    expect(htmlSections).toEqual(mdSections);
+    const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    for (const title of md.split('\n').filter((l) => l.startsWith('### ')).map((l) => l.slice(4))) expect(html).toContain(`<caption>${escape(title)}</caption>`);
+    expect(html).toContain('<td class="num">97.12 ms</td>');
+    expect(html).toContain('<td class="num">68.11 ms</td>');
+  });
+
+  it("chart data are the tables' numbers", () => {
+    const it = data.iterations!;
+    const gpu = gpuTimeByCategoryChart(it);
+    const sum = (xs: { ns?: unknown }[]) => xs.reduce((a, d) => a + Number(d.ns), 0);
+    for (const c of data.categories.rows) expect(sum(gpu.data.filter((d) => d.series === c.category)), c.category).toBe(c.iterationNs);
+    expect(sum(gpu.data.filter((d) => d.series === 'memcpy'))).toBe(it.iterations.reduce((a, r) => a + r.memcpyNs, 0));
+    expect(sum(gpu.data.filter((d) => d.series === 'memset'))).toBe(it.iterations.reduce((a, r) => a + r.memsetNs, 0));
+    expect(gpu.series.slice(-2)).toEqual(['memcpy', 'memset']);
+    const idle = idleByCauseChart(data.gaps, fragmentedLabel(data.gaps.minGapNs));
+    for (const [cause, ns] of Object.entries(data.gaps.devices[0].idleByCauseNs)) expect(idle.data.find((d) => d.series === cause)?.ns).toBe(ns);
+    expect(sum(idle.data)).toBe(data.gaps.devices[0].idleNs);
+    const perIter = idleByIterationChart(it)!;
+    expect(perIter.series[0]).toBe('gc');
+    expect(perIter.series).toContain('fragmented');
+  });
+});
+
+describe('per-iteration chart binning (long runs)', () => {
+  const chart = (iters: number[]) => ({
+    id: 'gpu-time-by-category' as const,
+    title: 't',
+    caption: 'c',
+    series: ['a', 'b'],
+    iterations: iters,
+    data: iters.flatMap((i) => [
+      { iter: i, series: 'a', ns: 1000 + i },
+      ...(i % 2 ? [{ iter: i, series: 'b', ns: 10 }] : []),
+    ]),
+  });
+
+  it('keeps the data as is up to the bar limit', () => {
+    const c = chart([0, 1, 2, 3]);
+    expect(binIterations(c, 'ns', 'perIteration', 4)).toEqual({ binSize: 1, data: c.data, xs: [0, 1, 2, 3] });
+  });
+
+  it('bins to at most the limit, as means per iteration that keep the totals', () => {
+    const iters = Array.from({ length: 1500 }, (_, i) => i);
+    const c = chart(iters);
+    const b = binIterations(c, 'ns', 'perIteration', 300);
+    expect(b.binSize).toBe(5);
+    expect(b.xs).toHaveLength(300);
+    const total = (rows: Record<string, string | number>[], s: string) => rows.filter((d) => d.series === s).reduce((a, d) => a + Number(d.ns), 0);
+    for (const s of ['a', 'b']) expect(total(b.data, s) * 5).toBeCloseTo(total(c.data, s), 6);
+    // Series b exists in 2 or 3 of a bin's 5 iterations; its mean still divides by 5.
+    expect(b.data.find((d) => d.iter === 0 && d.series === 'b')!.ns).toBe(4);
+  });
+
+  it('labels round iteration numbers that fall on bins', () => {
+    expect(iterationTicks([0, 1, 2], 1)).toEqual([0, 1, 2]);
+    const xs = Array.from({ length: 300 }, (_, i) => i * 5);
+    expect(iterationTicks(xs, 5)).toEqual(Array.from({ length: 15 }, (_, i) => i * 100));
+    const thirds = Array.from({ length: 300 }, (_, i) => 7 + i * 3);
+    const t = iterationTicks(thirds, 3);
+    expect(t.length).toBeLessThanOrEqual(17);
+    for (const x of t) expect((x - 7) % 3).toBe(0);
+  });
+});
+
+describe('iterscope report (commander program with registerReport)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'iterscope-report-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function run(args: string[]): Promise<void> {
+    const p = new Command('iterscope').exitOverride();
+    registerReport(p);
+    for (const c of p.commands) c.exitOverride();
+    await p.parseAsync(['node', 'iterscope', 'report', ...args]);
+  }
+
+  it('-o report.html picks HTML from the extension; --format md overrides it', async () => {
+    const html = join(dir, 'r.html');
+    await run([DENSE, '--log', LOGS[0], '-o', html, '--top', '3']);
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>/);
+    const md = join(dir, 'r2.html');
+    await run([DENSE, '-o', md, '--format', 'md', '--iteration-rows', '200']);
+    const text = readFileSync(md, 'utf8');
+    expect(text).toMatch(/^# iterscope report/);
+    expect(text).toContain('### All 120 iterations');
+  });
+
+  it('rejects bad option values before reading the export', async () => {
+    await expect(run(['/nonexistent.sqlite', '--format', 'pdf'])).rejects.toThrow(/--format/);
+    await expect(run(['/nonexistent.sqlite', '--top', 'x'])).rejects.toThrow(/--top/);
+    await expect(run(['/nonexistent.sqlite', '--min-gap', 'soon'])).rejects.toThrow(/--min-gap/);
+  });
+});
