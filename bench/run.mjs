@@ -1,35 +1,62 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: wall time and peak RSS of iterscope commands on a large real export, beside the
- * sqlite3 shell reading the same columns (the floor: SQLite's own scan, no analysis). Best of N
- * runs each, interleaved so drift in machine load hits both sides alike.
+ * `npm run bench`: wall time and peak RSS of iterscope commands on a large real export and on a
+ * 10x larger one built from it (bench/make-10x.mjs), beside the sqlite3 shell reading the same
+ * rows (the floor: SQLite's own scan, no analysis). Best of N runs each, interleaved so drift in
+ * machine load hits both sides alike. Then:
+ * - linear growth: each command's 10x time / 1x time should be 10 +- 2.5;
+ * - parallel: 8 exports in one `iterscope iterations` call (worker threads, one per core) against
+ *   the sum of 8 single runs (target <= 0.6x on 2 cores).
  *
- * Builds nothing: run `npm ci` (or `npm test`) first so `dist/` exists.
+ * Builds nothing of iterscope: run `npm ci` (or `npm test`) first so `dist/` exists. The 10x export
+ * (~1.3 GB in $TMPDIR/iterscope-bench-x10, ~40 s to build) is reused across runs. Each file is read
+ * once before timing (warm page cache for both sides). A full run takes about 15 minutes on 2 cores.
  *
- *   node bench/run.mjs [--runs N] [--file EXPORT] [--only name,name]
+ *   node bench/run.mjs [--runs N] [--runs-10x N] [--file EXPORT] [--only name,name]
+ *                      [--sizes 1x,10x] [--parallel N] [--no-parallel]
  *
- * Peak RSS comes from GNU `/usr/bin/time -f %M`; without it (or with ITERSCOPE_BENCH_NO_GNU_TIME=1)
+ * Peak RSS (and CPU time) come from GNU `/usr/bin/time -f '%M %U %S'`; without it (or with ITERSCOPE_BENCH_NO_GNU_TIME=1)
  * the CLI runs inside a small wrapper that reports `process.resourceUsage().maxRSS`.
  *
  * Prints a table and writes the same numbers to bench/results.json (gitignored).
  * To benchmark another command, add an entry to BENCHMARKS.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { make10x } from './make-10x.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(here, '..');
 const CLI = join(REPO, 'dist', 'src', 'cli', 'main.js');
 const DEFAULT_FILE = resolve(REPO, '..', 'shared', 'fixtures', 'pytorch-dense-long', 'trace.sqlite');
 const TARGET_RATIO = 3;
+/** 10x file: 10x the 1x time, +- 25%. */
+const GROWTH_TARGET = [7.5, 12.5];
+const PARALLEL_TARGET = 0.6;
+const RSS_TARGET_MB = 1024;
+
+/** The GPU ops with their launching CUDA API call (kernel <-> runtime by correlationId + PID). */
+const KERNEL_LAUNCH_JOIN =
+  'SELECT k.start, k."end", k.deviceId, k.demangledName, r.start, r.globalTid FROM CUPTI_ACTIVITY_KIND_KERNEL AS k ' +
+  'JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId AND (r.globalTid >> 24) = (k.globalPid >> 24)';
+const NVTX_RANGES =
+  'SELECT n.start, n."end", n.eventType, coalesce(s.value, n.text), n.domainId, n.globalTid FROM NVTX_EVENTS AS n ' +
+  'LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType IN (59, 60, 70, 71)';
+
+/** GPU ops with their launch calls, memcpy/memset, NVTX ranges: what gaps (and idle causes) read. */
+const GAPS_ROWS =
+  `${KERNEL_LAUNCH_JOIN}; SELECT start, "end", deviceId, streamId, correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY; ` +
+  `SELECT start, "end", deviceId, streamId, correlationId FROM CUPTI_ACTIVITY_KIND_MEMSET; ${NVTX_RANGES}`;
 
 /**
  * One entry per benchmarked command: `args` for the iterscope CLI (the export path is `F`), and
- * `shellSql`, the query the sqlite3 shell runs over the same columns (null: no shell baseline).
+ * `shellSql`, the query the sqlite3 shell runs over the same columns (null: no shell baseline;
+ * several statements are run one after the other). `requires`: [command, option] that must be in
+ * the command's --help, else the entry is skipped.
  */
 const BENCHMARKS = [
   {
@@ -42,30 +69,48 @@ const BENCHMARKS = [
     name: 'nvtx',
     args: (F) => ['nvtx', F, '--format', 'csv'],
     // Range rows with resolved text, domain and thread: what nvtx_sum reads.
-    shellSql:
-      'SELECT n.start, n."end", n.eventType, coalesce(s.value, n.text), n.domainId, n.globalTid FROM NVTX_EVENTS AS n ' +
-      'LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType IN (59, 60, 70, 71)',
+    shellSql: NVTX_RANGES,
+  },
+  {
+    name: 'nvtx-gpu',
+    args: (F) => ['nvtx', F, '--gpu', '--format', 'csv'],
+    requires: ['nvtx', '--gpu'],
+    // The ranges, and the GPU work with the API calls that launched it (projected onto the ranges).
+    shellSql: `${NVTX_RANGES}; ${KERNEL_LAUNCH_JOIN}`,
   },
   {
     name: 'iterations',
     args: (F) => ['iterations', F, '--log', join(dirname(F), 'iteration_log.txt'), '--format', 'csv'],
-    // Kernels joined to the API calls that launched them: the core of the attribution.
-    shellSql:
-      'SELECT k.start, k."end", k.deviceId, k.demangledName, r.start, r.globalTid FROM CUPTI_ACTIVITY_KIND_KERNEL AS k ' +
-      'JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId AND (r.globalTid >> 24) = (k.globalPid >> 24)',
+    // Kernels joined to the API calls that launched them (the attribution), plus what the idle-cause
+    // analysis (on by default since the gaps issue) reads: memcpy/memset and the NVTX ranges.
+    shellSql: GAPS_ROWS,
+  },
+  {
+    name: 'gaps',
+    args: (F) => ['gaps', F, '--format', 'csv'],
+    // GPU ops with their launch calls (the timelines and the late launches), memcpy/memset, and
+    // the NVTX ranges of the launching threads (host causes).
+    shellSql: GAPS_ROWS,
   },
 ];
 
 const { values: opts } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
+    'runs-10x': { type: 'string', default: '2' },
     file: { type: 'string' },
     only: { type: 'string' },
+    sizes: { type: 'string', default: '1x,10x' },
+    parallel: { type: 'string', default: '8' },
+    'no-parallel': { type: 'boolean', default: false },
   },
 });
 const RUNS = Math.max(1, Number.parseInt(opts.runs, 10) || 3);
+const RUNS_10X = Math.max(1, Number.parseInt(opts['runs-10x'], 10) || 2);
 const FILE = resolve(opts.file ?? process.env.ITERSCOPE_BENCH_FILE ?? DEFAULT_FILE);
 const only = opts.only ? new Set(opts.only.split(',')) : null;
+const SIZES = new Set(opts.sizes.split(','));
+const PARALLEL = opts['no-parallel'] ? 0 : Math.max(0, Number.parseInt(opts.parallel, 10) || 0);
 
 function die(msg) {
   process.stderr.write(`bench: ${msg}\n`);
@@ -102,11 +147,14 @@ await import(cli);
 `,
 );
 
-/** Runs a command once: wall seconds and peak RSS in MB (null when it cannot be measured). */
+/**
+ * Runs a command once: wall seconds, peak RSS in MB and CPU seconds (user + sys; null when they
+ * cannot be measured: GNU time reports both, the wrapper only RSS).
+ */
 function measure(cmd, args, { node = false } = {}) {
   rmSync(rssFile, { force: true });
   let argv;
-  if (gnuTime) argv = ['/usr/bin/time', '-f', '%M', '-o', rssFile, cmd, ...args];
+  if (gnuTime) argv = ['/usr/bin/time', '-f', '%M %U %S', '-o', rssFile, cmd, ...args];
   else if (node) argv = [process.execPath, WRAPPER, rssFile, ...args];
   else argv = [cmd, ...args];
   const t0 = process.hrtime.bigint();
@@ -115,77 +163,217 @@ function measure(cmd, args, { node = false } = {}) {
   if (r.error) die(`${cmd}: ${r.error.message}`);
   if (r.status !== 0) die(`${[cmd, ...args].join(' ')} exited ${r.status}: ${String(r.stderr).trim().split('\n').slice(-3).join(' | ')}`);
   let rssMb = null;
+  let cpuS = null;
   if (existsSync(rssFile)) {
-    const kb = Number.parseInt(readFileSync(rssFile, 'utf8').trim().split('\n').pop(), 10);
+    const [kb, user, sys] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(/\s+/).map(Number);
     if (Number.isFinite(kb)) rssMb = kb / 1024;
+    if (Number.isFinite(user) && Number.isFinite(sys)) cpuS = user + sys;
   }
-  return { wall, rssMb };
+  return { wall, rssMb, cpuS };
 }
 
 const hasShell = onPath('sqlite3');
-const entries = BENCHMARKS.filter((b) => !only || only.has(b.name));
-const results = [];
-for (const b of entries) {
-  const args = b.args(FILE);
-  const ours = [];
-  const shell = [];
-  for (let i = 0; i < RUNS; i++) {
-    ours.push(measure(process.execPath, [CLI, ...args], { node: true }));
-    if (hasShell && b.shellSql) shell.push(measure('sqlite3', ['-readonly', FILE, b.shellSql]));
-  }
-  const best = (xs) => (xs.length ? Math.min(...xs.map((x) => x.wall)) : null);
-  const peak = (xs) => {
-    const v = xs.map((x) => x.rssMb).filter((x) => x != null);
-    return v.length ? Math.max(...v) : null;
-  };
-  const wallS = best(ours);
-  const shellS = best(shell);
-  const ratio = shellS ? wallS / shellS : null;
-  results.push({
-    name: b.name,
-    command: `iterscope ${args.map((a) => (a === FILE ? 'F' : a)).join(' ')}`,
-    wallS,
-    peakRssMb: peak(ours),
-    shellS,
-    shellPeakRssMb: peak(shell),
-    ratio,
-    withinTarget: ratio == null ? null : ratio <= TARGET_RATIO,
-    runsWallS: ours.map((x) => x.wall),
-    runsShellS: shell.map((x) => x.wall),
-    shellSql: b.shellSql,
-  });
+
+/** Is `option` in `iterscope <command> --help`? (Entries for options not built yet are skipped.) */
+function registered([command, option]) {
+  const r = spawnSync(process.execPath, [CLI, command, '--help'], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.includes(option);
 }
 
+/** Progress on stderr when it is a terminal (nothing in CI logs). */
+const tty = process.stderr.isTTY === true && !process.env.CI;
+function status(text) {
+  if (tty) process.stderr.write(`\r\x1b[K${text}`);
+}
+
+const best = (xs) => (xs.length ? Math.min(...xs.map((x) => x.wall)) : null);
+const peak = (xs) => {
+  const v = xs.map((x) => x.rssMb).filter((x) => x != null);
+  return v.length ? Math.max(...v) : null;
+};
+
+/** Reads a file once so every timed run (ours and the shell's) starts from a warm page cache. */
+function warm(file) {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.allocUnsafe(8 << 20);
+  try {
+    while (readSync(fd, buf, 0, buf.length, null) > 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function benchFile(size, file, runs, entries) {
+  const out = [];
+  status(`bench: ${size}: warming the page cache`);
+  warm(file);
+  for (const b of entries) {
+    const args = b.args(file);
+    const ours = [];
+    const shell = [];
+    for (let i = 0; i < runs; i++) {
+      status(`bench: ${size} ${b.name} run ${i + 1}/${runs}`);
+      ours.push(measure(process.execPath, [CLI, ...args], { node: true }));
+      if (hasShell && b.shellSql) shell.push(measure('sqlite3', ['-readonly', file, b.shellSql]));
+    }
+    const wallS = best(ours);
+    const shellS = best(shell);
+    const ratio = shellS ? wallS / shellS : null;
+    out.push({
+      size,
+      name: b.name,
+      command: `iterscope ${args.map((a) => (a === file ? 'F' : a.startsWith(dirname(file)) ? join('$(dirname F)', relative(dirname(file), a)) : a)).join(' ')}`,
+      wallS,
+      peakRssMb: peak(ours),
+      shellS,
+      shellPeakRssMb: peak(shell),
+      ratio,
+      withinTarget: ratio == null ? null : ratio <= TARGET_RATIO,
+      runsWallS: ours.map((x) => x.wall),
+      runsShellS: shell.map((x) => x.wall),
+      shellSql: b.shellSql,
+    });
+  }
+  return out;
+}
+
+const entries = BENCHMARKS.filter((b) => (!only || only.has(b.name)) && (!b.requires || registered(b.requires)));
+const skipped = BENCHMARKS.filter((b) => (!only || only.has(b.name)) && !entries.includes(b)).map((b) => b.name);
+const files = {};
+const results = [];
+if (SIZES.has('1x')) {
+  files['1x'] = { file: FILE, bytes: statSync(FILE).size };
+  results.push(...benchFile('1x', FILE, RUNS, entries));
+}
+let built = null;
+if (SIZES.has('10x')) {
+  status('bench: building the 10x export (reused when already built)');
+  built = make10x({ source: FILE, factor: 10, log: () => {} });
+  files['10x'] = { file: built.file, bytes: built.bytes, kernels: built.kernels, buildSeconds: built.seconds, reused: built.reused };
+  results.push(...benchFile('10x', built.file, RUNS_10X, entries));
+}
+
+// Linear growth: 10x time / 1x time, raw and net of the fixed start-up (node + module loading,
+// measured as `iterscope --version`), which would otherwise make every fast command look sublinear.
+const growth = [];
+let startupS = null;
+if (results.some((r) => r.size === '10x')) {
+  status('bench: start-up time');
+  startupS = Math.min(...Array.from({ length: 3 }, () => measure(process.execPath, [CLI, '--version'], { node: true }).wall));
+}
+for (const r10 of results.filter((r) => r.size === '10x')) {
+  const r1 = results.find((r) => r.size === '1x' && r.name === r10.name);
+  if (!r1) continue;
+  const g = r10.wallS / r1.wallS;
+  const net = r1.wallS > startupS ? (r10.wallS - startupS) / (r1.wallS - startupS) : null;
+  const judged = net ?? g;
+  growth.push({ name: r10.name, growth: g, netGrowth: net, withinTarget: judged >= GROWTH_TARGET[0] && judged <= GROWTH_TARGET[1], shellGrowth: r1.shellS && r10.shellS ? r10.shellS / r1.shellS : null });
+}
+
+// Parallel: N exports in one call vs the sum of N single runs (the same file, N names).
+let parallel = null;
+if (PARALLEL > 1 && (!only || only.has('parallel') || only.has('iterations'))) {
+  const dir = mkdtempSync(join(tmp, 'ranks-'));
+  const log = join(dirname(FILE), 'iteration_log.txt');
+  const rankFiles = Array.from({ length: PARALLEL }, (_, i) => {
+    const p = join(dir, `trace.rank${i}.sqlite`);
+    symlinkSync(FILE, p);
+    return p;
+  });
+  const args = (fs) => ['iterations', ...fs, ...(existsSync(log) ? ['--log', log] : []), '--format', 'csv'];
+  const singles = [];
+  rankFiles.forEach((f, i) => {
+    status(`bench: parallel: single run ${i + 1}/${PARALLEL}`);
+    singles.push(measure(process.execPath, [CLI, ...args([f])], { node: true }));
+  });
+  status(`bench: parallel: ${PARALLEL} exports in one call`);
+  const together = measure(process.execPath, [CLI, ...args(rankFiles)], { node: true });
+  const sum = singles.reduce((a, x) => a + x.wall, 0);
+  parallel = {
+    exports: PARALLEL,
+    cores: availableParallelism(),
+    command: `iterscope iterations trace.rank0..${PARALLEL - 1}.sqlite --log iteration_log.txt --format csv`,
+    wallS: together.wall,
+    peakRssMb: together.rssMb,
+    sumOfSinglesS: sum,
+    singlesWallS: singles.map((x) => x.wall),
+    // CPU seconds: the same work either way; wall falls only as far as idle cores allow.
+    cpuS: together.cpuS,
+    sumOfSinglesCpuS: singles.every((x) => x.cpuS != null) ? singles.reduce((a, x) => a + x.cpuS, 0) : null,
+    ratio: together.wall / sum,
+    target: PARALLEL_TARGET,
+    withinTarget: together.wall / sum <= PARALLEL_TARGET,
+  };
+}
+status('');
+
 const fmt = (x, d) => (x == null ? '-' : x.toFixed(d));
-const header = ['command', 'wall s', 'peak RSS MB', 'shell s', 'ratio'];
-const rows = results.map((r) => [r.command, fmt(r.wallS, 2), fmt(r.peakRssMb, 0), fmt(r.shellS, 2), r.ratio == null ? '-' : `${r.ratio.toFixed(2)}x${r.withinTarget ? '' : ' MISSED'}`]);
+const header = ['size', 'command', 'wall s', 'peak RSS MB', 'shell s', 'ratio', '10x/1x (net)'];
+const rows = results.map((r) => {
+  const g = r.size === '10x' ? growth.find((x) => x.name === r.name) : null;
+  const rssMiss = r.size === '10x' && r.peakRssMb != null && r.peakRssMb >= RSS_TARGET_MB;
+  return [
+    r.size,
+    r.command,
+    fmt(r.wallS, 2),
+    `${fmt(r.peakRssMb, 0)}${rssMiss ? ' MISSED' : ''}`,
+    fmt(r.shellS, 2),
+    r.ratio == null ? '-' : `${r.ratio.toFixed(2)}x${r.withinTarget ? '' : ' MISSED'}`,
+    g ? `${g.growth.toFixed(1)} (${fmt(g.netGrowth, 1)})${g.withinTarget ? '' : ' MISSED'}` : '',
+  ];
+});
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-const size = statSync(FILE).size;
-console.log(`iterscope bench: ${FILE} (${(size / 1e6).toFixed(0)} MB), best of ${RUNS}, target <= ${TARGET_RATIO}x the sqlite3 shell`);
+const line = (cells) => cells.map((c, i) => (i <= 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
+console.log(`iterscope bench: best of ${RUNS} (1x) / ${RUNS_10X} (10x); targets: <= ${TARGET_RATIO}x the sqlite3 shell, 10x/1x in ${GROWTH_TARGET.join('..')} (net of ${fmt(startupS, 2)} s start-up), peak RSS < ${RSS_TARGET_MB} MB on 10x`);
+if (files['1x']) console.log(`  1x: ${files['1x'].file} (${mb(files['1x'].bytes)})`);
+if (files['10x']) console.log(`  10x: ${files['10x'].file} (${mb(files['10x'].bytes)}, ${files['10x'].kernels} kernels, built in ${fmt(files['10x'].buildSeconds, 1)} s${files['10x'].reused ? ', reused' : ''})`);
 console.log(line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const r of rows) console.log(line(r));
+if (parallel) {
+  console.log(
+    `parallel: ${parallel.exports} exports in one call on ${parallel.cores} cores: ${fmt(parallel.wallS, 1)} s (peak RSS ${fmt(parallel.peakRssMb, 0)} MB, CPU ${fmt(parallel.cpuS, 1)} s) vs ${fmt(parallel.sumOfSinglesS, 1)} s for ${parallel.exports} single runs (CPU ${fmt(parallel.sumOfSinglesCpuS, 1)} s) = ${parallel.ratio.toFixed(2)}x${parallel.withinTarget ? '' : ' MISSED'} (target <= ${PARALLEL_TARGET}x)`,
+  );
+}
+if (skipped.length) console.log(`note: skipped (option not registered): ${skipped.join(', ')}`);
 if (!hasShell) console.log('note: sqlite3 is not on PATH: shell baseline skipped');
 if (!gnuTime) console.log('note: GNU /usr/bin/time not used: peak RSS measured in-process (wrapper) for iterscope only');
+const load = readFileSafe('/proc/loadavg');
+if (load) console.log(`note: load average at the end: ${load.split(' ').slice(0, 3).join(' ')}`);
 
 const out = join(here, 'results.json');
 writeFileSync(
   out,
   JSON.stringify(
     {
-      file: FILE,
-      fileBytes: size,
-      runs: RUNS,
+      files,
+      runs: { '1x': RUNS, '10x': RUNS_10X },
       targetRatio: TARGET_RATIO,
+      growthTarget: GROWTH_TARGET,
+      rssTargetMb: RSS_TARGET_MB,
       node: process.version,
-      rssMethod: gnuTime ? 'GNU time %M' : 'process.resourceUsage().maxRSS (wrapper)',
+      cores: availableParallelism(),
+      rssMethod: gnuTime ? 'GNU time %M (CPU: %U + %S)' : 'process.resourceUsage().maxRSS (wrapper)',
       shell: hasShell ? 'sqlite3' : null,
       date: new Date().toISOString(),
+      loadAverage: load ? load.trim() : null,
       entries: results,
+      startupS,
+      growth,
+      parallel,
+      skipped,
     },
     null,
     2,
   ) + '\n',
 );
 console.log(`wrote ${relative(process.cwd(), out) || out}`);
+
+function readFileSafe(p) {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return null;
+  }
+}

@@ -12,6 +12,7 @@ import { registerGaps } from './commands/gaps.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerTrace } from './commands/trace.js';
 import { registerReport } from './commands/report.js';
+import { registerMerge, registerRanks } from './commands/ranks.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -31,6 +32,8 @@ export function buildProgram(): Command {
   registerSummarize(program);
   registerCompare(program);
   registerTrace(program);
+  registerRanks(program);
+  registerMerge(program);
   for (const cmd of program.commands) cmd.exitOverride();
   program.hook('preAction', (_program, action) => guardInputs(action));
   return program;

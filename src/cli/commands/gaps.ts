@@ -8,6 +8,7 @@ import { UsageError } from '../../errors.js';
 import { gapsTables } from '../../../reports/gapsReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
+import { expandExportArgs, gapsAcrossExports } from './ranks.js';
 
 interface GapsOptions extends OutputOptions {
   log?: string[];
@@ -35,7 +36,7 @@ function nonNegativeInt(option: string) {
 export function registerGaps(program: Command): void {
   withOutputOptions(
     program
-      .command('gaps <export>')
+      .command('gaps <exports...>')
       .description('GPU idle gaps per device and what the host was doing meanwhile (gc, gil_wait, sync, launch_late, nvtx:<range>, unattributed)')
       .option('--log <file>', 'iteration log, to know each iteration\'s phase (same formats as `iterations --log`); repeatable', collect)
       .option('--min-gap <duration>', 'report gaps at least this long (ns, us, ms or s: 100us, 1ms, 0.5s); shorter gaps are summed as fragmented idle', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
@@ -44,7 +45,11 @@ export function registerGaps(program: Command): void {
       .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
       .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
       .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges'),
-  ).action((file: string, opts: GapsOptions) => {
+  ).action(async (inputs: string[], opts: GapsOptions) => {
+    // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
+    const files = expandExportArgs(inputs);
+    if (files.length > 1) return gapsAcrossExports(files, opts);
+    const file = files[0];
     const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
     const logs = (opts.log ?? []).map(parseIterationLogFile);
     const analysis = withExport(file, (h) =>

@@ -1,0 +1,113 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { runTask, type TaskName, type TaskOptions, type TaskResults } from './tasks.js';
+import { fromWireError, toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
+
+export interface ManyOptions {
+  /** Worker threads at most (default: os.availableParallelism(); never more than the exports). */
+  jobs?: number;
+  /** Run every export in this thread, one after the other (no workers). */
+  inProcess?: boolean;
+  /** Called after each export is done, in completion order. */
+  onProgress?: (done: number, total: number, file: string) => void;
+}
+
+/**
+ * The compiled worker entry. From the build (`dist/src/ranks/pool.js`) it sits beside this file;
+ * when this module runs from its TypeScript source (vitest), Node cannot start a `.ts` worker, so
+ * the built one is used (`npm test` builds first).
+ */
+export function workerEntry(): URL {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.endsWith('.ts')) return new URL('./worker.js', import.meta.url);
+  const built = join(resolve(dirname(here), '..', '..'), 'dist', 'src', 'ranks', 'worker.js');
+  if (!existsSync(built)) throw new Error(`${built} is missing: build first (npm run build)`);
+  return pathToFileURL(built);
+}
+
+/** How many workers analyzeMany starts for `n` exports. */
+export function workerCount(n: number, jobs?: number): number {
+  const cap = jobs !== undefined && jobs > 0 ? Math.floor(jobs) : availableParallelism();
+  return Math.max(1, Math.min(n, cap));
+}
+
+/**
+ * Runs `task` on every export, each in a worker thread (up to `jobs` at a time, default the number
+ * of cores), and returns the results in input order. One SQLite connection per export, opened in
+ * the worker; results come back by structured clone. The first failure stops the others and
+ * rejects with that export's error (an IterscopeError naming the file for bad input). With one
+ * export, one job, or `inProcess`, everything runs in this thread.
+ */
+export async function analyzeMany<T extends TaskName>(paths: readonly string[], task: T, opts: TaskOptions & ManyOptions = {}): Promise<TaskResults[T][]> {
+  const { jobs, inProcess, onProgress, ...taskOpts } = opts;
+  const n = paths.length;
+  if (n === 0) return [];
+  const workers = workerCount(n, jobs);
+  if (inProcess || workers === 1) {
+    const out: TaskResults[T][] = [];
+    for (const [i, p] of paths.entries()) {
+      out.push(runTask(task, p, taskOpts));
+      onProgress?.(i + 1, n, p);
+    }
+    return out;
+  }
+  const entry = workerEntry();
+  return new Promise<TaskResults[T][]>((resolvePromise, reject) => {
+    const results = new Array<TaskResults[T]>(n);
+    const pool: Worker[] = [];
+    const busy = new Map<Worker, number>();
+    let next = 0;
+    let finished = 0;
+    let failed = false;
+    const stop = () => {
+      for (const w of pool) void w.terminate();
+    };
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
+      stop();
+      reject(err);
+    };
+    const feed = (w: Worker) => {
+      if (failed) return;
+      if (next >= n) {
+        busy.delete(w);
+        void w.terminate();
+        return;
+      }
+      const id = next++;
+      busy.set(w, id);
+      w.postMessage({ id, task, file: paths[id], opts: taskOpts } satisfies WorkerRequest);
+    };
+    for (let k = 0; k < workers; k++) {
+      const w = new Worker(entry);
+      pool.push(w);
+      w.on('message', (reply: WorkerReply) => {
+        if (failed) return;
+        if (!reply.ok) return fail(fromWireError(reply.error));
+        results[reply.id] = reply.result as TaskResults[T];
+        finished++;
+        onProgress?.(finished, n, paths[reply.id]);
+        if (finished === n) {
+          stop();
+          resolvePromise(results);
+        } else feed(w);
+      });
+      // Uncaught in the worker (out of memory, a native crash): name the export it was on.
+      w.on('error', (err) => {
+        const id = busy.get(w);
+        fail(fromWireError(toWireError(err, id === undefined ? '(worker)' : paths[id])));
+      });
+      w.on('exit', (code) => {
+        const id = busy.get(w);
+        if (!failed && id !== undefined && results[id] === undefined && code !== 0) {
+          fail(new Error(`${paths[id]}: worker thread exited with code ${code}`));
+        }
+      });
+      feed(w);
+    }
+  });
+}

@@ -1,0 +1,217 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from '../../queries/handle.js';
+import { forEachRow } from '../../queries/run.js';
+import { Float64Buffer } from '../analysis/durationStats.js';
+import type { CategoryClassifier } from '../categories/rules.js';
+import { defaultCategoryClassifier } from '../categories/rules.js';
+import { analyzeIterations, type IterationAnalysis, type IterationOptions } from '../iterations/analyze.js';
+import type { RunSummary } from '../summary/runSummary.js';
+
+/** The category whose kernels are collectives (NCCL and custom all-reduce kernels in the default table). */
+export const COMMUNICATION_CATEGORY = 'communication';
+
+/** One rank's figures for one iteration: what the cross-rank view needs, nothing more. */
+export interface RankIterationFigures {
+  iter: number;
+  wallNs: number;
+  /** Union of the rank's GPU work inside the iteration window. */
+  gpuBusyNs: number;
+  /** Kernel time launched in the iteration (sums to the categories). */
+  kernelNs: number;
+  /** Kernel time of the communication category (collectives). */
+  communicationNs: number;
+}
+
+/**
+ * When each of the rank's collective kernels ran, grouped by iteration (iteration k of
+ * `iterations` owns `startNs/endNs[offsets[k] .. offsets[k+1])`, in start order). Times are ns
+ * from the rank's own session start: add the session's UTC start to compare ranks.
+ */
+export interface CollectiveTimes {
+  offsets: Int32Array;
+  startNs: Float64Array;
+  endNs: Float64Array;
+}
+
+/** Per rank: its per-iteration figures (structured-clone safe: plain data, typed arrays, bigint). */
+export interface RankFigures {
+  file: string;
+  /** `export`: read from an nsys export; `summary`: from an `iterscope summarize` JSON (no timestamps). */
+  source: 'export' | 'summary';
+  /** `TARGET_INFO_SESSION_START_TIME.utcEpochNs` (ns since 1970; beyond 2^53, hence bigint). */
+  sessionStartUtcNs: bigint | null;
+  communicationCategory: string;
+  /** Process the iterations were found in (null for summaries). */
+  pid: number | null;
+  iterations: RankIterationFigures[];
+  collectives: CollectiveTimes | null;
+  notes: string[];
+}
+
+function sessionStartUtc(handle: ExportHandle): bigint | null {
+  if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
+  const row = handle.sqlite.prepare('SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1').safeIntegers(true).get() as { utcEpochNs: bigint | null } | undefined;
+  return row?.utcEpochNs ?? null;
+}
+
+/** String ids of the kernel names the classifier files under `category`. */
+function collectiveNameIds(handle: ExportHandle, classifier: CategoryClassifier, category: string): number[] {
+  const cat = classifier.categories.indexOf(category);
+  if (cat < 0 || !handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') || !handle.hasTable('StringIds')) return [];
+  const ids: number[] = [];
+  forEachRow(
+    handle,
+    handle.db
+      .selectFrom('StringIds')
+      .select(['id', 'value'])
+      .where('id', 'in', (eb) => eb.selectFrom('CUPTI_ACTIVITY_KIND_KERNEL').select('demangledName').distinct()),
+    (id: number, value: string) => {
+      if (classifier.classify(value) === cat) ids.push(id);
+    },
+  );
+  return ids;
+}
+
+/**
+ * Start and end of every collective kernel, placed in the iteration whose window holds the CUDA
+ * API call that launched it (as `attributeGpuWork` places all GPU work: correlationId + PID ->
+ * runtime row -> call start). Reads only the collective kernels and their launch calls.
+ */
+export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysis, classifier: CategoryClassifier, category = COMMUNICATION_CATEGORY): CollectiveTimes | null {
+  const ids = collectiveNameIds(handle, classifier, category);
+  const rows = analysis.iterations;
+  if (ids.length === 0 || !handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
+  // Launch call start by (pid, correlationId); the first row wins (2022.x backtrace duplicates).
+  const launch = new Map<number, number>();
+  const key = (pid: number, corr: number) => pid * 2 ** 32 + corr;
+  const idList = ids.join(',');
+  forEachRow(
+    handle,
+    handle.db
+      .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
+      .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'correlationId', 'start'])
+      .where('eventClass', '!=', 67)
+      .where(sql<boolean>`correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE demangledName IN (${sql.raw(idList)}))`),
+    (pid: number, corr: number, start: number) => {
+      const k = key(pid, corr);
+      if (!launch.has(k)) launch.set(k, start);
+    },
+  );
+  // Windows per process: iteration rows are grouped by pid and sorted by start.
+  const byPid = new Map<number, number[]>();
+  rows.forEach((r, i) => {
+    const l = byPid.get(r.pid) ?? [];
+    l.push(i);
+    byPid.set(r.pid, l);
+  });
+  const rowOf = (pid: number, t: number): number => {
+    const idx = byPid.get(pid);
+    if (!idx) return -1;
+    let lo = 0;
+    let hi = idx.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rows[idx[mid]].startNs <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0) return -1;
+    const r = idx[lo - 1];
+    // Launch windows run to the next iteration's start; the last one to its end.
+    const end = lo < idx.length ? rows[idx[lo]].startNs : rows[r].endNs;
+    return t < end ? r : -1;
+  };
+  const perRow: { s: Float64Buffer; e: Float64Buffer }[] = rows.map(() => ({ s: new Float64Buffer(8), e: new Float64Buffer(8) }));
+  forEachRow(
+    handle,
+    handle.db
+      .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL')
+      .select(['start', 'end', 'correlationId', sql<number>`(globalPid >> 24) & 16777215`.as('pid')])
+      .where(sql<boolean>`demangledName IN (${sql.raw(idList)})`)
+      .orderBy('start'),
+    (start: number, end: number, corr: number | null, pid: number) => {
+      if (corr == null) return;
+      const t = launch.get(key(pid, corr));
+      if (t === undefined) return;
+      const r = rowOf(pid, t);
+      if (r < 0) return;
+      perRow[r].s.push(start);
+      perRow[r].e.push(end);
+    },
+  );
+  const offsets = new Int32Array(rows.length + 1);
+  for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i] + perRow[i].s.length;
+  const startNs = new Float64Array(offsets[rows.length]);
+  const endNs = new Float64Array(offsets[rows.length]);
+  perRow.forEach((b, i) => {
+    startNs.set(b.s.view(), offsets[i]);
+    endNs.set(b.e.view(), offsets[i]);
+  });
+  return { offsets, startNs, endNs };
+}
+
+export interface RankFigureOptions extends IterationOptions {
+  /** Category holding the collectives (default `communication`). */
+  communicationCategory?: string;
+}
+
+/**
+ * The ranks in one export: one `RankFigures` per process with iteration windows (one export per
+ * rank gives one; a single nsys capture of several local ranks gives one per process, by PID).
+ * Each holds the iteration analysis's figures (busy time, kernel time, collective time) plus when
+ * each collective kernel ran, for the arrival estimate.
+ */
+export function rankFiguresFromExport(handle: ExportHandle, opts: RankFigureOptions = {}): RankFigures[] {
+  const classifier = opts.classifier ?? defaultCategoryClassifier();
+  const category = opts.communicationCategory ?? COMMUNICATION_CATEGORY;
+  const analysis = analyzeIterations(handle, { ...opts, classifier });
+  const notes: string[] = [];
+  if (!classifier.categories.includes(category)) notes.push(`${handle.path}: no category '${category}' in the category table: no collective time`);
+  const coll = collectiveTimes(handle, analysis, classifier, category);
+  const utc = sessionStartUtc(handle);
+  const pids = [...new Set(analysis.iterations.map((r) => r.pid))].sort((a, b) => a - b);
+  return pids.map((pid) => {
+    const idx: number[] = [];
+    analysis.iterations.forEach((r, i) => {
+      if (r.pid === pid) idx.push(i);
+    });
+    let collectives: CollectiveTimes | null = null;
+    if (coll) {
+      const offsets = new Int32Array(idx.length + 1);
+      idx.forEach((i, k) => (offsets[k + 1] = offsets[k] + coll.offsets[i + 1] - coll.offsets[i]));
+      const startNs = new Float64Array(offsets[idx.length]);
+      const endNs = new Float64Array(offsets[idx.length]);
+      idx.forEach((i, k) => {
+        startNs.set(coll.startNs.subarray(coll.offsets[i], coll.offsets[i + 1]), offsets[k]);
+        endNs.set(coll.endNs.subarray(coll.offsets[i], coll.offsets[i + 1]), offsets[k]);
+      });
+      collectives = { offsets, startNs, endNs };
+    }
+    return {
+      file: handle.path,
+      source: 'export' as const,
+      sessionStartUtcNs: utc,
+      communicationCategory: category,
+      pid,
+      iterations: idx.map((i) => {
+        const r = analysis.iterations[i];
+        return { iter: r.iter, wallNs: r.wallNs, gpuBusyNs: r.gpuBusyNs, kernelNs: r.kernelNs, communicationNs: r.categoryNs[category] ?? 0 };
+      }),
+      collectives,
+      notes,
+    };
+  });
+}
+
+/** One rank's figures from a summary.json (per-iteration busy, kernel and category time; no timestamps). */
+export function rankFiguresFromSummary(summary: RunSummary, file: string, category = COMMUNICATION_CATEGORY): RankFigures {
+  return {
+    file,
+    source: 'summary',
+    sessionStartUtcNs: null,
+    communicationCategory: category,
+    pid: null,
+    iterations: summary.iterations.map((r) => ({ iter: r.iter, wallNs: r.wallNs, gpuBusyNs: r.gpuBusyNs, kernelNs: r.kernelNs, communicationNs: r.categoryNs[category] ?? 0 })),
+    collectives: null,
+    notes: [],
+  };
+}
