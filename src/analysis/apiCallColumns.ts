@@ -22,7 +22,11 @@ export interface ApiCallColumns {
 }
 
 export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
-  const cols = { pid: new Float64Buffer(4096), tid: new Float64Buffer(4096), corr: new Float64Buffer(4096), start: new Float64Buffer(4096), end: new Float64Buffer(4096), name: new Float64Buffer(4096) };
+  // Sized up front from max(rowid) (a b-tree lookup): no doubling slack on millions of calls.
+  const cap = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')
+    ? Math.max(16, Number((handle.sqlite.prepare('SELECT coalesce(max(rowid), 0) AS n FROM CUPTI_ACTIVITY_KIND_RUNTIME').get() as { n: number }).n))
+    : 16;
+  const cols = { pid: new Float64Buffer(cap), tid: new Float64Buffer(cap), corr: new Float64Buffer(cap), start: new Float64Buffer(cap), end: new Float64Buffer(cap), name: new Float64Buffer(cap) };
   let maxEnd = 0;
   if (handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) {
     let q = handle.db

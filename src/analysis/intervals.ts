@@ -31,8 +31,8 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
   }
   const ss = s.subarray(0, m).sort();
   const es = e.subarray(0, m).sort();
-  const outS = new Float64Array(m);
-  const outE = new Float64Array(m);
+  // The merged intervals are written back into ss/es: when interval k closes, starts 0..k and
+  // ends 0..k have already been read, so no unread value is overwritten (saves two arrays of n).
   let k = 0;
   let i = 0;
   let j = 0;
@@ -47,14 +47,15 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
     } else {
       depth--;
       if (depth === 0) {
-        outS[k] = curStart;
-        outE[k] = es[j];
+        const end = es[j];
+        ss[k] = curStart;
+        es[k] = end;
         k++;
       }
       j++;
     }
   }
-  return { starts: outS.slice(0, k), ends: outE.slice(0, k) };
+  return { starts: ss.slice(0, k), ends: es.slice(0, k) };
 }
 
 /** Total length covered by an interval set. */

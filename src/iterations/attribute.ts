@@ -99,27 +99,19 @@ function windowAt(pw: ProcessWindows, t: number): number {
   return k >= 0 && t < pw.launchEnds[k] ? k : -1;
 }
 
-/** The CUDA API calls of one process: correlationId -> index into `start` / `tid`. */
-interface ProcessApiCalls {
-  index: Map<number, number>;
-  start: Float64Buffer;
-  tid: Float64Buffer;
-}
-
 /**
- * CUDA API calls per process, keyed by (pid, correlationId): correlationId is unique per process
- * only. The first call of a pair wins, so no GPU op is counted twice.
+ * CUDA API calls per process: correlationId -> row of the call in the API-call columns.
+ * correlationId is unique per process only; the first call of a pair wins, so no GPU op is
+ * counted twice.
  */
-function indexApiCalls(calls: ApiCallColumns, pids: Set<number>): Map<number, ProcessApiCalls> {
-  const out = new Map<number, ProcessApiCalls>();
-  for (const pid of pids) out.set(pid, { index: new Map(), start: new Float64Buffer(1024), tid: new Float64Buffer(1024) });
+function indexApiCalls(calls: ApiCallColumns, pids: Set<number>): Map<number, Map<number, number>> {
+  const out = new Map<number, Map<number, number>>();
+  for (const pid of pids) out.set(pid, new Map());
   for (let i = 0; i < calls.count; i++) {
-    const pc = out.get(calls.pid[i]);
+    const index = out.get(calls.pid[i]);
     const corr = calls.correlationId[i];
-    if (!pc || Number.isNaN(corr) || pc.index.has(corr)) continue;
-    pc.index.set(corr, pc.start.length);
-    pc.start.push(calls.start[i]);
-    pc.tid.push(calls.tid[i]);
+    if (!index || Number.isNaN(corr) || index.has(corr)) continue;
+    index.set(corr, i);
   }
   return out;
 }
@@ -175,12 +167,17 @@ export function attributeGpuWork(
   const ops = opsIn ?? loadGpuOpColumns(handle);
   if (ops.count === 0) return acc;
   const byPid = indexWindows(windows);
-  const calls = indexApiCalls(apiIn ?? loadApiCallColumns(handle), new Set(byPid.keys()));
+  const api = apiIn ?? loadApiCallColumns(handle);
+  const calls = indexApiCalls(api, new Set(byPid.keys()));
   const names = kernelNames(handle);
   const categoryOfName = new Map<number, number>();
   const graphCategory = classifier.classify('[CUDA graph]');
   const intervalsByPid = new Map<number, { s: Float64Buffer; e: Float64Buffer }>();
   const cov = acc.coverage;
+  // One process (the usual export: one rank): its busy union is over the op columns themselves,
+  // with no per-process copy of every interval.
+  let singlePid = true;
+  for (let i = 1; i < ops.count && singlePid; i++) singlePid = ops.pid[i] === ops.pid[0];
   for (let i = 0; i < ops.count; i++) {
     const start = ops.start[i];
     const end = ops.end[i];
@@ -188,10 +185,12 @@ export function attributeGpuWork(
     const dur = end - start;
     cov.gpuOps++;
     cov.gpuOpNs += dur;
-    let b = intervalsByPid.get(pid);
-    if (!b) intervalsByPid.set(pid, (b = { s: new Float64Buffer(4096), e: new Float64Buffer(4096) }));
-    b.s.push(start);
-    b.e.push(end);
+    if (!singlePid) {
+      let b = intervalsByPid.get(pid);
+      if (!b) intervalsByPid.set(pid, (b = { s: new Float64Buffer(4096), e: new Float64Buffer(4096) }));
+      b.s.push(start);
+      b.e.push(end);
+    }
     const pw = byPid.get(pid);
     if (!pw) {
       cov.otherProcessOps++;
@@ -200,13 +199,13 @@ export function attributeGpuWork(
     }
     const corr = ops.correlationId[i];
     const pc = calls.get(pid);
-    const ci = Number.isNaN(corr) || !pc ? undefined : pc.index.get(corr);
+    const ci = Number.isNaN(corr) || !pc ? undefined : pc.get(corr);
     if (ci === undefined) {
       cov.noRuntimeOps++;
       cov.noRuntimeNs += dur;
       continue;
     }
-    const k = windowAt(pw, pc!.start.view()[ci]);
+    const k = windowAt(pw, api.start[ci]);
     if (k < 0) {
       cov.outsideOps++;
       cov.outsideNs += dur;
@@ -215,7 +214,7 @@ export function attributeGpuWork(
     const w = pw.first + k;
     cov.placedOps++;
     cov.placedNs += dur;
-    if (pc!.tid.view()[ci] !== pw.tids[k]) acc.otherThreadOps[w]++;
+    if (api.tid[ci] !== pw.tids[k]) acc.otherThreadOps[w]++;
     if (end > acc.lastOpEndNs[w]) acc.lastOpEndNs[w] = end;
     switch (ops.kind[i]) {
       case GpuOpKind.Kernel: {
@@ -243,6 +242,7 @@ export function attributeGpuWork(
         break;
     }
   }
+  if (singlePid) acc.busyByPid.set(ops.pid[0], unionIntervals(ops.start, ops.end));
   for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, unionIntervals(b.s.view(), b.e.view()));
   return acc;
 }
