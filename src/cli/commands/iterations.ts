@@ -14,6 +14,7 @@ import { categoryRulesTable, iterationsTable, phaseSummaryTable } from '../../..
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
 import { expandExportArgs, iterationsAcrossExports } from './ranks.js';
+import { progress } from '../../ranks/progress.js';
 
 interface IterationsOptions extends OutputOptions {
   log?: string[];
@@ -53,13 +54,25 @@ export function registerIterations(program: Command): void {
     const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
     const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
     const logs = (opts.log ?? []).map(parseIterationLogFile);
+    // A bar on stderr for big exports, only when stderr is a terminal.
+    const bar = progress('iterscope: iterations', 5, { unit: 'steps' });
     const result = withExport(file, (h) => {
-      // One scan of the GPU ops and of the API calls serves the attribution and the gap analysis.
-      const gpuOps = loadGpuOpColumns(h);
-      const apiCalls = loadApiCallColumns(h);
-      const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls });
-      if (opts.idleCauses !== false) addIdleCauses(h, a, { gpuOps, apiCalls });
-      return { a, m: addGpuMetrics(h, a) };
+      try {
+        // One scan of the GPU ops and of the API calls serves the attribution and the gap analysis.
+        const gpuOps = loadGpuOpColumns(h);
+        bar.tick(1, 'GPU ops read');
+        const apiCalls = loadApiCallColumns(h);
+        bar.tick(1, 'CUDA API calls read');
+        const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls });
+        bar.tick(1, 'iterations attributed');
+        if (opts.idleCauses !== false) addIdleCauses(h, a, { gpuOps, apiCalls });
+        bar.tick(1, 'idle causes found');
+        const m = addGpuMetrics(h, a);
+        bar.tick(1, 'GPU metrics read');
+        return { a, m };
+      } finally {
+        bar.done();
+      }
     });
     const { a: analysis, m: metrics } = result;
     for (const n of analysis.coverage.notes) note(n);
