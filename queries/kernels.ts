@@ -1,5 +1,6 @@
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
+import { forEachRow } from './run.js';
 
 export interface KernelQueryOptions extends QueryOptions {
   /** Which name to resolve: the demangled one (default, as `nsys stats` prints) or the short one. */
@@ -36,4 +37,19 @@ export function selectKernelDurations(handle: ExportHandle, opts: KernelQueryOpt
     .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL as k')
     .select((eb) => [eb.ref(nameCol).as('nameId'), eb('k.end', '-', eb.ref('k.start')).as('duration')])
     .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: 'k.globalPid', device: 'k.deviceId' }));
+}
+
+/** The demangled names of the kernels in the export, by string id (one pass over the distinct ids). */
+export function loadKernelNames(handle: ExportHandle): Map<number, string> {
+  const names = new Map<number, string>();
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') || !handle.hasTable('StringIds')) return names;
+  forEachRow(
+    handle,
+    handle.db
+      .selectFrom('StringIds')
+      .select(['id', 'value'])
+      .where('id', 'in', (eb) => eb.selectFrom('CUPTI_ACTIVITY_KIND_KERNEL').select('demangledName').distinct()),
+    (id: number, value: string) => names.set(id, value),
+  );
+  return names;
 }

@@ -1,8 +1,8 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
+import { loadKernelNames } from '../../queries/kernels.js';
 import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
-import { forEachRow } from '../../queries/run.js';
 import { Float64Buffer } from '../analysis/durationStats.js';
 import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
 import type { CategoryClassifier } from '../categories/rules.js';
@@ -116,21 +116,6 @@ function indexApiCalls(calls: ApiCallColumns, pids: Set<number>): Map<number, Ma
   return out;
 }
 
-/** Names of the kernels in the export, by string id (one pass over the distinct ids). */
-function kernelNames(handle: ExportHandle): Map<number, string> {
-  const names = new Map<number, string>();
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') || !handle.hasTable('StringIds')) return names;
-  forEachRow(
-    handle,
-    handle.db
-      .selectFrom('StringIds')
-      .select(['id', 'value'])
-      .where('id', 'in', (eb) => eb.selectFrom('CUPTI_ACTIVITY_KIND_KERNEL').select('demangledName').distinct()),
-    (id: number, value: string) => names.set(id, value),
-  );
-  return names;
-}
-
 /**
  * Places every GPU operation (kernel, memcpy, memset, whole-graph launch) in the iteration whose
  * window holds its launching API call (correlationId + PID -> runtime row -> call start), sums it
@@ -169,7 +154,7 @@ export function attributeGpuWork(
   const byPid = indexWindows(windows);
   const api = apiIn ?? loadApiCallColumns(handle);
   const calls = indexApiCalls(api, new Set(byPid.keys()));
-  const names = kernelNames(handle);
+  const names = loadKernelNames(handle);
   const categoryOfName = new Map<number, number>();
   const graphCategory = classifier.classify('[CUDA graph]');
   const intervalsByPid = new Map<number, { s: Float64Buffer; e: Float64Buffer }>();

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { loadKernelNames } from '../../queries/kernels.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
 import { Float64Buffer } from '../analysis/durationStats.js';
@@ -57,19 +58,8 @@ function sessionStartUtc(handle: ExportHandle): bigint | null {
 /** String ids of the kernel names the classifier files under `category`. */
 function collectiveNameIds(handle: ExportHandle, classifier: CategoryClassifier, category: string): number[] {
   const cat = classifier.categories.indexOf(category);
-  if (cat < 0 || !handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') || !handle.hasTable('StringIds')) return [];
-  const ids: number[] = [];
-  forEachRow(
-    handle,
-    handle.db
-      .selectFrom('StringIds')
-      .select(['id', 'value'])
-      .where('id', 'in', (eb) => eb.selectFrom('CUPTI_ACTIVITY_KIND_KERNEL').select('demangledName').distinct()),
-    (id: number, value: string) => {
-      if (classifier.classify(value) === cat) ids.push(id);
-    },
-  );
-  return ids;
+  if (cat < 0) return [];
+  return [...loadKernelNames(handle)].filter(([, name]) => classifier.classify(name) === cat).map(([id]) => id);
 }
 
 /**

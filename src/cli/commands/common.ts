@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resolveFormat } from '../output.js';
+import { UsageError } from '../../errors.js';
 
 /**
  * `--format` and `-o` on every command that prints a result. `--format` is checked while the
@@ -12,4 +13,19 @@ export function withOutputOptions(cmd: Command): Command {
       return value;
     })
     .option('-o, --output <file>', 'write to FILE instead of stdout');
+}
+
+/** Commander accumulator for repeatable options (`--log a --log b`). */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** `value` as a non-negative integer, or a UsageError naming the option. */
+export function parseNonNegativeInt(value: string, option: string): number {
+  const v = value.trim();
+  if (!/^\d+$/.test(v)) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
+  return Number(v);
+}
+
+/** Commander option parser for a non-negative integer option. */
+export function nonNegativeInt(option: string): (value: string) => number {
+  return (value: string) => parseNonNegativeInt(value, option);
 }

@@ -12,9 +12,8 @@ import { parseDurationNs } from '../../gaps/duration.js';
 import { toJson } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions } from './common.js';
+import { withOutputOptions, collect } from './common.js';
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerSummarize(program: Command): void {
   program

@@ -7,7 +7,7 @@ import { parseIterationLogFile } from '../../logs/parse.js';
 import { UsageError } from '../../errors.js';
 import { gapsTables } from '../../../reports/gapsReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions } from './common.js';
+import { withOutputOptions, collect, nonNegativeInt } from './common.js';
 import { expandExportArgs, gapsAcrossExports } from './ranks.js';
 
 interface GapsOptions extends OutputOptions {
@@ -20,14 +20,7 @@ interface GapsOptions extends OutputOptions {
   profileRange?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function nonNegativeInt(option: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim())) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
-    return Number(value.trim());
-  };
-}
 
 /**
  * `iterscope gaps <export>`: GPU idle gaps per device and their host-side causes.

@@ -12,7 +12,7 @@ import { defaultCategoryClassifier, DEFAULT_CATEGORY_RULES, loadCategoryRules } 
 import { UsageError } from '../../errors.js';
 import { categoryRulesTable, iterationsTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions } from './common.js';
+import { withOutputOptions, collect, parseNonNegativeInt } from './common.js';
 import { expandExportArgs, iterationsAcrossExports } from './ranks.js';
 import { progress } from '../../ranks/progress.js';
 
@@ -26,12 +26,7 @@ interface IterationsOptions extends OutputOptions {
   idleCauses?: boolean;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function parseNonNegativeInt(value: string, option: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
-  return Number(value);
-}
 
 export function registerIterations(program: Command): void {
   withOutputOptions(

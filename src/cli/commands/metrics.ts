@@ -8,7 +8,7 @@ import { metricsOverCapture, metricsOverIntervals, type MetricsSummary } from '.
 import { UsageError } from '../../errors.js';
 import { metricsTable } from '../../../reports/metricsReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions } from './common.js';
+import { withOutputOptions, collect, parseNonNegativeInt } from './common.js';
 
 interface MetricsOptions extends OutputOptions {
   iters?: string;
@@ -20,12 +20,7 @@ interface MetricsOptions extends OutputOptions {
   profileRange?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function nonNegativeInt(value: string, option: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
-  return Number(value);
-}
 
 export interface MetricsCommandResult extends MetricsSummary {
   /** Iterations whose windows were used (`--iters`), else null. */
@@ -36,8 +31,8 @@ export interface MetricsCommandResult extends MetricsSummary {
 export function runMetrics(file: string, opts: Omit<MetricsOptions, keyof OutputOptions>): MetricsCommandResult {
   // Option errors surface before the export is read.
   const ranges = opts.iters !== undefined ? parseProfileRanges(opts.iters, '--iters') : undefined;
-  const gpu = opts.gpu !== undefined ? nonNegativeInt(opts.gpu, '--gpu') : undefined;
-  const firstIter = opts.firstIter !== undefined ? nonNegativeInt(opts.firstIter, '--first-iter') : undefined;
+  const gpu = opts.gpu !== undefined ? parseNonNegativeInt(opts.gpu, '--gpu') : undefined;
+  const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
   const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
   const logs = (opts.log ?? []).map(parseIterationLogFile);
   const metrics = opts.metric?.length ? opts.metric : undefined;

@@ -18,16 +18,9 @@ import { iterationsTable, phaseSummaryTable } from '../../../reports/iterationsR
 import { gapsTables, topGapsTable } from '../../../reports/gapsReport.js';
 import { formatNs } from '../../../reports/units.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions } from './common.js';
+import { withOutputOptions, collect, nonNegativeInt } from './common.js';
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function nonNegativeInt(option: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim())) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
-    return Number(value.trim());
-  };
-}
 
 function positiveInt(option: string) {
   return (value: string): number => {

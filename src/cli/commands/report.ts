@@ -1,6 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
+import { collect, nonNegativeInt } from './common.js';
 import { withExport } from '../../export/openExport.js';
 import { defaultCategoryClassifier, loadCategoryRules } from '../../categories/rules.js';
 import { UsageError } from '../../errors.js';
@@ -26,14 +27,7 @@ export interface ReportCommandOptions {
   categories?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function nonNegativeInt(option: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim())) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
-    return Number(value.trim());
-  };
-}
 
 function checkFormat(value: string): ReportFormat {
   if (!(REPORT_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${REPORT_FORMATS.join(', ')} (got '${value}')`);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { collect, nonNegativeInt } from './common.js';
 import { withExport } from '../../export/openExport.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
 import { parseDurationNs } from '../../gaps/duration.js';
@@ -23,14 +24,7 @@ interface TraceCliOptions {
   categories?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-function nonNegativeInt(option: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim())) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
-    return Number(value.trim());
-  };
-}
 
 /**
  * `iterscope trace <export> -o trace.json`: an annotated Chrome trace-event JSON for
