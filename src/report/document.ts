@@ -1,3 +1,4 @@
+import { crossRankTables } from '../../reports/ranksReport.js';
 import { basename } from 'node:path';
 import { compactRanges } from '../iterations/analyze.js';
 import { gapsTables } from '../../reports/gapsReport.js';
@@ -191,6 +192,21 @@ function coverageSection(d: ReportData): ReportSection {
 }
 
 /** Assembles the report's sections from its data (`buildReport`). Pure: no I/O. */
+/** With one export per rank: busy spread, straggler, communication and collective wait per iteration. */
+function crossRankSection(d: ReportData): ReportSection | null {
+  if (!d.crossRank) return null;
+  const v = d.crossRank;
+  return {
+    id: 'ranks',
+    title: 'Across ranks',
+    blocks: [
+      { kind: 'paragraph', text: `The other sections describe ${basename(d.file)}; this one compares all ${v.ranks.length} ranks, iteration by iteration.` },
+      ...crossRankTables(v).map(table),
+      ...(v.notes.length ? [{ kind: 'list', items: v.notes } as ReportBlock] : []),
+    ],
+  };
+}
+
 export function reportDocument(d: ReportData, layout: Partial<ReportLayout> = {}): ReportDocument {
   const l: ReportLayout = { ...DEFAULT_REPORT_LAYOUT, ...layout };
   const sections = [
@@ -198,6 +214,7 @@ export function reportDocument(d: ReportData, layout: Partial<ReportLayout> = {}
     kernelsSection(d, l),
     categoriesSection(d),
     iterationsSection(d, l),
+    crossRankSection(d),
     idleSection(d, l),
     nvtxSection(d, l),
     hostSection(d),

@@ -53,6 +53,8 @@ export interface ReportLogFile {
  * Everything the report shows, computed once per export: each analysis runs one time and the
  * Markdown and HTML documents are both rendered from this object.
  */
+import type { CrossRankView } from '../ranks/crossRank.js';
+
 export interface ReportData {
   file: string;
   info: ExportInfo;
@@ -74,4 +76,6 @@ export interface ReportData {
   logs: ReportLogFile[];
   /** Wall-clock ms each analysis took (for `--verbose`-style diagnostics and benchmarks). */
   timingsMs: Record<string, number>;
+  /** With several exports (one per rank): the cross-rank view; the other sections are of the first. */
+  crossRank?: CrossRankView | null;
 }

@@ -1,6 +1,8 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
+import { crossRankFromExports } from '../../ranks/ranksFromExports.js';
+import { expandExportArgs } from './ranks.js';
 import { collect, nonNegativeInt } from './common.js';
 import { withExport } from '../../export/openExport.js';
 import { defaultCategoryClassifier, loadCategoryRules } from '../../categories/rules.js';
@@ -42,15 +44,27 @@ export function resolveReportFormat(opts: { format?: string; output?: string }):
 }
 
 /** The `report` command's work without writing anything: option checks, analyses, rendering. */
-export async function runReport(file: string, opts: Partial<ReportCommandOptions> = {}): Promise<{ format: ReportFormat; text: string; data: ReportData }> {
+export async function runReport(input: string | readonly string[], opts: Partial<ReportCommandOptions> = {}): Promise<{ format: ReportFormat; text: string; data: ReportData }> {
   // Option errors surface before the export is read.
   const format = resolveReportFormat(opts);
+  // Several exports (one per rank): the sections describe the first, plus a cross-rank section.
+  const files = typeof input === 'string' ? [input] : expandExportArgs(input);
+  const file = files[0];
   const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
   const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
   const logs = (opts.log ?? []).map(parseIterationLogFile);
   const data = withExport(file, (h) =>
     buildReport(h, { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS }),
   );
+  if (files.length > 1) {
+    data.crossRank = await crossRankFromExports(files, {
+      logs,
+      iterationRange: opts.iterationRange,
+      firstIter: opts.firstIter,
+      profileRange: opts.profileRange,
+      categoryRules: opts.categories ? [...classifier.rules] : undefined,
+    });
+  }
   const text = await renderReport(data, format, {
     top: opts.top ?? DEFAULT_REPORT_LAYOUT.top,
     iterationRows: opts.iterationRows ?? DEFAULT_REPORT_LAYOUT.iterationRows,
@@ -60,13 +74,13 @@ export async function runReport(file: string, opts: Partial<ReportCommandOptions
 }
 
 /**
- * `iterscope report <export> [--log FILE]... [-o report.md|report.html] [--format md|html]`:
+ * `iterscope report <exports...> [--log FILE]... [-o report.md|report.html] [--format md|html]`:
  * everything in one document (run info, top kernels, time by category and phase, iterations, idle
  * gaps and causes, NVTX, GC/GIL, GPU metrics, coverage).
  */
 export function registerReport(program: Command): void {
   program
-    .command('report <export>')
+    .command('report <exports...>')
     .description('one Markdown (PR comment / job summary) or self-contained HTML document with every analysis: run info, kernels, categories by phase, iterations, idle causes, NVTX, GC/GIL, metrics, coverage')
     .option('--log <file>', 'iteration log (same formats as `iterations --log`); repeatable', collect)
     .option('--format <format>', 'md | html (default: html when -o ends in .html, else md)', (v: string) => checkFormat(v))
@@ -79,8 +93,8 @@ export function registerReport(program: Command): void {
     .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
     .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
-    .action(async (file: string, opts: ReportCommandOptions) => {
-      const { format, text } = await runReport(file, opts);
+    .action(async (inputs: string[], opts: ReportCommandOptions) => {
+      const { format, text } = await runReport(inputs, opts);
       if (opts.output) writeFileSync(opts.output, text);
       else process.stdout.write(text);
       // CI job summaries: Markdown is appended where GitHub Actions asks for it.
