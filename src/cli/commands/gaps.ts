@@ -10,7 +10,8 @@ import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect, nonNegativeInt } from './common.js';
 import { expandExportArgs, gapsAcrossExports } from './ranks.js';
 
-interface GapsOptions extends OutputOptions {
+/** The options `iterscope gaps` parses. */
+export interface GapsOptions extends OutputOptions {
   log?: string[];
   minGap: number;
   top: number;

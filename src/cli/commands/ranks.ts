@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { GapsOptions } from './gaps.js';
 import { loadCategoryRules } from '../../categories/rules.js';
 import { UsageError } from '../../errors.js';
 import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
@@ -173,15 +174,8 @@ export async function iterationsAcrossExports(files: string[], opts: IterationsM
   }
 }
 
-/** The options `iterscope gaps` parses (same names). */
-export interface GapsManyOptions extends OutputOptions {
-  log?: string[];
-  minGap: number;
-  top: number;
-  device?: number;
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
+/** The options `iterscope gaps` parses, plus the worker count. */
+export interface GapsManyOptions extends GapsOptions {
   jobs?: number;
 }
 
