@@ -7,12 +7,13 @@ export const GpuOpKind = { Kernel: 0, Memcpy: 1, Memset: 2, Graph: 3 } as const;
 export type GpuOpKind = (typeof GpuOpKind)[keyof typeof GpuOpKind];
 export const GPU_OP_KIND_NAMES = ['kernel', 'memcpy', 'memset', 'graph'] as const;
 
-const SOURCES: { table: 'CUPTI_ACTIVITY_KIND_KERNEL' | 'CUPTI_ACTIVITY_KIND_MEMCPY' | 'CUPTI_ACTIVITY_KIND_MEMSET' | 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE'; kind: GpuOpKind }[] = [
+/** The tables that hold GPU work and the kind of op each row is (graph-level traces included). */
+export const GPU_OP_SOURCES = [
   { table: 'CUPTI_ACTIVITY_KIND_KERNEL', kind: GpuOpKind.Kernel },
   { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', kind: GpuOpKind.Memcpy },
   { table: 'CUPTI_ACTIVITY_KIND_MEMSET', kind: GpuOpKind.Memset },
   { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', kind: GpuOpKind.Graph },
-];
+] as const;
 
 export interface GpuOpsQueryOptions extends QueryOptions {
   /** Leave out graph-level traces (nsys's own reports do). */
@@ -26,7 +27,7 @@ export interface GpuOpsQueryOptions extends QueryOptions {
  * returns null when there are none.
  */
 export function selectGpuOps(handle: ExportHandle, opts: GpuOpsQueryOptions = {}) {
-  const parts = SOURCES.filter((s) => handle.hasTable(s.table) && !(opts.excludeGraphTraces && s.kind === GpuOpKind.Graph)).map((s) =>
+  const parts = GPU_OP_SOURCES.filter((s) => handle.hasTable(s.table) && !(opts.excludeGraphTraces && s.kind === GpuOpKind.Graph)).map((s) =>
     handle.db
       .selectFrom(`${s.table} as o` as 'CUPTI_ACTIVITY_KIND_KERNEL as o')
       .select([

@@ -1,4 +1,7 @@
 import { loadNvtxDomains } from './nvtxSummary.js';
+import { GPU_OP_SOURCES } from '../../queries/gpuOps.js';
+
+const GPU_OP_TABLES = GPU_OP_SOURCES.map((s) => s.table);
 import type { ExportHandle } from '../../queries/handle.js';
 import { allRows } from '../../queries/run.js';
 import { selectGpus } from '../../queries/gpus.js';
@@ -136,7 +139,7 @@ function hasNvtxText(handle: ExportHandle, text: string): boolean {
 }
 
 export function activitySpan(handle: ExportHandle): { start: number | null; end: number | null } {
-  const parts = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']
+  const parts = [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']
     .filter((t) => handle.hasTable(t))
     .map((t) => `SELECT min(start) AS s, max(coalesce("end", start)) AS e FROM ${t}`);
   if (parts.length === 0) return { start: null, end: null };
@@ -180,7 +183,7 @@ export function describeExport(handle: ExportHandle): ExportInfo {
   for (const t of COUNTED_TABLES) if (handle.hasTable(t)) rowCounts[t] = countRows(handle, t);
 
   const devices = new Set<number>();
-  for (const t of ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE']) {
+  for (const t of GPU_OP_TABLES) {
     if (!handle.hasTable(t)) continue;
     for (const r of handle.sqlite.prepare(`SELECT DISTINCT deviceId AS d FROM ${t}`).all() as { d: number }[]) devices.add(r.d);
   }

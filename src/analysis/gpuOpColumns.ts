@@ -1,15 +1,7 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
+import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
-
-/** The tables of GPU work (the same as `selectGpuOps`), graph-level traces included. */
-const GPU_OP_SOURCES = [
-  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', kind: GpuOpKind.Kernel },
-  { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', kind: GpuOpKind.Memcpy },
-  { table: 'CUPTI_ACTIVITY_KIND_MEMSET', kind: GpuOpKind.Memset },
-  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', kind: GpuOpKind.Graph },
-] as const;
 
 /** Growable typed column. */
 class Column<T extends Float64Array | Int32Array | Uint8Array> {

@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
-import { GpuOpKind, GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
+import { GPU_OP_SOURCES, GpuOpKind, GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import type { CategoryClassifier } from '../categories/rules.js';
@@ -30,13 +30,6 @@ export interface GpuOpSliceStats {
   devices: number[];
 }
 
-const TABLES = [
-  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', kind: GpuOpKind.Kernel },
-  { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', kind: GpuOpKind.Memcpy },
-  { table: 'CUPTI_ACTIVITY_KIND_MEMSET', kind: GpuOpKind.Memset },
-  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', kind: GpuOpKind.Graph },
-] as const;
-
 /** The kernel name ids in use (short and demangled), resolved in one pass over `StringIds`. */
 function kernelStrings(handle: ExportHandle, nameCol: string): Map<number, string> {
   if (!handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) return new Map();
@@ -60,7 +53,7 @@ function memcpyLabels(handle: ExportHandle): Map<number, string> {
 
 /** Whether GPU work of more than one process is in the export (then each slice names its pid). */
 function multiProcess(handle: ExportHandle): boolean {
-  const parts = TABLES.filter((t) => handle.hasTable(t.table)).map((t) => `SELECT DISTINCT globalPid FROM ${t.table}`);
+  const parts = GPU_OP_SOURCES.filter((t) => handle.hasTable(t.table)).map((t) => `SELECT DISTINCT globalPid FROM ${t.table}`);
   if (parts.length === 0) return false;
   const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM (${parts.join(' UNION ')})`).get() as { n: number };
   return row.n > 1;
@@ -87,7 +80,7 @@ interface StreamState {
  */
 export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (json: string) => void, opts: GpuOpSliceOptions): GpuOpSliceStats {
   const stats: GpuOpSliceStats = { ops: 0, byKind: { kernel: 0, memcpy: 0, memset: 0, graph: 0 }, overflowOps: 0, streams: 0, streamsWithOverflow: 0, devices: [] };
-  const present = TABLES.filter((t) => handle.hasTable(t.table));
+  const present = GPU_OP_SOURCES.filter((t) => handle.hasTable(t.table));
   if (present.length === 0) return stats;
   const shortCol = handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') && opts.kernelNames !== 'demangled' ? 'shortName' : 'demangledName';
   const strings = kernelStrings(handle, shortCol);
