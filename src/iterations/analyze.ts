@@ -1,7 +1,7 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { overlapLength } from '../analysis/intervals.js';
-import type { GpuOpColumns } from '../analysis/gpuOpColumns.js';
-import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
+import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { readCaptureSettings } from '../analysis/exportInfo.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { recordsByIter } from '../logs/parse.js';
@@ -141,17 +141,10 @@ function buildWindows(ranges: IterationRange[], iters: number[], captureEndNs: n
 }
 
 /** Last end of any GPU op or CUDA API call: where a profiler-gated capture's last iteration may run to. */
-function gpuActivityEnd(handle: ExportHandle, loaded: Pick<IterationOptions, 'gpuOps' | 'apiCalls'>): number | null {
-  if (loaded.gpuOps && loaded.apiCalls) {
-    let max = loaded.apiCalls.count ? loaded.apiCalls.maxEndNs : -Infinity;
-    for (let i = 0; i < loaded.gpuOps.count; i++) if (loaded.gpuOps.end[i] > max) max = loaded.gpuOps.end[i];
-    return Number.isFinite(max) ? max : null;
-  }
-  const parts = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', 'CUPTI_ACTIVITY_KIND_RUNTIME']
-    .filter((t) => handle.hasTable(t))
-    .map((t) => `SELECT max("end") AS e FROM ${t}`);
-  if (parts.length === 0) return null;
-  return (handle.sqlite.prepare(`SELECT max(e) AS e FROM (${parts.join(' UNION ALL ')})`).get() as { e: number | null }).e;
+function gpuActivityEnd(gpuOps: GpuOpColumns, apiCalls: ApiCallColumns): number | null {
+  let max = apiCalls.count ? apiCalls.maxEndNs : -Infinity;
+  for (let i = 0; i < gpuOps.count; i++) if (gpuOps.end[i] > max) max = gpuOps.end[i];
+  return Number.isFinite(max) ? max : null;
 }
 
 function joinedLog(rec: MergedIterationRecord): JoinedLog {
@@ -167,6 +160,10 @@ function joinedLog(rec: MergedIterationRecord): JoinedLog {
 export function analyzeIterations(handle: ExportHandle, opts: IterationOptions = {}): IterationAnalysis {
   const classifier = opts.classifier ?? defaultCategoryClassifier();
   const found = findIterationRanges(handle, opts.rangeSpec);
+  // Read after the ranges are found, so an export without iterations fails fast; shared with the
+  // attribution and the last window's end (and with the gap analysis when the caller passes them).
+  const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
+  const apiCalls = opts.apiCalls ?? loadApiCallColumns(handle);
   const info = readCaptureSettings(handle);
   const records = opts.logs?.length ? recordsByIter(opts.logs) : new Map<number, MergedIterationRecord>();
   const executor = found.spec.kind === 'pytorch' ? 'pytorch' : 'cpp';
@@ -188,11 +185,11 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
     const num = numberWindows(ranges, { firstIter: opts.firstIter, profileRanges, captureEnvRanges, executor, logRecords: logCompositions }, handle.path);
     numbering.push({ pid, source: num.source, detail: num.detail });
-    windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(handle, opts), info.profilerApiGated === true));
+    windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
     rangeOf.push(...ranges);
   }
 
-  const attr = attributeGpuWork(handle, windows, classifier, opts.gpuOps, opts.apiCalls);
+  const attr = attributeGpuWork(handle, windows, classifier, gpuOps, apiCalls);
   // The last window of each process ends when its GPU work drains.
   for (let i = 0; i < windows.length; i++) {
     const isLast = i + 1 === windows.length || windows[i + 1].pid !== windows[i].pid;
