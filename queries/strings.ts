@@ -1,5 +1,5 @@
 import type { ExportHandle } from './handle.js';
-import { iterateQuery } from './run.js';
+import { iterateQuery, prepareQuery } from './run.js';
 
 /** `StringIds` rows (interned kernel names, API names, registered NVTX strings, thread names). */
 export function selectStrings(handle: ExportHandle) {
@@ -15,4 +15,22 @@ export function loadStrings(handle: ExportHandle, ids: Iterable<number>): Map<nu
     if (wanted.has(row.id)) out.set(row.id, row.value);
   }
   return out;
+}
+
+/**
+ * A cached lookup of single string ids by primary key, for the few distinct ids met while
+ * scanning millions of rows (kernel names during attribution): cheaper than a pass over the
+ * rows' distinct ids in SQL. Unknown ids (or no StringIds table) give undefined.
+ */
+export function stringLookup(handle: ExportHandle): (id: number) => string | undefined {
+  const cache = new Map<number, string | undefined>();
+  if (!handle.hasTable('StringIds')) return () => undefined;
+  const { stmt } = prepareQuery(handle, selectStrings(handle).where('id', '=', 0));
+  stmt.raw(true);
+  return (id) => {
+    if (cache.has(id)) return cache.get(id);
+    const row = stmt.get(id) as [number, string] | undefined;
+    cache.set(id, row?.[1]);
+    return row?.[1];
+  };
 }

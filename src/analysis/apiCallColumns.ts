@@ -1,56 +1,74 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
-import { Float64Buffer } from './durationStats.js';
 
 /**
  * CUDA runtime/driver API calls in column arrays, read in one pass and shared by the analyses
  * that need them (iteration attribution, gap causes). 2022.x exports repeat calls as
- * CUDA-backtrace rows (eventClass 67) with the same correlationId: left out. Null correlation or
- * name ids are NaN.
+ * CUDA-backtrace rows (eventClass 67) with the same correlationId: left out.
+ *
+ * pid and tid are 24-bit fields of globalTid, so Int32 holds them; string ids are Int32 too
+ * (-1: none). Correlation ids are 32-bit unsigned in CUPTI, so they stay Float64 (NaN: none).
  */
 export interface ApiCallColumns {
   count: number;
-  pid: Float64Array;
-  tid: Float64Array;
+  pid: Int32Array;
+  tid: Int32Array;
   correlationId: Float64Array;
   start: Float64Array;
   end: Float64Array;
-  nameId: Float64Array;
+  /** StringIds id of the call's name, -1 when null. */
+  nameId: Int32Array;
   /** Latest end of any call (0 when there are none). */
   maxEndNs: number;
 }
 
 export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
-  // Sized up front from max(rowid) (a b-tree lookup): no doubling slack on millions of calls.
-  const cap = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')
-    ? Math.max(16, Number((handle.sqlite.prepare('SELECT coalesce(max(rowid), 0) AS n FROM CUPTI_ACTIVITY_KIND_RUNTIME').get() as { n: number }).n))
-    : 16;
-  const cols = { pid: new Float64Buffer(cap), tid: new Float64Buffer(cap), corr: new Float64Buffer(cap), start: new Float64Buffer(cap), end: new Float64Buffer(cap), name: new Float64Buffer(cap) };
+  const present = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
+  // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
+  // on millions of calls; the arrays are views of the filled part.
+  const cap = present ? Number((handle.sqlite.prepare('SELECT coalesce(max(rowid), 0) AS n FROM CUPTI_ACTIVITY_KIND_RUNTIME').get() as { n: number }).n) : 0;
+  let pid = new Int32Array(cap);
+  let tid = new Int32Array(cap);
+  let corr = new Float64Array(cap);
+  let start = new Float64Array(cap);
+  let end = new Float64Array(cap);
+  let name = new Int32Array(cap);
+  let n = 0;
   let maxEnd = 0;
-  if (handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) {
+  if (present) {
     let q = handle.db
       .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
       .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), sql<number>`globalTid & 16777215`.as('tid'), 'correlationId', 'start', 'end', 'nameId']);
     if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
-    forEachRow(handle, q, (pid: number, tid: number, corr: number | null, start: number, end: number, nameId: number | null) => {
-      cols.pid.push(pid);
-      cols.tid.push(tid);
-      cols.corr.push(corr ?? NaN);
-      cols.start.push(start);
-      cols.end.push(end);
-      cols.name.push(nameId ?? NaN);
-      if (end > maxEnd) maxEnd = end;
+    forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null) => {
+      if (n === pid.length) {
+        // Only when rowids were reused below the row count (never in nsys exports).
+        const grow = <T extends Int32Array | Float64Array>(a: T): T => {
+          const b = new (a.constructor as new (k: number) => T)(Math.max(16, a.length * 2));
+          b.set(a);
+          return b;
+        };
+        [pid, tid, corr, start, end, name] = [grow(pid), grow(tid), grow(corr), grow(start), grow(end), grow(name)];
+      }
+      pid[n] = p;
+      tid[n] = t;
+      corr[n] = c ?? NaN;
+      start[n] = s;
+      end[n] = e;
+      name[n] = nm ?? -1;
+      if (e > maxEnd) maxEnd = e;
+      n++;
     });
   }
   return {
-    count: cols.pid.length,
-    pid: cols.pid.view(),
-    tid: cols.tid.view(),
-    correlationId: cols.corr.view(),
-    start: cols.start.view(),
-    end: cols.end.view(),
-    nameId: cols.name.view(),
+    count: n,
+    pid: pid.subarray(0, n),
+    tid: tid.subarray(0, n),
+    correlationId: corr.subarray(0, n),
+    start: start.subarray(0, n),
+    end: end.subarray(0, n),
+    nameId: name.subarray(0, n),
     maxEndNs: maxEnd,
   };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
 import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
+import { unionIntervals, type IntervalSet } from './intervals.js';
 
 /** Growable typed column. */
 class Column<T extends Float64Array | Int32Array | Uint8Array> {
@@ -27,7 +28,8 @@ class Column<T extends Float64Array | Int32Array | Uint8Array> {
 
 /**
  * Every GPU operation of the export in column arrays (scan order: kernels, memcpys, memsets,
- * whole-graph launches). Null correlation ids and name ids are NaN.
+ * whole-graph launches). Null correlation ids are NaN (CUPTI's are 32-bit unsigned, so Float64);
+ * null name ids are -1.
  */
 export interface GpuOpColumns {
   count: number;
@@ -39,8 +41,8 @@ export interface GpuOpColumns {
   correlationId: Float64Array;
   /** `GpuOpKind` (0 kernel, 1 memcpy, 2 memset, 3 graph). */
   kind: Uint8Array;
-  /** Kernel demangled-name string id (NaN for other kinds). */
-  nameId: Float64Array;
+  /** Kernel demangled-name string id (-1 for other kinds, or null). */
+  nameId: Int32Array;
 }
 
 /**
@@ -62,7 +64,7 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
   const pidC = new Column((n) => new Int32Array(n), cap0);
   const corr = new Column((n) => new Float64Array(n), cap0);
   const kindC = new Column((n) => new Uint8Array(n), cap0);
-  const name = new Column((n) => new Float64Array(n), cap0);
+  const name = new Column((n) => new Int32Array(n), cap0);
   const cols = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
   let n = 0;
   let cap = start.data.length;
@@ -95,7 +97,7 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
       pidC.data[n] = p;
       corr.data[n] = c ?? NaN;
       kindC.data[n] = kind;
-      name.data[n] = nm ?? NaN;
+      name.data[n] = nm ?? -1;
       n++;
     });
   }
@@ -114,24 +116,38 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
 }
 
 
-/** The ops of one device (a copy). */
+/** The ops of one device: a copy, or `ops` itself when every op is on that device. */
 export function filterDevice(ops: GpuOpColumns, deviceId: number): GpuOpColumns {
-  const idx: number[] = [];
-  for (let i = 0; i < ops.count; i++) if (ops.deviceId[i] === deviceId) idx.push(i);
-  const pick = <T extends Float64Array | Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-    const out = make(idx.length);
-    idx.forEach((j, k) => (out[k] = a[j]));
+  let m = 0;
+  for (let i = 0; i < ops.count; i++) if (ops.deviceId[i] === deviceId) m++;
+  if (m === ops.count) return ops;
+  const pick = <T extends Float64Array | Int32Array | Uint8Array>(a: T): T => {
+    const out = new (a.constructor as new (k: number) => T)(m);
+    for (let i = 0, k = 0; i < ops.count; i++) if (ops.deviceId[i] === deviceId) out[k++] = a[i];
     return out;
   };
   return {
-    count: idx.length,
-    start: pick(ops.start, (n) => new Float64Array(n)),
-    end: pick(ops.end, (n) => new Float64Array(n)),
-    deviceId: pick(ops.deviceId, (n) => new Int32Array(n)),
-    streamId: pick(ops.streamId, (n) => new Int32Array(n)),
-    pid: pick(ops.pid, (n) => new Int32Array(n)),
-    correlationId: pick(ops.correlationId, (n) => new Float64Array(n)),
-    kind: pick(ops.kind, (n) => new Uint8Array(n)),
-    nameId: pick(ops.nameId, (n) => new Float64Array(n)),
+    count: m,
+    start: pick(ops.start),
+    end: pick(ops.end),
+    deviceId: pick(ops.deviceId),
+    streamId: pick(ops.streamId),
+    pid: pick(ops.pid),
+    correlationId: pick(ops.correlationId),
+    kind: pick(ops.kind),
+    nameId: pick(ops.nameId),
   };
+}
+
+const unionCache = new WeakMap<GpuOpColumns, IntervalSet>();
+
+/**
+ * Busy union of every op in `ops` (see `unionIntervals`), computed once per columns object: with
+ * one process on one device, the iteration attribution (busy per process) and the gap analysis
+ * (busy per device) need the same union, and on millions of ops its two sorts dominate.
+ */
+export function unionOfAllOps(ops: GpuOpColumns): IntervalSet {
+  let u = unionCache.get(ops);
+  if (!u) unionCache.set(ops, (u = unionIntervals(ops.start, ops.end)));
+  return u;
 }

@@ -55,7 +55,17 @@ export function domainKey(domainId: number | null, pid: number): number {
  * Names of NVTX domains per (domainId, pid): the text of each DomainCreate (eventType 75) row.
  * Domains whose creation row is missing (trimmed exports) have no entry.
  */
-export function loadNvtxDomains(handle: ExportHandle): Map<number, string> {
+export function loadNvtxDomains(handle: ExportHandle): ReadonlyMap<number, string> {
+  // One scan of NVTX_EVENTS per export (a second of the 10x bench file), however many analyses
+  // ask: the export is read-only, so the answer cannot change.
+  let out = domainCache.get(handle);
+  if (!out) domainCache.set(handle, (out = readNvtxDomains(handle)));
+  return out;
+}
+
+const domainCache = new WeakMap<ExportHandle, ReadonlyMap<number, string>>();
+
+function readNvtxDomains(handle: ExportHandle): Map<number, string> {
   const out = new Map<number, string>();
   if (!handle.hasTable('NVTX_EVENTS')) return out;
   // The earliest DomainCreate row of each (domain, process) names it; rows are compared by start

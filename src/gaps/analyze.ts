@@ -6,7 +6,8 @@ import { IterationError } from '../errors.js';
 import { analyzeIterations, PHASES, type IterationOptions, type IterationRow, type Phase } from '../iterations/analyze.js';
 import { formatNs } from '../../reports/units.js';
 import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
-import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
+import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
+import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
 import { describeOp, gapCount, loadGpuTimelines, resolveBoundaryOps, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, threadKey, type HostContext } from './hostCauses.js';
 
@@ -226,17 +227,22 @@ interface PendingGap {
 export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {}): GapAnalysis {
   const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
   const notes: string[] = [];
-  const { ops, devices } = loadGpuTimelines(handle, { deviceId: opts.deviceId, ops: opts.gpuOps });
+  // Iterations are found over every device's ops (and the same API calls): read both once and
+  // share them, not once here and again inside analyzeIterations.
+  const findIterations = opts.iterations === undefined;
+  const allOps = opts.gpuOps ?? (findIterations || opts.deviceId === undefined ? loadGpuOpColumns(handle) : undefined);
+  const apiCalls = opts.apiCalls ?? (findIterations ? loadApiCallColumns(handle) : undefined);
+  const { ops, devices } = loadGpuTimelines(handle, { deviceId: opts.deviceId, ops: allOps });
 
   // Iterations.
   let refs: readonly IterationRef[] = [];
   let iterationsFound = false;
-  if (opts.iterations !== undefined) {
+  if (!findIterations) {
     refs = opts.iterations ?? [];
     iterationsFound = refs.length > 0;
   } else if (ops.count > 0) {
     try {
-      refs = analyzeIterations(handle, opts.iterationOptions ?? {}).iterations;
+      refs = analyzeIterations(handle, { ...opts.iterationOptions, gpuOps: allOps, apiCalls }).iterations;
       iterationsFound = refs.length > 0;
     } catch (err) {
       if (!(err instanceof IterationError)) throw err;
@@ -328,10 +334,10 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
     if (!s) wanted.set(g.pid, (s = new Set()));
     s.add(c);
   }
-  const host: HostContext = loadHostContext(handle, ops, wanted, opts.apiCalls);
+  const host: HostContext = loadHostContext(handle, ops, wanted, apiCalls);
   const nameIds = new Set<number>();
   for (const g of pending) {
-    for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && !Number.isNaN(ops.nameId[i])) nameIds.add(ops.nameId[i]);
+    for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && ops.nameId[i] >= 0) nameIds.add(ops.nameId[i]);
   }
   const kernelNames = loadStrings(handle, nameIds);
 

@@ -1,6 +1,6 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
-import { filterDevice, loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { filterDevice, loadGpuOpColumns, unionOfAllOps, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
 
 export type { GpuOpColumns };
 import { coveredLength, unionIntervals, type IntervalSet } from '../analysis/intervals.js';
@@ -41,14 +41,11 @@ export function deviceTimelines(ops: GpuOpColumns): DeviceTimeline[] {
   }
   const out: DeviceTimeline[] = [];
   for (const d of [...counts.keys()].sort((a, b) => a - b)) {
-    let starts: Float64Array;
-    let ends: Float64Array;
-    if (counts.size === 1) {
-      starts = ops.start;
-      ends = ops.end;
-    } else {
-      starts = new Float64Array(counts.get(d)!);
-      ends = new Float64Array(counts.get(d)!);
+    let busy: IntervalSet;
+    if (counts.size === 1) busy = unionOfAllOps(ops);
+    else {
+      const starts = new Float64Array(counts.get(d)!);
+      const ends = new Float64Array(counts.get(d)!);
       let k = 0;
       for (let i = 0; i < ops.count; i++) {
         if (ops.deviceId[i] !== d) continue;
@@ -56,8 +53,8 @@ export function deviceTimelines(ops: GpuOpColumns): DeviceTimeline[] {
         ends[k] = ops.end[i];
         k++;
       }
+      busy = unionIntervals(starts, ends);
     }
-    const busy = unionIntervals(starts, ends);
     const m = busy.starts.length;
     out.push({
       deviceId: d,
@@ -88,19 +85,66 @@ export function gapAt(t: DeviceTimeline, i: number): [number, number] {
  * first in scan order wins. Returns op indices (-1 when none, which cannot happen for a real gap).
  */
 export function resolveBoundaryOps(ops: GpuOpColumns, deviceId: number, gapStarts: ArrayLike<number>, gapEnds: ArrayLike<number>): { before: Int32Array; after: Int32Array } {
-  const wantEnd = new Map<number, number>();
-  const wantStart = new Map<number, number>();
-  for (let i = 0; i < gapStarts.length; i++) wantEnd.set(gapStarts[i], -1);
-  for (let i = 0; i < gapEnds.length; i++) wantStart.set(gapEnds[i], -1);
+  const ends = new TimeTable(gapStarts);
+  const starts = new TimeTable(gapEnds);
   for (let i = 0; i < ops.count; i++) {
     if (ops.deviceId[i] !== deviceId || !(ops.end[i] > ops.start[i])) continue;
-    if (wantEnd.get(ops.end[i]) === -1) wantEnd.set(ops.end[i], i);
-    if (wantStart.get(ops.start[i]) === -1) wantStart.set(ops.start[i], i);
+    ends.claim(ops.end[i], i);
+    starts.claim(ops.start[i], i);
   }
   return {
-    before: Int32Array.from({ length: gapStarts.length }, (_, i) => wantEnd.get(gapStarts[i]) ?? -1),
-    after: Int32Array.from({ length: gapEnds.length }, (_, i) => wantStart.get(gapEnds[i]) ?? -1),
+    before: Int32Array.from({ length: gapStarts.length }, (_, i) => ends.opAt(gapStarts[i])),
+    after: Int32Array.from({ length: gapEnds.length }, (_, i) => starts.opAt(gapEnds[i])),
   };
+}
+
+/**
+ * A set of timestamps, each holding one op index (-1 until claimed): open addressing over typed
+ * arrays, so testing millions of op times costs one multiply and a probe or two each, with no
+ * hashing of float keys in a Map (which grew 28x on 10x the ops).
+ */
+class TimeTable {
+  private readonly keys: Float64Array;
+  private readonly values: Int32Array;
+  private readonly shift: number;
+  private readonly mask: number;
+  constructor(times: ArrayLike<number>) {
+    let bits = 4;
+    while (1 << bits < 2 * times.length) bits++;
+    this.keys = new Float64Array(1 << bits).fill(NaN);
+    this.values = new Int32Array(1 << bits).fill(-1);
+    this.shift = 32 - bits;
+    this.mask = (1 << bits) - 1;
+    for (let i = 0; i < times.length; i++) {
+      const t = times[i];
+      let h = this.hash(t);
+      while (!Number.isNaN(this.keys[h]) && this.keys[h] !== t) h = (h + 1) & this.mask;
+      this.keys[h] = t;
+    }
+  }
+  private hash(t: number): number {
+    // Low and high 32 bits of the (integer) ns timestamp, mixed (Fibonacci hashing).
+    return Math.imul((t | 0) ^ ((t / 4294967296) | 0), 0x9e3779b1) >>> this.shift;
+  }
+  private slot(t: number): number {
+    let h = this.hash(t);
+    for (;;) {
+      const k = this.keys[h];
+      if (k === t) return h;
+      if (Number.isNaN(k)) return -1;
+      h = (h + 1) & this.mask;
+    }
+  }
+  /** Records `op` for time `t` if `t` is in the set and not claimed yet (the first op wins). */
+  claim(t: number, op: number): void {
+    const h = this.slot(t);
+    if (h >= 0 && this.values[h] < 0) this.values[h] = op;
+  }
+  /** The op claimed for `t`, or -1. */
+  opAt(t: number): number {
+    const h = this.slot(t);
+    return h < 0 ? -1 : this.values[h];
+  }
 }
 
 /** What an op is, for people: its kind and (kernels) its demangled name. */
@@ -119,7 +163,7 @@ export function describeOp(ops: GpuOpColumns, i: number, names: Map<number, stri
   const kind = GPU_OP_KIND_NAMES[ops.kind[i]] ?? 'kernel';
   const nameId = ops.nameId[i];
   let name: string;
-  if (kind === 'kernel') name = Number.isNaN(nameId) ? '[kernel]' : (names.get(nameId) ?? `[kernel ${nameId}]`);
+  if (kind === 'kernel') name = nameId < 0 ? '[kernel]' : (names.get(nameId) ?? `[kernel ${nameId}]`);
   else name = `[CUDA ${kind}]`;
   return {
     kind,

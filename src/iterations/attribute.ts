@@ -1,8 +1,9 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
-import { loadKernelNames } from '../../queries/kernels.js';
-import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { stringLookup } from '../../queries/strings.js';
+import { loadGpuOpColumns, unionOfAllOps, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
+import { apiCallIndex } from '../analysis/apiCallIndex.js';
 import { Float64Buffer } from '../analysis/durationStats.js';
 import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
 import type { CategoryClassifier } from '../categories/rules.js';
@@ -100,23 +101,6 @@ function windowAt(pw: ProcessWindows, t: number): number {
 }
 
 /**
- * CUDA API calls per process: correlationId -> row of the call in the API-call columns.
- * correlationId is unique per process only; the first call of a pair wins, so no GPU op is
- * counted twice.
- */
-function indexApiCalls(calls: ApiCallColumns, pids: Set<number>): Map<number, Map<number, number>> {
-  const out = new Map<number, Map<number, number>>();
-  for (const pid of pids) out.set(pid, new Map());
-  for (let i = 0; i < calls.count; i++) {
-    const index = out.get(calls.pid[i]);
-    const corr = calls.correlationId[i];
-    if (!index || Number.isNaN(corr) || index.has(corr)) continue;
-    index.set(corr, i);
-  }
-  return out;
-}
-
-/**
  * Places every GPU operation (kernel, memcpy, memset, whole-graph launch) in the iteration whose
  * window holds its launching API call (correlationId + PID -> runtime row -> call start), sums it
  * by kind and kernel category, and builds each process's and device's busy-interval union.
@@ -153,8 +137,8 @@ export function attributeGpuWork(
   if (ops.count === 0) return acc;
   const byPid = indexWindows(windows);
   const api = apiIn ?? loadApiCallColumns(handle);
-  const calls = indexApiCalls(api, new Set(byPid.keys()));
-  const names = loadKernelNames(handle);
+  const calls = apiCallIndex(api);
+  const nameOf = stringLookup(handle);
   const categoryOfName = new Map<number, number>();
   const graphCategory = classifier.classify('[CUDA graph]');
   const intervalsByPid = new Map<number, { s: Float64Buffer; e: Float64Buffer }>();
@@ -182,10 +166,8 @@ export function attributeGpuWork(
       cov.otherProcessNs += dur;
       continue;
     }
-    const corr = ops.correlationId[i];
-    const pc = calls.get(pid);
-    const ci = Number.isNaN(corr) || !pc ? undefined : pc.get(corr);
-    if (ci === undefined) {
+    const ci = calls.lookup(pid, ops.correlationId[i]);
+    if (ci < 0) {
       cov.noRuntimeOps++;
       cov.noRuntimeNs += dur;
       continue;
@@ -205,7 +187,7 @@ export function attributeGpuWork(
       case GpuOpKind.Kernel: {
         const nameId = ops.nameId[i];
         let cat = categoryOfName.get(nameId);
-        if (cat === undefined) categoryOfName.set(nameId, (cat = classifier.classify(names.get(nameId) ?? '')));
+        if (cat === undefined) categoryOfName.set(nameId, (cat = classifier.classify(nameOf(nameId) ?? '')));
         acc.kernelNs[w] += dur;
         acc.kernelCount[w]++;
         acc.categoryNs[w * nc + cat] += dur;
@@ -227,7 +209,7 @@ export function attributeGpuWork(
         break;
     }
   }
-  if (singlePid) acc.busyByPid.set(ops.pid[0], unionIntervals(ops.start, ops.end));
+  if (singlePid) acc.busyByPid.set(ops.pid[0], unionOfAllOps(ops));
   for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, unionIntervals(b.s.view(), b.e.view()));
   return acc;
 }

@@ -1,0 +1,151 @@
+import type { ApiCallColumns } from './apiCallColumns.js';
+
+/**
+ * One process's calls in correlation-id order: `corrs` ascending, `rows[k]` the call row of
+ * `corrs[k]` (`rows` null: the process owns every row, so k is the row).
+ */
+interface SortedCalls {
+  kind: 'sorted';
+  corrs: Float64Array;
+  rows: Int32Array | null;
+  /** Last answer: GPU ops come in launch order, so the next lookup is usually close by. */
+  finger: number;
+}
+/** Correlation ids out of row order: a direct-address table over [min, max], or a Map. */
+interface TableCalls {
+  kind: 'table';
+  min: number;
+  table: Int32Array;
+}
+type ProcessIndex = SortedCalls | TableCalls | Map<number, number>;
+
+/**
+ * Finds the CUDA API call behind a GPU op: (pid, correlationId) -> row in `ApiCallColumns`.
+ * correlationId is unique per process only; when two calls share one, the first row wins, so no
+ * GPU op is counted twice.
+ *
+ * CUPTI hands out correlation ids from a per-process counter at call time, and nsys writes the
+ * runtime rows in call order, so a process's ids ascend with the row (checked on every fixture).
+ * Then the columns themselves are the index: a search from the previous answer, with no table
+ * (a table over the ids' range cost 80 MB on the 10x bench export). Ids out of order fall back
+ * to a direct-address table (dense ids) or a Map.
+ */
+export class ApiCallIndex {
+  private readonly byPid = new Map<number, ProcessIndex>();
+  private lastPid = NaN;
+  private last: ProcessIndex | undefined;
+
+  constructor(private readonly calls: ApiCallColumns) {
+    const stats = new Map<number, { min: number; max: number; n: number; prev: number; sorted: boolean }>();
+    for (let i = 0; i < calls.count; i++) {
+      const c = calls.correlationId[i];
+      if (Number.isNaN(c)) continue;
+      const pid = calls.pid[i];
+      const st = stats.get(pid);
+      if (!st) stats.set(pid, { min: c, max: c, n: 1, prev: c, sorted: true });
+      else {
+        if (c < st.min) st.min = c;
+        if (c > st.max) st.max = c;
+        if (c < st.prev) st.sorted = false;
+        st.prev = c;
+        st.n++;
+      }
+    }
+    const fill: [number, SortedCalls][] = [];
+    for (const [pid, st] of stats) {
+      if (st.sorted && st.n === calls.count) this.byPid.set(pid, { kind: 'sorted', corrs: calls.correlationId, rows: null, finger: 0 });
+      else if (st.sorted) {
+        const ix: SortedCalls = { kind: 'sorted', corrs: new Float64Array(st.n), rows: new Int32Array(st.n), finger: 0 };
+        this.byPid.set(pid, ix);
+        fill.push([pid, ix]);
+      } else {
+        const range = st.max - st.min + 1;
+        this.byPid.set(pid, range <= 8 * st.n + 65536 ? { kind: 'table', min: st.min, table: new Int32Array(range).fill(-1) } : new Map());
+      }
+    }
+    const filled = new Map(fill.map(([pid]) => [pid, 0]));
+    for (let i = 0; i < calls.count; i++) {
+      const c = calls.correlationId[i];
+      if (Number.isNaN(c)) continue;
+      const pid = calls.pid[i];
+      const ix = this.byPid.get(pid)!;
+      if (ix instanceof Map) {
+        if (!ix.has(c)) ix.set(c, i);
+      } else if (ix.kind === 'table') {
+        if (ix.table[c - ix.min] < 0) ix.table[c - ix.min] = i;
+      } else if (ix.rows) {
+        const k = filled.get(pid)!;
+        ix.corrs[k] = c;
+        ix.rows[k] = i;
+        filled.set(pid, k + 1);
+      }
+    }
+  }
+
+  /** Row of the call with this correlation id in process `pid`, or -1 (none, or `corr` NaN). */
+  lookup(pid: number, corr: number): number {
+    let ix = this.last;
+    if (pid !== this.lastPid) {
+      ix = this.last = this.byPid.get(pid);
+      this.lastPid = pid;
+    }
+    if (ix === undefined || Number.isNaN(corr)) return -1;
+    if (ix instanceof Map) return ix.get(corr) ?? -1;
+    if (ix.kind === 'table') {
+      const k = corr - ix.min;
+      return k >= 0 && k < ix.table.length ? ix.table[k] : -1;
+    }
+    const k = firstAtLeast(ix.corrs, corr, ix.finger);
+    if (k >= ix.corrs.length || ix.corrs[k] !== corr) return -1;
+    ix.finger = k;
+    return ix.rows ? ix.rows[k] : k;
+  }
+}
+
+/**
+ * First index whose value is >= v in an ascending array, searched outward from `from`
+ * (exponential steps, then binary search): O(log distance), so nearby answers are cheap.
+ */
+export function firstAtLeast(a: Float64Array, v: number, from: number): number {
+  const n = a.length;
+  let lo: number;
+  let hi: number;
+  if (from < n && a[from] < v) {
+    // Answer after `from`.
+    lo = from + 1;
+    let step = 1;
+    hi = lo;
+    while (hi < n && a[hi] < v) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    if (hi > n) hi = n;
+  } else {
+    // Answer at or before `from`.
+    hi = Math.min(from, n);
+    let step = 1;
+    lo = hi;
+    while (lo > 0 && a[lo - 1] >= v) {
+      hi = lo - 1;
+      lo -= step;
+      step *= 2;
+      if (lo < 0) lo = 0;
+    }
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const cache = new WeakMap<ApiCallColumns, ApiCallIndex>();
+
+/** The index of `calls`, built once per columns object and shared by the analyses using it. */
+export function apiCallIndex(calls: ApiCallColumns): ApiCallIndex {
+  let ix = cache.get(calls);
+  if (!ix) cache.set(calls, (ix = new ApiCallIndex(calls)));
+  return ix;
+}
