@@ -11,6 +11,10 @@ import type { ParsedIterationLog } from '../logs/types.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import { summarizeExport, type RunSummary } from '../summary/runSummary.js';
 import { rankFiguresFromExport, type RankFigures } from './rankFigures.js';
+import { summarizeKernels, type KernelSummary } from '../analysis/kernelSummary.js';
+import { summarizeNvtx, type NvtxSummary } from '../analysis/nvtxSummary.js';
+import { projectNvtxOntoGpu, type NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
+import { metricsForExport, type MetricsCommandResult, type MetricsRequest } from '../metrics/metricsForExport.js';
 
 /**
  * Options of a per-export task. Structured-clone safe (they cross to worker threads): parsed logs
@@ -32,6 +36,11 @@ export interface TaskOptions {
   /** `gaps`: minimum reported gap and device filter. */
   minGapNs?: number;
   deviceId?: number;
+  /** `kernels`: group by the demangled (default) or short name; add whole-graph launches. */
+  kernelNameBy?: 'demangled' | 'short';
+  includeGraphs?: boolean;
+  /** `metrics`: the command's options (its `--log` files are `logs`). */
+  metrics?: Omit<MetricsRequest, 'logs'>;
 }
 
 /** What each task returns for one export. */
@@ -44,9 +53,17 @@ export interface TaskResults {
   rankFigures: RankFigures[];
   /** As `iterscope summarize`. */
   summary: RunSummary;
+  /** As `iterscope kernels`. */
+  kernels: KernelSummary;
+  /** As `iterscope nvtx`. */
+  nvtx: NvtxSummary;
+  /** As `iterscope nvtx --gpu`. */
+  nvtxGpu: NvtxGpuProjection;
+  /** As `iterscope metrics`. */
+  metrics: MetricsCommandResult;
 }
 export type TaskName = keyof TaskResults;
-export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary'];
+export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'kernels', 'nvtx', 'nvtxGpu', 'metrics'];
 
 function iterationOptions(opts: TaskOptions): IterationOptions {
   return {
@@ -77,6 +94,14 @@ export function runTask<T extends TaskName>(task: T, file: string, opts: TaskOpt
       return withExport(file, (h) => rankFiguresFromExport(h, { ...io, communicationCategory: opts.communicationCategory })) as TaskResults[T];
     case 'summary':
       return withExport(file, (h) => summarizeExport(h, io)) as TaskResults[T];
+    case 'kernels':
+      return withExport(file, (h) => summarizeKernels(h, { nameBy: opts.kernelNameBy, includeGraphs: opts.includeGraphs })) as TaskResults[T];
+    case 'nvtx':
+      return withExport(file, (h) => summarizeNvtx(h)) as TaskResults[T];
+    case 'nvtxGpu':
+      return withExport(file, (h) => projectNvtxOntoGpu(h)) as TaskResults[T];
+    case 'metrics':
+      return metricsForExport(file, { ...opts.metrics, logs: opts.logs }) as TaskResults[T];
     default:
       throw new Error(`unknown task ${String(task)}`);
   }

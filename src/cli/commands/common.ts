@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { resolveFormat } from '../output.js';
 import { UsageError } from '../../errors.js';
+import { parseNonNegativeInt } from '../../optionValues.js';
+
+export { parseNonNegativeInt };
 
 /**
  * `--format` and `-o` on every command that prints a result. `--format` is checked while the
@@ -17,13 +20,6 @@ export function withOutputOptions(cmd: Command): Command {
 
 /** Commander accumulator for repeatable options (`--log a --log b`). */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-
-/** `value` as a non-negative integer, or a UsageError naming the option. */
-export function parseNonNegativeInt(value: string, option: string): number {
-  const v = value.trim();
-  if (!/^\d+$/.test(v)) throw new UsageError(`${option} expects a non-negative integer (got '${value}')`);
-  return Number(v);
-}
 
 /** Commander option parser for a non-negative integer option. */
 export function nonNegativeInt(option: string): (value: string) => number {

@@ -5,6 +5,7 @@ import { kernelSummaryTable } from '../../../reports/kernelsReport.js';
 import { UsageError } from '../../errors.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
+import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 
 interface KernelsOptions extends OutputOptions {
   by?: string;
@@ -14,13 +15,16 @@ interface KernelsOptions extends OutputOptions {
 export function registerKernels(program: Command): void {
   withOutputOptions(
     program
-      .command('kernels <export>')
-      .description('kernel time summary, as `nsys stats -r cuda_gpu_kern_sum`')
+      .command('kernels <exports...>')
+      .description('kernel time summary, as `nsys stats -r cuda_gpu_kern_sum`; several exports (files, directories, quoted globs): one table with a Rank column')
       .option('--by <name>', 'group by the demangled (default) or short kernel name: demangled | short')
       .option('--graphs', 'add whole-graph launches (graph-level CUDA-graph trace) as [CUDA graph <id>] rows'),
-  ).action((file: string, opts: KernelsOptions) => {
+  ).action(async (inputs: string[], opts: KernelsOptions) => {
     if (opts.by !== undefined && opts.by !== 'short' && opts.by !== 'demangled') throw new UsageError(`--by must be 'demangled' or 'short' (got '${opts.by}')`);
-    const summary = withExport(file, (h) => summarizeKernels(h, { nameBy: opts.by === 'short' ? 'short' : 'demangled', includeGraphs: !!opts.graphs }));
+    const nameBy = opts.by === 'short' ? 'short' : 'demangled';
+    const files = expandExportArgs(inputs);
+    if (files.length > 1) return tablesAcrossExports(files, 'kernels', { kernelNameBy: nameBy, includeGraphs: !!opts.graphs }, opts, (s) => [kernelSummaryTable(s)]);
+    const summary = withExport(files[0], (h) => summarizeKernels(h, { nameBy, includeGraphs: !!opts.graphs }));
     const table = kernelSummaryTable(summary);
     for (const n of table.notes ?? []) note(n);
     emit(opts, [table], summary);

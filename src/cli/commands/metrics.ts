@@ -1,14 +1,11 @@
 import type { Command } from 'commander';
-import { withExport } from '../../export/openExport.js';
-import { analyzeIterations, compactRanges } from '../../iterations/analyze.js';
-import { parseIterationRangeSpec, parseProfileRanges } from '../../iterations/rangeSpec.js';
+import { parseProfileRanges } from '../../iterations/rangeSpec.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
-import { readMetricCatalog } from '../../metrics/catalog.js';
-import { metricsOverCapture, metricsOverIntervals, type MetricsSummary } from '../../metrics/distribution.js';
-import { UsageError } from '../../errors.js';
+import { metricsForExport, type MetricsCommandResult } from '../../metrics/metricsForExport.js';
 import { metricsTable } from '../../../reports/metricsReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, parseNonNegativeInt } from './common.js';
+import { withOutputOptions, collect } from './common.js';
+import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 
 interface MetricsOptions extends OutputOptions {
   iters?: string;
@@ -22,41 +19,19 @@ interface MetricsOptions extends OutputOptions {
 
 
 
-export interface MetricsCommandResult extends MetricsSummary {
-  /** Iterations whose windows were used (`--iters`), else null. */
-  iterations: number[] | null;
-}
+export type { MetricsCommandResult };
 
-/** The `metrics` command's work, without printing (tests call it too). */
+/** The `metrics` command's work on one export, without printing (tests call it too). */
 export function runMetrics(file: string, opts: Omit<MetricsOptions, keyof OutputOptions>): MetricsCommandResult {
-  // Option errors surface before the export is read.
-  const ranges = opts.iters !== undefined ? parseProfileRanges(opts.iters, '--iters') : undefined;
-  const gpu = opts.gpu !== undefined ? parseNonNegativeInt(opts.gpu, '--gpu') : undefined;
-  const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
-  const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
-  const logs = (opts.log ?? []).map(parseIterationLogFile);
-  const metrics = opts.metric?.length ? opts.metric : undefined;
-  return withExport(file, (h) => {
-    const catalog = readMetricCatalog(h);
-    if (!catalog.available || !ranges) return { ...metricsOverCapture(h, { catalog, gpu, metrics }), iterations: null };
-    const analysis = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange });
-    const inRange = (iter: number) => ranges.some((r) => iter >= r.first && iter <= r.last);
-    const selected = analysis.iterations.filter((r) => inRange(r.iter));
-    if (selected.length === 0) {
-      const found = [...new Set(analysis.iterations.map((r) => r.iter))].sort((a, b) => a - b);
-      throw new UsageError(`--iters ${opts.iters}: no such iterations in ${file} (found ${found.length ? compactRanges(found) : 'none'})`);
-    }
-    const summary = metricsOverIntervals(h, selected, { catalog, gpu, metrics });
-    const iters = [...new Set(selected.map((r) => r.iter))].sort((a, b) => a - b);
-    return { ...summary, notes: [`over the windows of iterations ${compactRanges(iters)}`, ...summary.notes], iterations: iters };
-  });
+  const { log, ...request } = opts;
+  return metricsForExport(file, { ...request, logs: (log ?? []).map(parseIterationLogFile) });
 }
 
 export function registerMetrics(program: Command): void {
   withOutputOptions(
     program
-      .command('metrics <export>')
-      .description('GPU metrics (nsys --gpu-metrics-devices): time-weighted mean, p50, p90, min, max of every metric over the capture or iterations A..B')
+      .command('metrics <exports...>')
+      .description('GPU metrics (nsys --gpu-metrics-devices): time-weighted mean, p50, p90, min, max of every metric over the capture or iterations A..B; several exports: one table with a Rank column')
       .option('--iters <A-B>', 'only the windows of these iterations (A-B, A, or a list: 3-5,9)')
       .option('--log <file>', 'iteration log, to number iterations like `iterations` does; repeatable', collect)
       .option('--gpu <id>', 'only this GPU (TARGET_INFO_GPU id; default: every sampled GPU)')
@@ -64,8 +39,14 @@ export function registerMetrics(program: Command): void {
       .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (with --iters)')
       .option('--first-iter <n>', 'number unnumbered iteration ranges from N (with --iters)')
       .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges (with --iters)'),
-  ).action((file: string, opts: MetricsOptions) => {
-    const result = runMetrics(file, opts);
+  ).action(async (inputs: string[], opts: MetricsOptions) => {
+    const files = expandExportArgs(inputs);
+    if (files.length > 1) {
+      const { log, format: _f, output: _o, ...request } = opts;
+      if (request.iters !== undefined) parseProfileRanges(request.iters, '--iters'); // usage errors before any work
+      return tablesAcrossExports(files, 'metrics', { logs: (log ?? []).map(parseIterationLogFile), metrics: request }, opts, (r) => [{ ...metricsTable(r), notes: r.notes }]);
+    }
+    const result = runMetrics(files[0], opts);
     for (const n of result.notes) note(n);
     emit(opts, [{ ...metricsTable(result), notes: [] }], result);
   });

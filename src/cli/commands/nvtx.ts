@@ -5,6 +5,7 @@ import { nvtxGpuProjectionTable, nvtxSummaryTable } from '../../../reports/nvtxR
 import { projectNvtxOntoGpu } from '../../analysis/nvtxGpuProjection.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
+import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 
 interface NvtxOptions extends OutputOptions {
   gpu?: boolean;
@@ -13,10 +14,16 @@ interface NvtxOptions extends OutputOptions {
 export function registerNvtx(program: Command): void {
   withOutputOptions(
     program
-      .command('nvtx <export>')
-      .description('NVTX range summary, as `nsys stats -r nvtx_sum`; with --gpu, GPU time projected onto ranges (nvtx_gpu_proj_sum)')
+      .command('nvtx <exports...>')
+      .description('NVTX range summary, as `nsys stats -r nvtx_sum`; with --gpu, GPU time projected onto ranges (nvtx_gpu_proj_sum); several exports: one table with a Rank column')
       .option('--gpu', 'project GPU work onto the NVTX ranges its API calls were made in'),
-  ).action((file: string, opts: NvtxOptions) => {
+  ).action(async (inputs: string[], opts: NvtxOptions) => {
+    const files = expandExportArgs(inputs);
+    if (files.length > 1) {
+      if (opts.gpu) return tablesAcrossExports(files, 'nvtxGpu', {}, opts, (p) => [nvtxGpuProjectionTable(p)]);
+      return tablesAcrossExports(files, 'nvtx', {}, opts, (s) => [nvtxSummaryTable(s)]);
+    }
+    const file = files[0];
     if (opts.gpu) {
       const projection = withExport(file, (h) => projectNvtxOntoGpu(h));
       const table = nvtxGpuProjectionTable(projection);

@@ -13,7 +13,8 @@ import { progress } from '../../ranks/progress.js';
 import { crossRankFromExports } from '../../ranks/ranksFromExports.js';
 import { mergeSummaryFiles } from '../../ranks/merge.js';
 import { COMMUNICATION_CATEGORY } from '../../ranks/rankFigures.js';
-import type { TaskOptions } from '../../ranks/tasks.js';
+import type { TaskName, TaskOptions, TaskResults } from '../../ranks/tasks.js';
+import type { DataTable } from '../../../reports/table.js';
 import { crossRankTables, stackRankTables } from '../../../reports/ranksReport.js';
 import { iterationsTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
 import { gapsTables, topGapsTable } from '../../../reports/gapsReport.js';
@@ -199,4 +200,32 @@ export async function gapsAcrossExports(files: string[], opts: GapsManyOptions):
   top.title = `Top ${top.rows.length} of ${total} GPU idle gaps >= ${formatNs(opts.minGap)} over ${ranks.length} ranks`;
   for (const t of rest) t.title = `${t.title} (per rank)`;
   emit(opts, [top, ...rest], { rankSource: ids.source, ranks: ranks.map((r) => ({ rank: r.rank, ...r.analysis, file: r.file })) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several exports for the per-export summaries (`kernels`, `nvtx [--gpu]`, `metrics`)
+
+/**
+ * A per-export command on several exports: each export analysed in a worker thread by `task`,
+ * its tables (`tablesOf`) stacked into one per kind with a Rank column, its notes on stderr
+ * prefixed with the rank. JSON: `{ rankSource, ranks: [{ rank, file, ...result }] }`.
+ */
+export async function tablesAcrossExports<T extends TaskName>(
+  files: string[],
+  task: T,
+  taskOpts: TaskOptions,
+  opts: OutputOptions,
+  tablesOf: (result: TaskResults[T]) => DataTable[],
+): Promise<void> {
+  const ids = identifyRanks(files);
+  note(ids.note);
+  const results = await runMany(files, task, taskOpts);
+  const perRank = ids.inputs.map(({ rank }, i) => {
+    const tables = tablesOf(results[i]);
+    for (const t of tables) for (const n of t.notes ?? []) note(`rank ${rank}: ${n}`);
+    return { rank, tables: tables.map((t) => ({ ...t, notes: [] })) };
+  });
+  const stacked = stackRankTables(perRank);
+  for (const t of stacked) t.title = t.title ? `${t.title} (${files.length} ranks)` : undefined;
+  emit(opts, stacked, { rankSource: ids.source, ranks: ids.inputs.map(({ rank, file }, i) => ({ rank, file, ...results[i] })) });
 }

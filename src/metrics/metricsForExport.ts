@@ -1,0 +1,52 @@
+import { withExport } from '../export/openExport.js';
+import { UsageError } from '../errors.js';
+import { analyzeIterations, compactRanges } from '../iterations/analyze.js';
+import { parseIterationRangeSpec, parseProfileRanges } from '../iterations/rangeSpec.js';
+import type { ParsedIterationLog } from '../logs/types.js';
+import { readMetricCatalog } from './catalog.js';
+import { metricsOverCapture, metricsOverIntervals, type MetricsSummary } from './distribution.js';
+import { parseNonNegativeInt } from '../optionValues.js';
+
+/** What `iterscope metrics` is asked, as typed on the command line (structured-clone safe). */
+export interface MetricsRequest {
+  /** `--iters A-B`: only the windows of these iterations. */
+  iters?: string;
+  /** Parsed `--log` files, to number iterations like `iterations` does. */
+  logs?: ParsedIterationLog[];
+  gpu?: string;
+  metric?: string[];
+  iterationRange?: string;
+  firstIter?: string;
+  profileRange?: string;
+}
+
+export interface MetricsCommandResult extends MetricsSummary {
+  /** Iterations whose windows were used (`--iters`), else null. */
+  iterations: number[] | null;
+}
+
+/**
+ * The `metrics` command's work on one export: every metric over the capture, or over the windows
+ * of the `--iters` iterations. Option errors surface before the export is read.
+ */
+export function metricsForExport(file: string, opts: MetricsRequest): MetricsCommandResult {
+  const ranges = opts.iters !== undefined ? parseProfileRanges(opts.iters, '--iters') : undefined;
+  const gpu = opts.gpu !== undefined ? parseNonNegativeInt(opts.gpu, '--gpu') : undefined;
+  const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
+  const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
+  const metrics = opts.metric?.length ? opts.metric : undefined;
+  return withExport(file, (h) => {
+    const catalog = readMetricCatalog(h);
+    if (!catalog.available || !ranges) return { ...metricsOverCapture(h, { catalog, gpu, metrics }), iterations: null };
+    const analysis = analyzeIterations(h, { logs: opts.logs, rangeSpec, firstIter, profileRange: opts.profileRange });
+    const inRange = (iter: number) => ranges.some((r) => iter >= r.first && iter <= r.last);
+    const selected = analysis.iterations.filter((r) => inRange(r.iter));
+    if (selected.length === 0) {
+      const found = [...new Set(analysis.iterations.map((r) => r.iter))].sort((a, b) => a - b);
+      throw new UsageError(`--iters ${opts.iters}: no such iterations in ${file} (found ${found.length ? compactRanges(found) : 'none'})`);
+    }
+    const summary = metricsOverIntervals(h, selected, { catalog, gpu, metrics });
+    const iters = [...new Set(selected.map((r) => r.iter))].sort((a, b) => a - b);
+    return { ...summary, notes: [`over the windows of iterations ${compactRanges(iters)}`, ...summary.notes], iterations: iters };
+  });
+}
