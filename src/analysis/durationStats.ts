@@ -34,13 +34,23 @@ export class Float64Buffer {
   }
 }
 
-/** Statistics of `values` (sorted in place). */
+/**
+ * Statistics of `values` (reordered in place). The median comes from a selection, not a sort:
+ * linear time, so a kernel with millions of instances costs no more per instance than one with
+ * thousands. Sums are of integers (ns) below 2^53, so exact in any order.
+ */
 export function durationStats(values: Float64Array): DurationStats {
   const n = values.length;
   if (n === 0) return { total: 0, count: 0, avg: 0, med: 0, min: 0, max: 0, stdDev: 0 };
-  values.sort();
   let total = 0;
-  for (let i = 0; i < n; i++) total += values[i];
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    total += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
   const avg = total / n;
   let sq = 0;
   for (let i = 0; i < n; i++) {
@@ -48,8 +58,55 @@ export function durationStats(values: Float64Array): DurationStats {
     sq += d * d;
   }
   const mid = n >> 1;
-  const med = n % 2 === 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-  return { total, count: n, avg, med, min: values[0], max: values[n - 1], stdDev: n > 1 ? Math.sqrt(sq / (n - 1)) : 0 };
+  const upper = selectInPlace(values, mid);
+  let med = upper;
+  if (n % 2 === 0) {
+    // After the selection every value left of `mid` is <= the upper middle: the lower middle is
+    // their largest.
+    let lower = -Infinity;
+    for (let i = 0; i < mid; i++) if (values[i] > lower) lower = values[i];
+    med = (lower + upper) / 2;
+  }
+  return { total, count: n, avg, med, min, max, stdDev: n > 1 ? Math.sqrt(sq / (n - 1)) : 0 };
+}
+
+/**
+ * Reorders `a` so that `a[k]` is the value a full sort would put there, smaller-or-equal values
+ * before it and greater-or-equal after (quickselect, Hoare partition around a median of three;
+ * runs of equal durations split evenly). Returns `a[k]`.
+ */
+export function selectInPlace(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    const mid = (lo + hi) >>> 1;
+    // Median of three as the pivot: sorted or reversed runs partition evenly.
+    let x = a[lo];
+    let y = a[mid];
+    let z = a[hi];
+    if (x > y) [x, y] = [y, x];
+    if (y > z) [y, z] = [z, y];
+    if (x > y) [x, y] = [y, x];
+    const pivot = y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    // Now a[lo..j] <= pivot <= a[i..hi], and a[j+1..i-1] == pivot.
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k];
+  }
+  return a[k];
 }
 
 /** `Time (%)` as nsys computes it: share of the summed totals, one decimal. */
