@@ -205,55 +205,57 @@ function warm(file) {
   }
 }
 
-function benchFile(size, file, runs, entries) {
-  const out = [];
-  status(`bench: ${size}: warming the page cache`);
-  warm(file);
-  for (const b of entries) {
-    const args = b.args(file);
-    const ours = [];
-    const shell = [];
-    for (let i = 0; i < runs; i++) {
-      status(`bench: ${size} ${b.name} run ${i + 1}/${runs}`);
-      ours.push(measure(process.execPath, [CLI, ...args], { node: true }));
-      if (hasShell && b.shellSql) shell.push(measure('sqlite3', ['-readonly', file, b.shellSql]));
-    }
-    const wallS = best(ours);
-    const shellS = best(shell);
-    const ratio = shellS ? wallS / shellS : null;
-    out.push({
-      size,
-      name: b.name,
-      command: `iterscope ${args.map((a) => (a === file ? 'F' : a.startsWith(dirname(file)) ? join('$(dirname F)', relative(dirname(file), a)) : a)).join(' ')}`,
-      wallS,
-      peakRssMb: peak(ours),
-      shellS,
-      shellPeakRssMb: peak(shell),
-      ratio,
-      withinTarget: ratio == null ? null : ratio <= TARGET_RATIO,
-      runsWallS: ours.map((x) => x.wall),
-      runsShellS: shell.map((x) => x.wall),
-      shellSql: b.shellSql,
-    });
+/** One command on one file: `runs` timed runs of ours, each followed by the shell's. */
+function benchEntry(size, file, runs, b) {
+  const args = b.args(file);
+  const ours = [];
+  const shell = [];
+  for (let i = 0; i < runs; i++) {
+    status(`bench: ${size} ${b.name} run ${i + 1}/${runs}`);
+    ours.push(measure(process.execPath, [CLI, ...args], { node: true }));
+    if (hasShell && b.shellSql) shell.push(measure('sqlite3', ['-readonly', file, b.shellSql]));
   }
-  return out;
+  const wallS = best(ours);
+  const shellS = best(shell);
+  const ratio = shellS ? wallS / shellS : null;
+  return {
+    size,
+    name: b.name,
+    command: `iterscope ${args.map((a) => (a === file ? 'F' : a.startsWith(dirname(file)) ? join('$(dirname F)', relative(dirname(file), a)) : a)).join(' ')}`,
+    wallS,
+    peakRssMb: peak(ours),
+    shellS,
+    shellPeakRssMb: peak(shell),
+    ratio,
+    withinTarget: ratio == null ? null : ratio <= TARGET_RATIO,
+    runsWallS: ours.map((x) => x.wall),
+    runsShellS: shell.map((x) => x.wall),
+    shellSql: b.shellSql,
+  };
 }
 
 const entries = BENCHMARKS.filter((b) => (!only || only.has(b.name)) && (!b.requires || registered(b.requires)));
 const skipped = BENCHMARKS.filter((b) => (!only || only.has(b.name)) && !entries.includes(b)).map((b) => b.name);
 const files = {};
 const results = [];
-if (SIZES.has('1x')) {
-  files['1x'] = { file: FILE, bytes: statSync(FILE).size };
-  results.push(...benchFile('1x', FILE, RUNS, entries));
-}
+if (SIZES.has('1x')) files['1x'] = { file: FILE, bytes: statSync(FILE).size };
 let built = null;
 if (SIZES.has('10x')) {
   status('bench: building the 10x export (reused when already built)');
   built = make10x({ source: FILE, factor: 10, log: () => {} });
   files['10x'] = { file: built.file, bytes: built.bytes, kernels: built.kernels, buildSeconds: built.seconds, reused: built.reused };
-  results.push(...benchFile('10x', built.file, RUNS_10X, entries));
 }
+for (const [size, f] of Object.entries(files)) {
+  status(`bench: ${size}: warming the page cache`);
+  warm(f.file);
+}
+// Each command on both sizes back to back: the growth 10x/1x then compares runs made a minute or
+// two apart, not a quarter of an hour (this shared machine's speed drifts by up to 2x).
+for (const b of entries) {
+  if (files['1x']) results.push(benchEntry('1x', FILE, RUNS, b));
+  if (files['10x']) results.push(benchEntry('10x', files['10x'].file, RUNS_10X, b));
+}
+results.sort((a, b) => (a.size === b.size ? 0 : a.size === '1x' ? -1 : 1));
 
 // Linear growth: 10x time / 1x time, raw and net of the fixed start-up (node + module loading,
 // measured as `iterscope --version`), which would otherwise make every fast command look sublinear.
@@ -325,7 +327,7 @@ if (PARALLEL > 1 && (!only || only.has('parallel') || only.has('iterations'))) {
 status('');
 
 const fmt = (x, d) => (x == null ? '-' : x.toFixed(d));
-const header = ['size', 'command', 'wall s', 'peak RSS MB', 'shell s', 'ratio', '10x/1x (net)'];
+const header = ['size', 'command', 'wall s', 'peak RSS MB', 'shell s', 'ratio', '10x/1x (net)', 'shell 10x/1x'];
 const rows = results.map((r) => {
   const g = r.size === '10x' ? growth.find((x) => x.name === r.name) : null;
   const rssMiss = r.size === '10x' && r.peakRssMb != null && r.peakRssMb >= RSS_TARGET_MB;
@@ -337,6 +339,7 @@ const rows = results.map((r) => {
     fmt(r.shellS, 2),
     r.ratio == null ? '-' : `${r.ratio.toFixed(2)}x${r.withinTarget ? '' : ' MISSED'}`,
     g ? `${g.growth.toFixed(1)} (${fmt(g.netGrowth, 1)})${g.withinTarget ? '' : ' MISSED'}` : '',
+    g ? fmt(g.shellGrowth, 1) : '',
   ];
 });
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

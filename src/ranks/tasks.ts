@@ -12,6 +12,7 @@ import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import { summarizeExport, type RunSummary } from '../summary/runSummary.js';
 import { rankFiguresFromExport, type RankFigures } from './rankFigures.js';
 import { summarizeKernels, type KernelSummary } from '../analysis/kernelSummary.js';
+import { describeExport, type ExportInfo } from '../analysis/exportInfo.js';
 import { summarizeNvtx, type NvtxSummary } from '../analysis/nvtxSummary.js';
 import { projectNvtxOntoGpu, type NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import { metricsForExport, type MetricsCommandResult, type MetricsRequest } from '../metrics/metricsForExport.js';
@@ -53,6 +54,8 @@ export interface TaskResults {
   rankFigures: RankFigures[];
   /** As `iterscope summarize`. */
   summary: RunSummary;
+  /** As `iterscope info`. */
+  info: ExportInfo;
   /** As `iterscope kernels`. */
   kernels: KernelSummary;
   /** As `iterscope nvtx`. */
@@ -63,7 +66,7 @@ export interface TaskResults {
   metrics: MetricsCommandResult;
 }
 export type TaskName = keyof TaskResults;
-export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'kernels', 'nvtx', 'nvtxGpu', 'metrics'];
+export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics'];
 
 function iterationOptions(opts: TaskOptions): IterationOptions {
   return {
@@ -94,6 +97,8 @@ export function runTask<T extends TaskName>(task: T, file: string, opts: TaskOpt
       return withExport(file, (h) => rankFiguresFromExport(h, { ...io, communicationCategory: opts.communicationCategory })) as TaskResults[T];
     case 'summary':
       return withExport(file, (h) => summarizeExport(h, io)) as TaskResults[T];
+    case 'info':
+      return withExport(file, describeExport) as TaskResults[T];
     case 'kernels':
       return withExport(file, (h) => summarizeKernels(h, { nameBy: opts.kernelNameBy, includeGraphs: opts.includeGraphs })) as TaskResults[T];
     case 'nvtx':

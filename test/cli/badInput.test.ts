@@ -139,7 +139,7 @@ describe('bad usage exits 2 without reading the export', () => {
   it.each([
     ['an unknown option', ['kernels', file, '--bogus'], /unknown option '--bogus'/],
     ['an unknown command', ['bogus', file], /unknown command 'bogus'/],
-    ['a missing export argument', ['nvtx'], /missing required argument 'export'/],
+    ['a missing export argument', ['nvtx'], /missing required argument 'exports'/],
     ['an option without its value', ['info', file, '--format'], /argument missing/],
   ])('%s', (_name, args, message) => {
     const r = runCli(args as string[]);

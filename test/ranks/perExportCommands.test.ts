@@ -56,6 +56,26 @@ describe('kernels / nvtx / metrics on several exports (one worker thread per exp
     expect(rest).toEqual(single);
   });
 
+  it('info: JSON per rank equals info on that export alone; CSV has the Rank column', () => {
+    const r = runCli(['info', rank0, rank1, '--format', 'json']);
+    expect(r.status, r.stderr).toBe(0);
+    const v = JSON.parse(r.stdout);
+    for (const [i, f] of [rank0, rank1].entries()) {
+      // ExportInfo names its file itself.
+      const { rank, ...rest } = v.ranks[i];
+      expect([rank, rest.file]).toEqual([i, f]);
+      expect(rest).toEqual(JSON.parse(runCli(['info', f, '--format', 'json']).stdout));
+    }
+    const csv = runCli(['info', rank0, rank1, '--format', 'csv']);
+    expect(csv.status, csv.stderr).toBe(0);
+    // Several tables: each after its `# title (2 ranks)` line, its header starting with Rank.
+    const lines = csv.stdout.split('\n');
+    const titles = lines.filter((l) => l.startsWith('# '));
+    expect(titles.length).toBeGreaterThan(1);
+    for (const t of titles) expect(t).toMatch(/\(2 ranks\)$/);
+    for (const [i, l] of lines.entries()) if (l.startsWith('# ')) expect(lines[i + 1].startsWith('Rank,')).toBe(true);
+  });
+
   describe('metrics', () => {
     const dir = mkdtempSync(join(tmpdir(), 'iterscope-metrics-ranks-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));

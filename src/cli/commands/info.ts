@@ -4,12 +4,17 @@ import { describeExport } from '../../analysis/exportInfo.js';
 import { exportInfoTables } from '../../../reports/infoReport.js';
 import { emit, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
+import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 
 export function registerInfo(program: Command): void {
-  withOutputOptions(program.command('info <export>').description('what an export holds: nsys version, GPUs, processes, tables, NVTX domains, trace modes')).action(
-    (file: string, opts: OutputOptions) => {
-      const info = withExport(file, describeExport);
-      emit(opts, exportInfoTables(info), info);
-    },
-  );
+  withOutputOptions(
+    program
+      .command('info <exports...>')
+      .description('what an export holds: nsys version, GPUs, processes, tables, NVTX domains, trace modes; several exports: each table once with a Rank column'),
+  ).action(async (inputs: string[], opts: OutputOptions) => {
+    const files = expandExportArgs(inputs);
+    if (files.length > 1) return tablesAcrossExports(files, 'info', {}, opts, exportInfoTables);
+    const info = withExport(files[0], describeExport);
+    emit(opts, exportInfoTables(info), info);
+  });
 }
