@@ -3,6 +3,8 @@ import { describeExport } from '../analysis/exportInfo.js';
 import { summarizeKernels } from '../analysis/kernelSummary.js';
 import { projectNvtxOntoGpu, type NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import { summarizeNvtx } from '../analysis/nvtxSummary.js';
+import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { defaultCategoryClassifier } from '../categories/rules.js';
 import { IterationError } from '../errors.js';
 import { analyzeGaps } from '../gaps/analyze.js';
@@ -59,18 +61,26 @@ export function buildReport(handle: ExportHandle, opts: ReportOptions = {}): Rep
   const nvtx = timed('nvtx', () => summarizeNvtx(handle));
   const projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
 
+  // The GPU ops and API calls, read once for the iterations and the gaps (as `iterations` does),
+  // and let go once the gaps are found: what follows does not need them.
+  let gpuOps: GpuOpColumns | undefined = loadGpuOpColumns(handle);
+  let apiCalls: ApiCallColumns | undefined = loadApiCallColumns(handle);
   let iterations: IterationAnalysis | null = null;
   let iterationError: string | null = null;
   try {
     iterations = timed('iterations', () =>
-      analyzeIterations(handle, { logs: opts.logs, rangeSpec: opts.rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier }),
+      analyzeIterations(handle, { logs: opts.logs, rangeSpec: opts.rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls }),
     );
   } catch (err) {
     if (!(err instanceof IterationError)) throw err;
     iterationError = err.message.replace(`${handle.path}: `, '');
     extraNotes.push({ source: 'report', text: `no iterations: ${iterationError}; the report has no per-iteration sections` });
   }
-  const gaps = timed('gaps', () => (iterations ? addIdleCauses(handle, iterations, { minGapNs: opts.minGapNs }) : analyzeGaps(handle, { iterations: null, minGapNs: opts.minGapNs })));
+  const gaps = timed('gaps', () =>
+    iterations ? addIdleCauses(handle, iterations, { minGapNs: opts.minGapNs, gpuOps, apiCalls }) : analyzeGaps(handle, { iterations: null, minGapNs: opts.minGapNs, gpuOps, apiCalls }),
+  );
+  gpuOps = undefined;
+  apiCalls = undefined;
   let metrics: IterationMetricsResult | null = null;
   let phases: PhaseSummary[] = [];
   if (iterations) {
