@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
+import { Column } from './typedColumn.js';
 
 /**
  * CUDA runtime/driver API calls in column arrays, read in one pass and shared by the analyses
@@ -28,12 +29,13 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
   // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
   // on millions of calls; the arrays are views of the filled part.
   const cap = present ? Number((handle.sqlite.prepare('SELECT coalesce(max(rowid), 0) AS n FROM CUPTI_ACTIVITY_KIND_RUNTIME').get() as { n: number }).n) : 0;
-  let pid = new Int32Array(cap);
-  let tid = new Int32Array(cap);
-  let corr = new Float64Array(cap);
-  let start = new Float64Array(cap);
-  let end = new Float64Array(cap);
-  let name = new Int32Array(cap);
+  const pid = new Column((n) => new Int32Array(n), cap);
+  const tid = new Column((n) => new Int32Array(n), cap);
+  const corr = new Column((n) => new Float64Array(n), cap);
+  const start = new Column((n) => new Float64Array(n), cap);
+  const end = new Column((n) => new Float64Array(n), cap);
+  const name = new Column((n) => new Int32Array(n), cap);
+  const cols = [pid, tid, corr, start, end, name] as Column<Float64Array | Int32Array>[];
   let n = 0;
   let maxEnd = 0;
   if (present) {
@@ -41,34 +43,30 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
       .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
       .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), sql<number>`globalTid & 16777215`.as('tid'), 'correlationId', 'start', 'end', 'nameId']);
     if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
+    let room = pid.data.length;
     forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null) => {
-      if (n === pid.length) {
-        // Only when rowids were reused below the row count (never in nsys exports).
-        const grow = <T extends Int32Array | Float64Array>(a: T): T => {
-          const b = new (a.constructor as new (k: number) => T)(Math.max(16, a.length * 2));
-          b.set(a);
-          return b;
-        };
-        [pid, tid, corr, start, end, name] = [grow(pid), grow(tid), grow(corr), grow(start), grow(end), grow(name)];
+      if (n === room) {
+        for (const col of cols) col.ensure(n + 1);
+        room = pid.data.length;
       }
-      pid[n] = p;
-      tid[n] = t;
-      corr[n] = c ?? NaN;
-      start[n] = s;
-      end[n] = e;
-      name[n] = nm ?? -1;
+      pid.data[n] = p;
+      tid.data[n] = t;
+      corr.data[n] = c ?? NaN;
+      start.data[n] = s;
+      end.data[n] = e;
+      name.data[n] = nm ?? -1;
       if (e > maxEnd) maxEnd = e;
       n++;
     });
   }
   return {
     count: n,
-    pid: pid.subarray(0, n),
-    tid: tid.subarray(0, n),
-    correlationId: corr.subarray(0, n),
-    start: start.subarray(0, n),
-    end: end.subarray(0, n),
-    nameId: name.subarray(0, n),
+    pid: pid.trim(n),
+    tid: tid.trim(n),
+    correlationId: corr.trim(n),
+    start: start.trim(n),
+    end: end.trim(n),
+    nameId: name.trim(n),
     maxEndNs: maxEnd,
   };
 }

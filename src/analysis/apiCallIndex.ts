@@ -35,7 +35,7 @@ export class ApiCallIndex {
   private lastPid = NaN;
   private last: ProcessIndex | undefined;
 
-  constructor(private readonly calls: ApiCallColumns) {
+  constructor(calls: ApiCallColumns) {
     const stats = new Map<number, { min: number; max: number; n: number; prev: number; sorted: boolean }>();
     for (let i = 0; i < calls.count; i++) {
       const c = calls.correlationId[i];

@@ -3,28 +3,7 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
-
-/** Growable typed column. */
-class Column<T extends Float64Array | Int32Array | Uint8Array> {
-  data: T;
-  constructor(
-    private readonly make: (n: number) => T,
-    capacity = 4096,
-  ) {
-    this.data = make(Math.max(1, capacity));
-  }
-  ensure(n: number): void {
-    if (n <= this.data.length) return;
-    let cap = this.data.length * 2;
-    while (cap < n) cap *= 2;
-    const next = this.make(cap);
-    next.set(this.data as never);
-    this.data = next;
-  }
-  trim(n: number): T {
-    return this.data.subarray(0, n) as T;
-  }
-}
+import { Column } from './typedColumn.js';
 
 /**
  * Every GPU operation of the export in column arrays (scan order: kernels, memcpys, memsets,
