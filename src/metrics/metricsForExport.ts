@@ -26,15 +26,25 @@ export interface MetricsCommandResult extends MetricsSummary {
 }
 
 /**
+ * The request's option values checked and parsed: a UsageError naming the option for a bad one.
+ * Called before any export is read (by the CLI too, before it starts workers).
+ */
+export function parseMetricsRequest(opts: Omit<MetricsRequest, 'logs'>) {
+  return {
+    ranges: opts.iters !== undefined ? parseProfileRanges(opts.iters, '--iters') : undefined,
+    gpu: opts.gpu !== undefined ? parseNonNegativeInt(opts.gpu, '--gpu') : undefined,
+    firstIter: opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined,
+    rangeSpec: opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined,
+    metrics: opts.metric?.length ? opts.metric : undefined,
+  };
+}
+
+/**
  * The `metrics` command's work on one export: every metric over the capture, or over the windows
  * of the `--iters` iterations. Option errors surface before the export is read.
  */
 export function metricsForExport(file: string, opts: MetricsRequest): MetricsCommandResult {
-  const ranges = opts.iters !== undefined ? parseProfileRanges(opts.iters, '--iters') : undefined;
-  const gpu = opts.gpu !== undefined ? parseNonNegativeInt(opts.gpu, '--gpu') : undefined;
-  const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
-  const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
-  const metrics = opts.metric?.length ? opts.metric : undefined;
+  const { ranges, gpu, firstIter, rangeSpec, metrics } = parseMetricsRequest(opts);
   return withExport(file, (h) => {
     const catalog = readMetricCatalog(h);
     if (!catalog.available || !ranges) return { ...metricsOverCapture(h, { catalog, gpu, metrics }), iterations: null };

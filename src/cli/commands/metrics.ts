@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { parseProfileRanges } from '../../iterations/rangeSpec.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
-import { metricsForExport, type MetricsCommandResult } from '../../metrics/metricsForExport.js';
+import { metricsForExport, parseMetricsRequest, type MetricsCommandResult } from '../../metrics/metricsForExport.js';
 import { metricsTable } from '../../../reports/metricsReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect } from './common.js';
@@ -43,7 +42,7 @@ export function registerMetrics(program: Command): void {
     const files = expandExportArgs(inputs);
     if (files.length > 1) {
       const { log, format: _f, output: _o, ...request } = opts;
-      if (request.iters !== undefined) parseProfileRanges(request.iters, '--iters'); // usage errors before any work
+      parseMetricsRequest(request); // usage errors before any worker starts
       return tablesAcrossExports(files, 'metrics', { logs: (log ?? []).map(parseIterationLogFile), metrics: request }, opts, (r) => [{ ...metricsTable(r), notes: r.notes }]);
     }
     const result = runMetrics(files[0], opts);
