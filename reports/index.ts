@@ -14,3 +14,7 @@ export * from './compareReport.js';
 export * from './gapsReport.js';
 export * from './reportMarkdown.js';
 export * from './html/reportHtml.js';
+export { ACTIVITY_METRICS, gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ChartDatum, type ReportChart } from './document/charts.js';
+export { fragmentedLabel, reportDocument, type ReportBlock, type ReportDocument, type ReportSection } from './document/document.js';
+export { renderReport, REPORT_FORMATS, REPORT_GENERATOR, type ReportFormat } from './document/renderReport.js';
+export { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable, slowestIterations } from './document/tables.js';

@@ -1,4 +1,4 @@
-import type { ReportBlock, ReportDocument } from '../src/report/document.js';
+import type { ReportBlock, ReportDocument } from './document/document.js';
 import { mdEscape, tableToMarkdown } from './markdown.js';
 
 /** Text outside tables: line breaks become spaces; `|` and `\` are escaped as in cells. */

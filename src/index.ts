@@ -23,7 +23,7 @@ export * from './summary/runSummary.js';
 export * from './compare/compareRuns.js';
 export * as metrics from './metrics/iterationMetrics.js';
 export * as trace from './trace/index.js';
-export * from './report/index.js';
+export * from './pipeline/index.js';
 export * from './ranks/index.js';
 export * as reports from '../reports/index.js';
 export type { ExportHandle, ExportMetadata, QueryOptions } from '../queries/handle.js';

@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite';
-import type { ChartDatum, ReportChart } from '../../src/report/charts.js';
+import type { ChartDatum, ReportChart } from '../document/charts.js';
 
 /** Plot width shared by the per-iteration charts, so they line up one under the other. */
 export const CHART_WIDTH = 720;

@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite';
-import type { ReportChart } from '../../src/report/charts.js';
+import type { ReportChart } from '../document/charts.js';
 import { chartSpec } from './chartSpecs.js';
 
 /** Compiles a Vega-Lite spec and renders it to an SVG string, in Node, without a canvas. */

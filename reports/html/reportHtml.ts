@@ -1,5 +1,5 @@
-import type { ReportBlock, ReportDocument } from '../../src/report/document.js';
-import type { ReportChart } from '../../src/report/charts.js';
+import type { ReportBlock, ReportDocument } from '../document/document.js';
+import type { ReportChart } from '../document/charts.js';
 import { escapeHtml, tableToHtml } from './htmlTable.js';
 import { renderCharts } from './renderCharts.js';
 import { REPORT_CSS } from './style.js';

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerReport, runReport } from '../../src/cli/commands/report.js';
-import { gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart } from '../../src/report/charts.js';
-import { fragmentedLabel } from '../../src/report/document.js';
-import type { ReportData } from '../../src/report/types.js';
+import { gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart } from '../../reports/document/charts.js';
+import { fragmentedLabel } from '../../reports/document/document.js';
+import type { ReportData } from '../../src/pipeline/types.js';
 import { binIterations, iterationTicks } from '../../reports/html/chartSpecs.js';
 import { fixture } from '../helpers/fixtures.js';
 

@@ -11,9 +11,9 @@ import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
 import { parseDurationNs } from '../../gaps/duration.js';
 import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
-import { buildReport } from '../../report/buildReport.js';
-import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../report/renderReport.js';
-import { DEFAULT_REPORT_LAYOUT, type ReportData } from '../../report/types.js';
+import { buildReport } from '../../pipeline/buildReport.js';
+import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../reports/document/renderReport.js';
+import { DEFAULT_REPORT_LAYOUT, type ReportData } from '../../pipeline/types.js';
 
 export interface ReportCommandOptions {
   log?: string[];

@@ -1,7 +1,7 @@
-import { reportToMarkdown } from '../../reports/reportMarkdown.js';
-import { reportToHtml } from '../../reports/html/reportHtml.js';
+import { reportToMarkdown } from '../reportMarkdown.js';
+import { reportToHtml } from '../html/reportHtml.js';
 import { reportDocument } from './document.js';
-import type { ReportData, ReportLayout } from './types.js';
+import type { ReportData, ReportLayout } from '../../src/pipeline/types.js';
 
 export type ReportFormat = 'md' | 'html';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['md', 'html'];

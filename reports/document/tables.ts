@@ -1,12 +1,12 @@
-import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
-import type { IterationAnalysis, IterationRow } from '../iterations/analyze.js';
-import type { PhaseSummary } from '../iterations/summary.js';
-import { iterationsTable } from '../../reports/iterationsReport.js';
-import { metricCells, metricColumns } from '../../reports/metricsReport.js';
-import type { Column, DataTable } from '../../reports/table.js';
-import { formatNs } from '../../reports/units.js';
-import type { CategoryTime } from './categoryTime.js';
-import type { HostSummary } from './hostSummary.js';
+import type { NvtxGpuProjection } from '../../src/analysis/nvtxGpuProjection.js';
+import type { IterationAnalysis, IterationRow } from '../../src/iterations/analyze.js';
+import type { PhaseSummary } from '../../src/iterations/summary.js';
+import { iterationsTable } from '../iterationsReport.js';
+import { metricCells, metricColumns } from '../metricsReport.js';
+import type { Column, DataTable } from '../table.js';
+import { formatNs } from '../units.js';
+import type { CategoryTime } from '../../src/pipeline/categoryTime.js';
+import type { HostSummary } from '../../src/pipeline/hostSummary.js';
 
 /** A two-column Field / Value table (run info, GC/GIL, coverage). */
 export function factsTable(title: string | undefined, facts: readonly (readonly [string, string])[]): DataTable {

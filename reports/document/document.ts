@@ -1,15 +1,15 @@
-import { crossRankTables } from '../../reports/ranksReport.js';
+import { crossRankTables } from '../ranksReport.js';
 import { basename } from 'node:path';
-import { compactRanges } from '../iterations/analyze.js';
-import { gapsTables } from '../../reports/gapsReport.js';
-import { phaseSummaryTable } from '../../reports/iterationsReport.js';
-import { kernelSummaryTable } from '../../reports/kernelsReport.js';
-import { nvtxSummaryTable } from '../../reports/nvtxReport.js';
-import type { DataTable } from '../../reports/table.js';
-import { formatInt, formatNs } from '../../reports/units.js';
+import { compactRanges } from '../../src/iterations/analyze.js';
+import { gapsTables } from '../gapsReport.js';
+import { phaseSummaryTable } from '../iterationsReport.js';
+import { kernelSummaryTable } from '../kernelsReport.js';
+import { nvtxSummaryTable } from '../nvtxReport.js';
+import type { DataTable } from '../table.js';
+import { formatInt, formatNs } from '../units.js';
 import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
 import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable } from './tables.js';
-import { DEFAULT_REPORT_LAYOUT, type ReportData, type ReportLayout } from './types.js';
+import { DEFAULT_REPORT_LAYOUT, type ReportData, type ReportLayout } from '../../src/pipeline/types.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
 export type ReportBlock =

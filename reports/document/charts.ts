@@ -1,7 +1,7 @@
-import { causeRank } from '../gaps/attributeCauses.js';
-import type { GapAnalysis } from '../gaps/analyze.js';
-import type { IterationAnalysis } from '../iterations/analyze.js';
-import { baseMetricName } from '../metrics/catalog.js';
+import { causeRank } from '../../src/gaps/attributeCauses.js';
+import type { GapAnalysis } from '../../src/gaps/analyze.js';
+import type { IterationAnalysis } from '../../src/iterations/analyze.js';
+import { baseMetricName } from '../../src/metrics/catalog.js';
 
 /** One data point of a chart; values are the same ns (or metric values) the tables print. */
 export type ChartDatum = Record<string, string | number>;
