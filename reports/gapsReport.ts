@@ -1,5 +1,6 @@
 import type { GapAnalysis, GapRow } from '../src/gaps/analyze.js';
 import type { GapOp } from '../src/gaps/findGaps.js';
+import type { RankGap } from '../src/ranks/acrossExports.js';
 import type { DataTable } from './table.js';
 import { formatNs } from './units.js';
 
@@ -25,37 +26,56 @@ export function causesText(row: Pick<GapRow, 'causes' | 'durationNs'>): string {
     .join(', ');
 }
 
+/** The columns of a table of gaps (the SMs Active column only when metrics were sampled). */
+function gapColumns(withSmActive: boolean): DataTable['columns'] {
+  return [
+    { key: 'deviceId', header: 'Device', kind: 'int' },
+    { key: 'startNs', header: 'Start (ns)', kind: 'ns' },
+    { key: 'durationNs', header: 'Duration (ns)', kind: 'ns' },
+    { key: 'iter', header: 'Iter', kind: 'int' },
+    { key: 'phase', header: 'Phase', kind: 'text' },
+    { key: 'cause', header: 'Cause', kind: 'text' },
+    { key: 'causesText', header: 'Causes', kind: 'text' },
+    ...(withSmActive ? [{ key: 'smActivePct', header: 'SMs Active (%)', kind: 'percent' } as const] : []),
+    { key: 'launch', header: 'Launch API', kind: 'text' },
+    { key: 'before', header: 'Op before', kind: 'text' },
+    { key: 'after', header: 'Op after', kind: 'text' },
+  ];
+}
+
+/** One gap as a table row. */
+function gapCells(r: GapRow): DataTable['rows'][number] {
+  return {
+    deviceId: r.deviceId,
+    startNs: r.startNs,
+    durationNs: r.durationNs,
+    iter: r.iter,
+    phase: r.phase,
+    cause: r.cause,
+    causesText: causesText(r),
+    smActivePct: r.smActivePct ?? null,
+    launch: r.launchCall ? `${r.launchCall.name} @${r.launchCall.startNs - r.startNs >= 0 ? '+' : ''}${formatNs(r.launchCall.startNs - r.startNs)}` : '',
+    before: opText(r.before),
+    after: opText(r.after),
+  };
+}
+
 /** The longest gaps, longest first. */
 export function topGapsTable(analysis: GapAnalysis, top: number): DataTable {
   const rows = [...analysis.gaps].sort((a, b) => b.durationNs - a.durationNs || a.startNs - b.startNs).slice(0, top > 0 ? top : undefined);
   return {
     title: `Top ${rows.length} of ${analysis.gaps.length} GPU idle gaps >= ${formatNs(analysis.minGapNs)}`,
-    columns: [
-      { key: 'deviceId', header: 'Device', kind: 'int' },
-      { key: 'startNs', header: 'Start (ns)', kind: 'ns' },
-      { key: 'durationNs', header: 'Duration (ns)', kind: 'ns' },
-      { key: 'iter', header: 'Iter', kind: 'int' },
-      { key: 'phase', header: 'Phase', kind: 'text' },
-      { key: 'cause', header: 'Cause', kind: 'text' },
-      { key: 'causesText', header: 'Causes', kind: 'text' },
-      ...(rows.some((r) => r.smActivePct != null) ? [{ key: 'smActivePct', header: 'SMs Active (%)', kind: 'percent' } as const] : []),
-      { key: 'launch', header: 'Launch API', kind: 'text' },
-      { key: 'before', header: 'Op before', kind: 'text' },
-      { key: 'after', header: 'Op after', kind: 'text' },
-    ],
-    rows: rows.map((r) => ({
-      deviceId: r.deviceId,
-      startNs: r.startNs,
-      durationNs: r.durationNs,
-      iter: r.iter,
-      phase: r.phase,
-      cause: r.cause,
-      causesText: causesText(r),
-      smActivePct: r.smActivePct ?? null,
-      launch: r.launchCall ? `${r.launchCall.name} @${r.launchCall.startNs - r.startNs >= 0 ? '+' : ''}${formatNs(r.launchCall.startNs - r.startNs)}` : '',
-      before: opText(r.before),
-      after: opText(r.after),
-    })),
+    columns: gapColumns(rows.some((r) => r.smActivePct != null)),
+    rows: rows.map(gapCells),
+  };
+}
+
+/** The longest gaps over several ranks (`longestGapsAcrossRanks`), with a Rank column. */
+export function topGapsAcrossRanksTable(gaps: readonly RankGap[], of: { total: number; minGapNs: number; ranks: number; withSmActive: boolean }): DataTable {
+  return {
+    title: `Top ${gaps.length} of ${of.total} GPU idle gaps >= ${formatNs(of.minGapNs)} over ${of.ranks} ranks`,
+    columns: [{ key: '__rank', header: 'Rank', kind: 'int' }, ...gapColumns(of.withSmActive)],
+    rows: gaps.map((g) => ({ __rank: g.rank, ...gapCells(g.gap) })),
   };
 }
 

@@ -18,3 +18,4 @@ export { ACTIVITY_METRICS, gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseC
 export { fragmentedLabel, reportDocument, type ReportBlock, type ReportDocument, type ReportSection } from './document/document.js';
 export { renderReport, REPORT_FORMATS, REPORT_GENERATOR, type ReportFormat } from './document/renderReport.js';
 export { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable, slowestIterations } from './document/tables.js';
+export { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './document/layout.js';

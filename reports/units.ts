@@ -1,19 +1,6 @@
 /** Number formatting shared by the human-readable writers (terminal table and Markdown). */
 
-function trimFixed(x: number, digits: number): string {
-  return x.toFixed(digits);
-}
-
-/** `1234` -> `1.23 us`; `26279587` -> `26.28 ms`; `0` -> `0 ns`. Negative values keep their sign. */
-export function formatNs(ns: number | bigint): string {
-  const v = typeof ns === 'bigint' ? Number(ns) : ns;
-  const a = Math.abs(v);
-  // Pick the unit by the value as printed, so rounding never shows `1000 ns` or `1000.00 us`.
-  if (Math.round(a) < 1e3) return `${Math.round(v)} ns`;
-  if (Number((a / 1e3).toFixed(2)) < 1e3) return `${trimFixed(v / 1e3, 2)} us`;
-  if (Number((a / 1e6).toFixed(2)) < 1e3) return `${trimFixed(v / 1e6, 2)} ms`;
-  return `${trimFixed(v / 1e9, 3)} s`;
-}
+export { formatNs } from '../src/units.js';
 
 /** One decimal place, as SQLite's `round(x, 1)` prints it in nsys's reports. */
 export function formatDecimal1(x: number): string {

@@ -1,29 +1,85 @@
 /**
- * iterscope as a library: open an Nsight Systems export, run the analyses, render the results.
+ * iterscope as a library: open an Nsight Systems export, run the one analysis (`analyzeExport`),
+ * render its parts. Everything a command prints can be reproduced with these names:
+ *
+ * ```ts
+ * const a = withExport('run.sqlite', (h) => analyzeExport(h, { parts: ['iterations', 'gaps'], logs: [parseIterationLogFile('iteration_log.txt')] }));
+ * process.stdout.write(render('md', [iterationsTable(a.iterations!)], a.iterations));
+ * ```
+ *
  * Typed queries over the nsys schema are in `iterscope/queries`.
  */
-export * from './errors.js';
+
+// Errors and exit codes.
+export { IterscopeError, UsageError, InputError, SchemaError, IterationError, exitCodeFor, EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, type ErrorCode } from './errors.js';
+
+// Opening exports.
 export { openExport, withExport } from './export/openExport.js';
-export * from './analysis/durationStats.js';
-export * from './analysis/intervals.js';
-export * from './analysis/exportInfo.js';
-export * from './analysis/kernelSummary.js';
-export * from './analysis/nvtxSummary.js';
-export * from './categories/rules.js';
-export * from './logs/index.js';
-export * from './iterations/rangeSpec.js';
-export * from './iterations/windows.js';
-export * from './iterations/numbering.js';
-export * from './iterations/attribute.js';
-export * from './iterations/analyze.js';
-export * from './iterations/summary.js';
-export * from './analysis/nvtxGpuProjection.js';
-export * from './gaps/index.js';
-export * from './summary/runSummary.js';
-export * from './compare/compareRuns.js';
-export * as metrics from './metrics/iterationMetrics.js';
-export * as trace from './trace/index.js';
-export * from './pipeline/index.js';
-export * from './ranks/index.js';
-export * as reports from '../reports/index.js';
-export type { ExportHandle, ExportMetadata, QueryOptions } from '../queries/handle.js';
+export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
+
+// The pipeline.
+export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
+export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest } from './pipeline/request.js';
+export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
+export type { CategoryTime, CategoryTotal } from './pipeline/categoryTime.js';
+export type { ReportCoverage, ReportNote } from './pipeline/coverage.js';
+export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './pipeline/hostSummary.js';
+
+// Inputs of the pipeline: iteration logs, iteration selection, kernel categories.
+export { parseIterationLogFile, parseIterationLogText, recordsByIter, type ParsedIterationLog, type IterationLogRecord, type MergedIterationRecord, type LogFormat } from './logs/index.js';
+export { parseIterationSelection, type IterationSelection, type IterationSelectionOptions } from './iterations/selection.js';
+export { parseIterationRangeSpec, parseProfileRanges, type IterationRangeSpec, type ProfileRange } from './iterations/rangeSpec.js';
+export { DEFAULT_CATEGORY_RULES, compileCategoryRules, loadCategoryRules, parseCategoryRules, defaultCategoryClassifier, type CategoryRule, type CategoryClassifier } from './categories/rules.js';
+export { DEFAULT_MIN_GAP_NS } from './gaps/analyze.js';
+export { parseDurationNs } from './gaps/duration.js';
+
+// The parts' types.
+export type { ExportInfo, CaptureSettings } from './analysis/exportInfo.js';
+export type { KernelSummary, KernelSummaryRow } from './analysis/kernelSummary.js';
+export type { NvtxSummary, NvtxSummaryRow } from './analysis/nvtxSummary.js';
+export type { NvtxGpuProjection } from './analysis/nvtxGpuProjection.js';
+export type { IterationAnalysis, IterationRow, IterationCoverage, Phase } from './iterations/analyze.js';
+export type { PhaseSummary } from './iterations/summary.js';
+export type { GapAnalysis, GapRow, DeviceGapSummary, IterationGapSummary, PhaseGapSummary } from './gaps/analyze.js';
+export type { IterationMetricsResult } from './metrics/iterationMetrics.js';
+
+// Summaries, comparison and the CI gate.
+export { summarizeRun, summarizeExport, summaryRequest, SUMMARY_PARTS, SUMMARY_SCHEMA, type RunSummary } from './summary/runSummary.js';
+export { loadRun, readSummaryFile } from './compare/loadRun.js';
+export { compareRuns, type Comparison } from './compare/compareRuns.js';
+
+// Several exports (one per rank).
+export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type ResultsAcrossExports } from './ranks/acrossExports.js';
+export { crossRankFromExports } from './ranks/ranksFromExports.js';
+export { mergeSummaryFiles } from './ranks/merge.js';
+export type { CrossRankView } from './ranks/crossRank.js';
+export type { RankFigures } from './ranks/rankFigures.js';
+
+// GPU metrics over iteration windows, and the Perfetto trace.
+export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';
+export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
+
+// Presentation (pure): tables and documents from the analysis's parts.
+export {
+  render,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  type DataTable,
+  kernelSummaryTable,
+  nvtxSummaryTable,
+  nvtxGpuProjectionTable,
+  exportInfoTables,
+  iterationsTable,
+  phaseSummaryTable,
+  gapsTables,
+  comparisonTables,
+  summaryTables,
+  renderReport,
+  reportDocument,
+  REPORT_FORMATS,
+  DEFAULT_REPORT_LAYOUT,
+  type ReportFormat,
+  type ReportLayout,
+} from '../reports/index.js';
+export { crossRankTables } from '../reports/ranksReport.js';
+export { metricsTable } from '../reports/metricsReport.js';

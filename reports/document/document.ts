@@ -9,7 +9,8 @@ import type { DataTable } from '../table.js';
 import { formatInt, formatNs } from '../units.js';
 import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
 import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable } from './tables.js';
-import { DEFAULT_REPORT_LAYOUT, type ReportData, type ReportLayout } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/types.js';
+import { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './layout.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
 export type ReportBlock =

@@ -1,7 +1,8 @@
 import { reportToMarkdown } from '../reportMarkdown.js';
 import { reportToHtml } from '../html/reportHtml.js';
 import { reportDocument } from './document.js';
-import type { ReportData, ReportLayout } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/types.js';
+import type { ReportLayout } from './layout.js';
 
 export type ReportFormat = 'md' | 'html';
 export const REPORT_FORMATS: readonly ReportFormat[] = ['md', 'html'];

@@ -68,3 +68,13 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { rows, graphTraceRows, graphsIncluded: !!opts.includeGraphs && graphTraceRows > 0, kernelTablePresent };
 }
+
+/** What the kernel summary leaves out, as one-line notes. */
+export function kernelSummaryNotes(summary: KernelSummary): string[] {
+  const notes: string[] = [];
+  if (!summary.kernelTablePresent) notes.push('the export has no CUPTI_ACTIVITY_KIND_KERNEL table: no kernels were recorded');
+  if (summary.graphTraceRows > 0 && !summary.graphsIncluded) {
+    notes.push(`${summary.graphTraceRows} whole-graph launches (CUPTI_ACTIVITY_KIND_GRAPH_TRACE, --cuda-graph-trace graph) are not in this table, as in nsys; --graphs adds them`);
+  }
+  return notes;
+}

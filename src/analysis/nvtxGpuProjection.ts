@@ -648,3 +648,29 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   }
   return result;
 }
+
+/** What the projection left out, as one-line notes (the `nvtx --gpu` table's). */
+export function nvtxGpuProjectionNotes(p: NvtxGpuProjection): string[] {
+  const c = p.coverage;
+  const notes: string[] = [];
+  if (p.missingTables.length) notes.push(`the export lacks ${p.missingTables.join(', ')}: nothing to project`);
+  if (c.graphTraceRowsIgnored) notes.push(`${c.graphTraceRowsIgnored} whole-graph launches (graph-level CUDA-graph trace) are not projected, as in nsys`);
+  if (c.crossThreadRanges) notes.push(`${c.crossThreadRanges} start/end ranges ended on another thread and are left out, as in nsys`);
+  if (c.unclosedRanges) notes.push(`${c.unclosedRanges} ranges were never closed; they end at the latest NVTX timestamp`);
+  if (c.gpuOpsWithoutApiCall) notes.push(`${c.gpuOpsWithoutApiCall} GPU ops have no CUDA API row (time-trimmed export?) and cannot be projected`);
+  if (c.apiCallsOutsideRanges) notes.push(`${c.apiCallsOutsideRanges} API calls (${c.gpuOpsOutsideRanges} GPU ops) were made outside every NVTX range`);
+  return notes;
+}
+
+/** What the NVTX GPU projection could not see, as one-line notes. */
+export function projectionCoverageNotes(p: NvtxGpuProjection | null): string[] {
+  if (!p) return [];
+  if (p.missingTables.length) return [`skipped: the export has no ${p.missingTables.join(', ')}`];
+  const c = p.coverage;
+  const out: string[] = [];
+  if (c.gpuOps) out.push(`${c.gpuOps - c.gpuOpsOutsideRanges - c.gpuOpsWithoutApiCall} of ${c.gpuOps} GPU ops launched inside an NVTX range`);
+  if (c.gpuOpsWithoutApiCall) out.push(`${c.gpuOpsWithoutApiCall} GPU ops have no CUDA API row and are not projected`);
+  if (c.graphTraceRowsIgnored) out.push(`${c.graphTraceRowsIgnored} whole-graph launches are not projected (as in nsys)`);
+  if (c.crossThreadRanges) out.push(`${c.crossThreadRanges} start/end ranges ended on another thread and are left out (as in nsys)`);
+  return out;
+}

@@ -173,3 +173,13 @@ export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions,
   const marks = Number(allRows(handle, markQuery)[0]?.n ?? 0);
   return { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength };
 }
+
+/** What the NVTX summary counted specially, as one-line notes. */
+export function nvtxSummaryNotes(summary: NvtxSummary): string[] {
+  const notes: string[] = [];
+  if (summary.unclosedRanges > 0) notes.push(`${summary.unclosedRanges} ranges were never closed; they end at the latest NVTX timestamp (${summary.maxTimestampNs} ns), as in nsys`);
+  if (summary.crossThreadRanges > 0) notes.push(`${summary.crossThreadRanges} start/end ranges ended on another thread (counted in full, as in nsys)`);
+  if (summary.zeroLengthRanges > 0) notes.push(`${summary.zeroLengthRanges} ranges have zero length (counted, duration 0)`);
+  if (summary.marks > 0) notes.push(`${summary.marks} NVTX marks (instants) are not ranges and are not in this table`);
+  return notes;
+}

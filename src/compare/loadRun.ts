@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { withExport } from '../export/openExport.js';
-import type { IterationOptions } from '../iterations/analyze.js';
+import type { AnalysisRequest } from '../pipeline/request.js';
 import { summarizeExport, SUMMARY_SCHEMA, type RunSummary } from '../summary/runSummary.js';
 
 /** A summary.json written by `iterscope summarize` (checked for its schema tag). */
@@ -19,7 +19,7 @@ export function readSummaryFile(path: string): RunSummary {
 }
 
 /** `compare`'s inputs: a summary.json, or an export summarised on the fly. */
-export function loadRun(path: string, opts: IterationOptions = {}): RunSummary {
+export function loadRun(path: string, request: Omit<AnalysisRequest, 'parts'> = {}): RunSummary {
   if (/\.json$/i.test(path)) return readSummaryFile(path);
-  return withExport(path, (h) => summarizeExport(h, opts));
+  return withExport(path, (h) => summarizeExport(h, request));
 }

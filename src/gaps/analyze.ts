@@ -2,12 +2,10 @@ import { meanSmActiveInGaps } from './smActive.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
 import { loadStrings } from '../../queries/strings.js';
-import { IterationError } from '../errors.js';
-import { analyzeIterations, PHASES, type IterationOptions, type IterationRow, type Phase } from '../iterations/analyze.js';
-import { formatNs } from '../../reports/units.js';
+import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
+import { formatNs } from '../units.js';
 import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
-import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
-import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
+import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { describeOp, gapCount, loadGpuTimelines, resolveBoundaryOps, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, threadKey, type HostContext } from './hostCauses.js';
 
@@ -22,13 +20,10 @@ export interface GapAnalysisOptions {
   minGapNs?: number;
   /** Only this CUDA device. */
   deviceId?: number;
-  /**
-   * Iteration windows to place gaps in. Omitted: found with `analyzeIterations(handle,
-   * iterationOptions)`; when that fails with an IterationError the analysis goes on without
-   * iterations (and says so in `notes`). `null`: do not look for iterations.
-   */
+  /** Iteration windows to place gaps in (found by the pipeline); omitted or null: none. */
   iterations?: readonly IterationRef[] | null;
-  iterationOptions?: IterationOptions;
+  /** Why there are no iterations (the pipeline's IterationError), for the notes. */
+  iterationsUnavailable?: string;
   /** GPU ops already loaded (e.g. by the iterations analysis): saves a second scan. */
   gpuOps?: GpuOpColumns;
   /** CUDA API calls already loaded: saves a second scan. */
@@ -227,28 +222,11 @@ interface PendingGap {
 export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {}): GapAnalysis {
   const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
   const notes: string[] = [];
-  // Iterations are found over every device's ops (and the same API calls): read both once and
-  // share them, not once here and again inside analyzeIterations.
-  const findIterations = opts.iterations === undefined;
-  const allOps = opts.gpuOps ?? (findIterations || opts.deviceId === undefined ? loadGpuOpColumns(handle) : undefined);
-  const apiCalls = opts.apiCalls ?? (findIterations ? loadApiCallColumns(handle) : undefined);
-  const { ops, devices } = loadGpuTimelines(handle, { deviceId: opts.deviceId, ops: allOps });
-
-  // Iterations.
-  let refs: readonly IterationRef[] = [];
-  let iterationsFound = false;
-  if (!findIterations) {
-    refs = opts.iterations ?? [];
-    iterationsFound = refs.length > 0;
-  } else if (ops.count > 0) {
-    try {
-      refs = analyzeIterations(handle, { ...opts.iterationOptions, gpuOps: allOps, apiCalls }).iterations;
-      iterationsFound = refs.length > 0;
-    } catch (err) {
-      if (!(err instanceof IterationError)) throw err;
-      notes.push(`no iterations: ${err.message.replace(`${handle.path}: `, '')}; gaps are not placed in iterations`);
-    }
-  }
+  const { ops, devices } = loadGpuTimelines(handle, { deviceId: opts.deviceId, ops: opts.gpuOps });
+  const apiCalls = opts.apiCalls;
+  const refs: readonly IterationRef[] = opts.iterations ?? [];
+  const iterationsFound = refs.length > 0;
+  if (opts.iterationsUnavailable) notes.push(`no iterations: ${opts.iterationsUnavailable}; gaps are not placed in iterations`);
   const iterIndex = new IterationIndex(refs);
   const iterSummaries: IterationGapSummary[] = refs.map((r) => ({
     iter: r.iter,

@@ -9,7 +9,8 @@ import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIteratio
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
 import { numberWindows, type Numbering } from './numbering.js';
-import { parseProfileRanges, type IterationRangeSpec, type LabelCounts, type ProfileRange } from './rangeSpec.js';
+import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
+import type { IterationSelection } from './selection.js';
 import { findIterationRanges, type IterationRange } from './windows.js';
 
 /** Batch phase of an iteration, from its context and generation request counts. */
@@ -85,9 +86,8 @@ export interface IterationAnalysis {
 
 export interface IterationOptions {
   logs?: ParsedIterationLog[];
-  rangeSpec?: IterationRangeSpec;
-  firstIter?: number;
-  profileRange?: string;
+  /** How iterations are found and numbered (`--iteration-range`, `--first-iter`, `--profile-range`). */
+  selection?: IterationSelection;
   classifier?: CategoryClassifier;
   /** GPU ops already loaded (`loadGpuOpColumns`), shared with the gaps analysis. */
   gpuOps?: GpuOpColumns;
@@ -159,7 +159,8 @@ function joinedLog(rec: MergedIterationRecord): JoinedLog {
  */
 export function analyzeIterations(handle: ExportHandle, opts: IterationOptions = {}): IterationAnalysis {
   const classifier = opts.classifier ?? defaultCategoryClassifier();
-  const found = findIterationRanges(handle, opts.rangeSpec);
+  const selection = opts.selection ?? {};
+  const found = findIterationRanges(handle, selection.rangeSpec);
   // Read after the ranges are found, so an export without iterations fails fast; shared with the
   // attribution and the last window's end (and with the gap analysis when the caller passes them).
   const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
@@ -175,7 +176,6 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       captureEnvRanges = undefined;
     }
   }
-  const profileRanges = opts.profileRange ? parseProfileRanges(opts.profileRange) : undefined;
   const logCompositions = [...records.values()].map((r) => ({ iter: r.iter, contextRequests: r.contextRequests, generationRequests: r.generationRequests }));
 
   const windows: IterationWindow[] = [];
@@ -183,7 +183,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const rangeOf: IterationRange[] = [];
   const numbering: IterationCoverage['numbering'] = [];
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
-    const num = numberWindows(ranges, { firstIter: opts.firstIter, profileRanges, captureEnvRanges, executor, logRecords: logCompositions }, handle.path);
+    const num = numberWindows(ranges, { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, executor, logRecords: logCompositions }, handle.path);
     numbering.push({ pid, source: num.source, detail: num.detail });
     windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
     rangeOf.push(...ranges);

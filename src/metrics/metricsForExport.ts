@@ -1,7 +1,9 @@
 import { withExport } from '../export/openExport.js';
 import { UsageError } from '../errors.js';
-import { analyzeIterations, compactRanges } from '../iterations/analyze.js';
-import { parseIterationRangeSpec, parseProfileRanges } from '../iterations/rangeSpec.js';
+import { compactRanges } from '../iterations/analyze.js';
+import { parseProfileRanges } from '../iterations/rangeSpec.js';
+import { parseIterationSelection } from '../iterations/selection.js';
+import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { ParsedIterationLog } from '../logs/types.js';
 import { readMetricCatalog } from './catalog.js';
 import { metricsOverCapture, metricsOverIntervals, type MetricsSummary } from './distribution.js';
@@ -33,8 +35,7 @@ export function parseMetricsRequest(opts: Omit<MetricsRequest, 'logs'>) {
   return {
     ranges: opts.iters !== undefined ? parseProfileRanges(opts.iters, '--iters') : undefined,
     gpu: opts.gpu !== undefined ? parseNonNegativeInt(opts.gpu, '--gpu') : undefined,
-    firstIter: opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined,
-    rangeSpec: opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined,
+    selection: parseIterationSelection(opts),
     metrics: opts.metric?.length ? opts.metric : undefined,
   };
 }
@@ -44,11 +45,11 @@ export function parseMetricsRequest(opts: Omit<MetricsRequest, 'logs'>) {
  * of the `--iters` iterations. Option errors surface before the export is read.
  */
 export function metricsForExport(file: string, opts: MetricsRequest): MetricsCommandResult {
-  const { ranges, gpu, firstIter, rangeSpec, metrics } = parseMetricsRequest(opts);
+  const { ranges, gpu, selection, metrics } = parseMetricsRequest(opts);
   return withExport(file, (h) => {
     const catalog = readMetricCatalog(h);
     if (!catalog.available || !ranges) return { ...metricsOverCapture(h, { catalog, gpu, metrics }), iterations: null };
-    const analysis = analyzeIterations(h, { logs: opts.logs, rangeSpec, firstIter, profileRange: opts.profileRange });
+    const analysis = analyzeExport(h, { parts: ['iterations'], logs: opts.logs, selection, requireIterations: true }).iterations!;
     const inRange = (iter: number) => ranges.some((r) => iter >= r.first && iter <= r.last);
     const selected = analysis.iterations.filter((r) => inRange(r.iter));
     if (selected.length === 0) {

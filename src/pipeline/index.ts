@@ -1,9 +1,7 @@
-/**
- * The one analysis of an export: `buildReport(handle, opts)` runs every analysis once and returns
- * the data every presentation renders.
- */
-export { buildReport, projectionNotes } from './buildReport.js';
+/** The one analysis of an export: `analyzeExport(handle, request)` and what it returns. */
+export { analyzeExport, type AnalysisProgress } from './analyzeExport.js';
+export { ANALYSIS_PARTS, REPORT_PARTS, resolveParts, type AnalysisPart, type AnalysisRequest } from './request.js';
+export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './types.js';
 export { categoryTime, type CategoryTime, type CategoryTotal } from './categoryTime.js';
 export { reportCoverage, UNCATEGORIZED, type ReportCoverage, type ReportNote } from './coverage.js';
 export { summarizeHost, type GcSummary, type GilSummary, type GilThreadSummary, type HostSummary } from './hostSummary.js';
-export { DEFAULT_REPORT_LAYOUT, type ReportData, type ReportLayout, type ReportLogFile, type ReportOptions } from './types.js';

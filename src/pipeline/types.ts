@@ -1,47 +1,21 @@
-import type { ExportInfo } from '../analysis/exportInfo.js';
+import type { ExportMetadata } from '../../queries/handle.js';
+import type { CaptureSettings, ExportInfo } from '../analysis/exportInfo.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
-import type { CategoryClassifier } from '../categories/rules.js';
 import type { GapAnalysis } from '../gaps/analyze.js';
 import type { IterationAnalysis } from '../iterations/analyze.js';
-import type { IterationRangeSpec } from '../iterations/rangeSpec.js';
 import type { PhaseSummary } from '../iterations/summary.js';
-import type { LogFormat, ParsedIterationLog } from '../logs/types.js';
+import type { LogFormat } from '../logs/types.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
+import type { CrossRankView } from '../ranks/crossRank.js';
+import type { RankFigures } from '../ranks/rankFigures.js';
 import type { CategoryTime } from './categoryTime.js';
 import type { ReportCoverage } from './coverage.js';
 import type { HostSummary } from './hostSummary.js';
+import type { AnalysisPart } from './request.js';
 
-/** What `buildReport` analyses, and how (the same options as `iterations` and `gaps`). */
-export interface ReportOptions {
-  /** Parsed iteration logs (`--log`), joined to the iterations. */
-  logs?: ParsedIterationLog[];
-  /** NVTX range that marks one iteration (`--iteration-range`). */
-  rangeSpec?: IterationRangeSpec;
-  /** Number unnumbered iteration ranges from N (`--first-iter`). */
-  firstIter?: number;
-  /** TLLM_PROFILE_START_STOP value to number unnumbered ranges (`--profile-range`). */
-  profileRange?: string;
-  /** Kernel category rules (`--categories`); default: the built-in table. */
-  classifier?: CategoryClassifier;
-  /** Gaps of at least this many ns are reported one by one (`--min-gap`); default 100 us. */
-  minGapNs?: number;
-}
-
-/** How much of each table the document shows. Defaults: `DEFAULT_REPORT_LAYOUT`. */
-export interface ReportLayout {
-  /** Rows of the top-kernels, top-gaps and NVTX tables. */
-  top: number;
-  /** Up to this many iterations are listed one by one; above it, only the slowest. */
-  iterationRows: number;
-  /** Iterations listed (slowest wall time first) when there are more than `iterationRows`. */
-  slowest: number;
-}
-
-export const DEFAULT_REPORT_LAYOUT: Readonly<ReportLayout> = Object.freeze({ top: 10, iterationRows: 40, slowest: 20 });
-
-/** One `--log` file as the report describes it. */
+/** One `--log` file as the analysis describes it. */
 export interface ReportLogFile {
   file: string;
   records: number;
@@ -50,32 +24,54 @@ export interface ReportLogFile {
 }
 
 /**
- * Everything the report shows, computed once per export: each analysis runs one time and the
- * Markdown and HTML documents are both rendered from this object.
+ * One export analysed once (`analyzeExport`): every part that was asked for, null (or empty) for
+ * the others. Plain data: it crosses to and from worker threads by structured clone.
  */
-import type { CrossRankView } from '../ranks/crossRank.js';
-
-export interface ReportData {
+export interface ExportAnalysis {
   file: string;
+  /** The parts computed (the request's and what they are built from). */
+  parts: AnalysisPart[];
+  /** nsys and export schema versions (META_DATA_EXPORT). */
+  metadata: ExportMetadata;
+  /** How the capture was set up (always read: a few small tables). */
+  capture: CaptureSettings;
+  info: ExportInfo | null;
+  kernels: KernelSummary | null;
+  nvtx: NvtxSummary | null;
+  /** NVTX ranges projected onto the GPU (nsys's `nvtx_gpu_proj_sum`). */
+  projection: NvtxGpuProjection | null;
+  /** Null when not asked for, or when the export has no iteration ranges (`iterationError` says why). */
+  iterations: IterationAnalysis | null;
+  iterationError: string | null;
+  /** `iterations --summary` rows (with GPU metrics when sampled); empty without iterations. */
+  phases: PhaseSummary[];
+  /** GPU metrics per iteration. */
+  metrics: IterationMetricsResult | null;
+  gaps: GapAnalysis | null;
+  host: HostSummary | null;
+  categories: CategoryTime | null;
+  coverage: ReportCoverage | null;
+  /** Per process with iterations: what the cross-rank view needs. */
+  rankFigures: RankFigures[] | null;
+  logs: ReportLogFile[];
+  /** Wall-clock ms each step took (diagnostics and benchmarks). */
+  timingsMs: Record<string, number>;
+  /** With several exports (one per rank): the cross-rank view; the other parts are of the first. */
+  crossRank?: CrossRankView | null;
+}
+
+/** What the report renders: an analysis with every report part present. */
+export type ReportData = ExportAnalysis & {
   info: ExportInfo;
   kernels: KernelSummary;
   nvtx: NvtxSummary;
-  /** NVTX ranges projected onto the GPU (nsys's `nvtx_gpu_proj_sum`); null when not available. */
-  projection: NvtxGpuProjection | null;
-  /** Null when the export has no iteration ranges (`iterationError` says why). */
-  iterations: IterationAnalysis | null;
-  iterationError: string | null;
-  /** `iterations --summary` rows (with GPU metrics when sampled). */
-  phases: PhaseSummary[];
-  /** GPU metrics per iteration; null without iterations. */
-  metrics: IterationMetricsResult | null;
   gaps: GapAnalysis;
-  categories: CategoryTime;
   host: HostSummary;
+  categories: CategoryTime;
   coverage: ReportCoverage;
-  logs: ReportLogFile[];
-  /** Wall-clock ms each analysis took (for `--verbose`-style diagnostics and benchmarks). */
-  timingsMs: Record<string, number>;
-  /** With several exports (one per rank): the cross-rank view; the other sections are of the first. */
-  crossRank?: CrossRankView | null;
+};
+
+/** Narrows an analysis to `ReportData` (it was asked for `REPORT_PARTS`). */
+export function isReportData(a: ExportAnalysis): a is ReportData {
+  return !!(a.info && a.kernels && a.nvtx && a.gaps && a.host && a.categories && a.coverage);
 }

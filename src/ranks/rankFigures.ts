@@ -4,8 +4,7 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
 import { Float64Buffer } from '../analysis/durationStats.js';
 import type { CategoryClassifier } from '../categories/rules.js';
-import { defaultCategoryClassifier } from '../categories/rules.js';
-import { analyzeIterations, type IterationAnalysis, type IterationOptions } from '../iterations/analyze.js';
+import type { IterationAnalysis } from '../iterations/analyze.js';
 import type { RunSummary } from '../summary/runSummary.js';
 
 /** The category whose kernels are collectives (NCCL and custom all-reduce kernels in the default table). */
@@ -139,21 +138,13 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
   return { offsets, startNs, endNs };
 }
 
-export interface RankFigureOptions extends IterationOptions {
-  /** Category holding the collectives (default `communication`). */
-  communicationCategory?: string;
-}
-
 /**
- * The ranks in one export: one `RankFigures` per process with iteration windows (one export per
+ * The ranks in one export, from its iteration analysis: one `RankFigures` per process with iteration windows (one export per
  * rank gives one; a single nsys capture of several local ranks gives one per process, by PID).
  * Each holds the iteration analysis's figures (busy time, kernel time, collective time) plus when
  * each collective kernel ran, for the arrival estimate.
  */
-export function rankFiguresFromExport(handle: ExportHandle, opts: RankFigureOptions = {}): RankFigures[] {
-  const classifier = opts.classifier ?? defaultCategoryClassifier();
-  const category = opts.communicationCategory ?? COMMUNICATION_CATEGORY;
-  const analysis = analyzeIterations(handle, { ...opts, classifier });
+export function rankFiguresFromIterations(handle: ExportHandle, analysis: IterationAnalysis, classifier: CategoryClassifier, category = COMMUNICATION_CATEGORY): RankFigures[] {
   const notes: string[] = [];
   if (!classifier.categories.includes(category)) notes.push(`${handle.path}: no category '${category}' in the category table: no collective time`);
   const coll = collectiveTimes(handle, analysis, classifier, category);

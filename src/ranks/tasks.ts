@@ -1,45 +1,26 @@
 import { withExport } from '../export/openExport.js';
-import { loadApiCallColumns } from '../analysis/apiCallColumns.js';
-import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
-import { compileCategoryRules, defaultCategoryClassifier, type CategoryRule } from '../categories/rules.js';
-import { analyzeGaps, type GapAnalysis } from '../gaps/analyze.js';
-import { analyzeIterations, type IterationAnalysis, type IterationOptions } from '../iterations/analyze.js';
-import { addIdleCauses } from '../iterations/idleCauses.js';
-import { addGpuMetrics } from '../iterations/gpuMetrics.js';
-import { parseIterationRangeSpec } from '../iterations/rangeSpec.js';
-import type { ParsedIterationLog } from '../logs/types.js';
+import type { ExportInfo } from '../analysis/exportInfo.js';
+import type { KernelSummary } from '../analysis/kernelSummary.js';
+import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
+import type { NvtxSummary } from '../analysis/nvtxSummary.js';
+import type { GapAnalysis } from '../gaps/analyze.js';
+import type { IterationAnalysis } from '../iterations/analyze.js';
+import type { PhaseSummary } from '../iterations/summary.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
-import { summarizeExport, type RunSummary } from '../summary/runSummary.js';
-import { rankFiguresFromExport, type RankFigures } from './rankFigures.js';
-import { summarizeKernels, type KernelSummary } from '../analysis/kernelSummary.js';
-import { describeExport, type ExportInfo } from '../analysis/exportInfo.js';
-import { summarizeNvtx, type NvtxSummary } from '../analysis/nvtxSummary.js';
-import { projectNvtxOntoGpu, type NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import { metricsForExport, type MetricsCommandResult, type MetricsRequest } from '../metrics/metricsForExport.js';
+import { analyzeExport } from '../pipeline/analyzeExport.js';
+import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
+import type { ExportAnalysis } from '../pipeline/types.js';
+import { summarizeRun, summaryRequest, type RunSummary } from '../summary/runSummary.js';
+import type { RankFigures } from './rankFigures.js';
 
 /**
- * Options of a per-export task. Structured-clone safe (they cross to worker threads): parsed logs
- * are plain data, and what holds RegExps or functions travels as its source (`iterationRange`
- * as typed on the command line, `categoryRules` as the rules) and is compiled in the worker.
+ * Options of a per-export task: the pipeline's request without its parts (the task names them).
+ * Structured-clone safe: they cross to worker threads.
  */
-export interface TaskOptions {
-  logs?: ParsedIterationLog[];
-  /** `--iteration-range` text (a name or /regex/). */
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
-  /** Kernel category rules (default: the built-in table). */
-  categoryRules?: CategoryRule[];
-  /** `rankFigures`: the category holding the collectives (default `communication`). */
-  communicationCategory?: string;
+export interface TaskOptions extends Omit<AnalysisRequest, 'parts'> {
   /** `iterations`: add idleByCauseNs (default true). */
   idleCauses?: boolean;
-  /** `gaps`: minimum reported gap and device filter. */
-  minGapNs?: number;
-  deviceId?: number;
-  /** `kernels`: group by the demangled (default) or short name; add whole-graph launches. */
-  kernelNameBy?: 'demangled' | 'short';
-  includeGraphs?: boolean;
   /** `metrics`: the command's options (its `--log` files are `logs`). */
   metrics?: Omit<MetricsRequest, 'logs'>;
 }
@@ -47,7 +28,7 @@ export interface TaskOptions {
 /** What each task returns for one export. */
 export interface TaskResults {
   /** As `iterscope iterations`: the analysis with idle causes and GPU metrics. */
-  iterations: { analysis: IterationAnalysis; metrics: IterationMetricsResult };
+  iterations: { analysis: IterationAnalysis; metrics: IterationMetricsResult; phases: PhaseSummary[] };
   /** As `iterscope gaps`. */
   gaps: GapAnalysis;
   /** What the cross-rank view needs: one entry per process with iterations. */
@@ -68,46 +49,33 @@ export interface TaskResults {
 export type TaskName = keyof TaskResults;
 export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics'];
 
-function iterationOptions(opts: TaskOptions): IterationOptions {
-  return {
-    logs: opts.logs,
-    rangeSpec: opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined,
-    firstIter: opts.firstIter,
-    profileRange: opts.profileRange,
-    classifier: opts.categoryRules ? compileCategoryRules(opts.categoryRules) : defaultCategoryClassifier(),
-  };
+/** Each pipeline task: the parts it asks for, whether iterations must exist, and what it returns. */
+interface PipelineTask<T> {
+  parts: (opts: TaskOptions) => AnalysisPart[];
+  requireIterations: boolean;
+  pick: (a: ExportAnalysis) => T;
 }
 
-/** Runs one task on one export, in this thread. The worker entry calls this too. */
+const PIPELINE_TASKS: { [K in Exclude<TaskName, 'metrics' | 'summary'>]: PipelineTask<TaskResults[K]> } = {
+  iterations: {
+    parts: (o) => (o.idleCauses === false ? ['iterations', 'metrics'] : ['iterations', 'gaps', 'metrics']),
+    requireIterations: true,
+    pick: (a) => ({ analysis: a.iterations!, metrics: a.metrics!, phases: a.phases }),
+  },
+  gaps: { parts: () => ['iterations', 'gaps'], requireIterations: false, pick: (a) => a.gaps! },
+  rankFigures: { parts: () => ['rankFigures'], requireIterations: true, pick: (a) => a.rankFigures! },
+  info: { parts: () => ['info'], requireIterations: false, pick: (a) => a.info! },
+  kernels: { parts: () => ['kernels'], requireIterations: false, pick: (a) => a.kernels! },
+  nvtx: { parts: () => ['nvtx'], requireIterations: false, pick: (a) => a.nvtx! },
+  nvtxGpu: { parts: () => ['nvtxGpu'], requireIterations: false, pick: (a) => a.projection! },
+};
+
+/** Runs one task on one export, in this thread: the pipeline, then the part the task returns. The worker entry calls this too. */
 export function runTask<T extends TaskName>(task: T, file: string, opts: TaskOptions = {}): TaskResults[T] {
-  const io = iterationOptions(opts);
-  switch (task) {
-    case 'iterations':
-      return withExport(file, (h) => {
-        // As the single-export command: one scan of the GPU ops and API calls serves both analyses.
-        const gpuOps = loadGpuOpColumns(h);
-        const apiCalls = loadApiCallColumns(h);
-        const analysis = analyzeIterations(h, { ...io, gpuOps, apiCalls });
-        if (opts.idleCauses !== false) addIdleCauses(h, analysis, { gpuOps, apiCalls });
-        return { analysis, metrics: addGpuMetrics(h, analysis) };
-      }) as TaskResults[T];
-    case 'gaps':
-      return withExport(file, (h) => analyzeGaps(h, { minGapNs: opts.minGapNs, deviceId: opts.deviceId, iterationOptions: io })) as TaskResults[T];
-    case 'rankFigures':
-      return withExport(file, (h) => rankFiguresFromExport(h, { ...io, communicationCategory: opts.communicationCategory })) as TaskResults[T];
-    case 'summary':
-      return withExport(file, (h) => summarizeExport(h, io)) as TaskResults[T];
-    case 'info':
-      return withExport(file, describeExport) as TaskResults[T];
-    case 'kernels':
-      return withExport(file, (h) => summarizeKernels(h, { nameBy: opts.kernelNameBy, includeGraphs: opts.includeGraphs })) as TaskResults[T];
-    case 'nvtx':
-      return withExport(file, (h) => summarizeNvtx(h)) as TaskResults[T];
-    case 'nvtxGpu':
-      return withExport(file, (h) => projectNvtxOntoGpu(h)) as TaskResults[T];
-    case 'metrics':
-      return metricsForExport(file, { ...opts.metrics, logs: opts.logs }) as TaskResults[T];
-    default:
-      throw new Error(`unknown task ${String(task)}`);
-  }
+  const { idleCauses: _i, metrics: _m, ...request } = opts;
+  if (task === 'metrics') return metricsForExport(file, { ...opts.metrics, logs: opts.logs }) as TaskResults[T];
+  if (task === 'summary') return withExport(file, (h) => summarizeRun(analyzeExport(h, summaryRequest(request)))) as TaskResults[T];
+  const t = PIPELINE_TASKS[task as Exclude<TaskName, 'metrics' | 'summary'>] as PipelineTask<TaskResults[T]> | undefined;
+  if (!t) throw new Error(`unknown task ${String(task)}`);
+  return withExport(file, (h) => t.pick(analyzeExport(h, { ...request, parts: t.parts(opts), requireIterations: t.requireIterations })));
 }

@@ -1,12 +1,9 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import { readCaptureSettings } from '../analysis/exportInfo.js';
-import { summarizeKernels } from '../analysis/kernelSummary.js';
-import { summarizeNvtx } from '../analysis/nvtxSummary.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
-import { addIdleCauses } from '../iterations/idleCauses.js';
-import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
-import { loadApiCallColumns } from '../analysis/apiCallColumns.js';
-import { analyzeIterations, PHASES, type IterationAnalysis, type IterationOptions, type IterationRow, type Phase } from '../iterations/analyze.js';
+import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
+import { analyzeExport } from '../pipeline/analyzeExport.js';
+import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
+import type { ExportAnalysis } from '../pipeline/types.js';
 
 /** Bumped when a field changes meaning; `compare` refuses summaries of another major version. */
 export const SUMMARY_SCHEMA = 'iterscope.summary/1';
@@ -113,9 +110,19 @@ function collapseIterationLabels(rows: RunSummary['nvtx']): RunSummary['nvtx'] {
   return [...out.values()].sort((a, b) => b.totalNs - a.totalNs);
 }
 
-/** Builds the summary from an iteration analysis (plus kernel and NVTX totals). */
-export function summarizeRun(handle: ExportHandle, analysis: IterationAnalysis, version = '0.1.0'): RunSummary {
-  const settings = readCaptureSettings(handle);
+/** What a summary is built from. */
+export const SUMMARY_PARTS: readonly AnalysisPart[] = ['iterations', 'gaps', 'kernels', 'nvtx'];
+
+/** The request `summarizeExport` makes: the summary's parts, kernels with whole-graph launches. */
+export function summaryRequest(request: Omit<AnalysisRequest, 'parts'> = {}): AnalysisRequest {
+  return { ...request, parts: SUMMARY_PARTS, kernels: { includeGraphs: true }, requireIterations: true };
+}
+
+/** Builds the summary from an analysis of `SUMMARY_PARTS` (iterations with their idle causes, kernel and NVTX totals). */
+export function summarizeRun(a: ExportAnalysis, version = '0.1.0'): RunSummary {
+  if (!a.iterations || !a.kernels || !a.nvtx) throw new Error(`summarizeRun needs the parts ${SUMMARY_PARTS.join(', ')} (got ${a.parts.join(', ')})`);
+  const analysis = a.iterations;
+  const settings = a.capture;
   const rows = analysis.iterations;
   const phases: RunSummary['phases'] = {};
   for (const p of PHASES) {
@@ -123,15 +130,15 @@ export function summarizeRun(handle: ExportHandle, analysis: IterationAnalysis, 
     if (rs.length) phases[p] = phaseFigures(rs, analysis.categories);
   }
   const pr = settings.environment.ENABLE_PERFECT_ROUTER;
-  const kernels = summarizeKernels(handle, { includeGraphs: true }).rows.slice(0, 50).map((k) => ({ name: k.name, totalNs: k.total, instances: k.count }));
-  const nvtx = collapseIterationLabels(summarizeNvtx(handle).rows.map((r) => ({ range: r.range, style: r.style, totalNs: r.total, instances: r.count }))).slice(0, 50);
+  const kernels = a.kernels.rows.slice(0, 50).map((k) => ({ name: k.name, totalNs: k.total, instances: k.count }));
+  const nvtx = collapseIterationLabels(a.nvtx.rows.map((r) => ({ range: r.range, style: r.style, totalNs: r.total, instances: r.count }))).slice(0, 50);
   const iters = rows.map((r) => r.iter);
   return {
     schema: SUMMARY_SCHEMA,
     createdBy: `iterscope ${version}`,
     run: {
-      file: handle.path,
-      productVersion: handle.metadata.productVersion,
+      file: a.file,
+      productVersion: a.metadata.productVersion,
       profileStartStop: settings.profileStartStop,
       perfectRouter: pr === undefined ? null : pr === '1' || pr.toLowerCase() === 'true',
       iterationsFound: rows.length,
@@ -159,11 +166,7 @@ export function summarizeRun(handle: ExportHandle, analysis: IterationAnalysis, 
   };
 }
 
-/** Analyses an open export (iterations with their idle causes) and summarises it. */
-export function summarizeExport(handle: ExportHandle, opts: IterationOptions = {}): RunSummary {
-  const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
-  const apiCalls = opts.apiCalls ?? loadApiCallColumns(handle);
-  const analysis = analyzeIterations(handle, { ...opts, gpuOps, apiCalls });
-  addIdleCauses(handle, analysis, { gpuOps, apiCalls });
-  return summarizeRun(handle, analysis);
+/** Analyses an open export (iterations with their idle causes, kernels, NVTX) and summarises it. */
+export function summarizeExport(handle: ExportHandle, request: Omit<AnalysisRequest, 'parts'> = {}): RunSummary {
+  return summarizeRun(analyzeExport(handle, summaryRequest(request)));
 }

@@ -1,11 +1,9 @@
 import { basename } from 'node:path';
 import type { ExportHandle } from '../../queries/handle.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
-import { IterationError } from '../errors.js';
-import { analyzeGaps, DEFAULT_MIN_GAP_NS, idleByCausePerIteration, type GapRow } from '../gaps/analyze.js';
-import { analyzeIterations, type IterationOptions, type IterationRow } from '../iterations/analyze.js';
-import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
-import { loadApiCallColumns } from '../analysis/apiCallColumns.js';
+import { idleByCausePerIteration, type GapRow } from '../gaps/analyze.js';
+import type { IterationRow } from '../iterations/analyze.js';
+import type { ExportAnalysis } from '../pipeline/types.js';
 import { formatBytes } from './format.js';
 import { writeGaps } from './gapSlices.js';
 import { writeGpuOps, type GpuOpSliceStats, type KernelNames } from './gpuOpSlices.js';
@@ -18,12 +16,8 @@ import { TraceFileWriter } from './writer.js';
 export const LARGE_TRACE_BYTES = 512 * 1024 * 1024;
 
 export interface TraceOptions {
-  /** How to find, number and join iterations (as `analyzeIterations`). */
-  iterationOptions?: IterationOptions;
   /** Only iterations A..B, and the GPU ops and gaps overlapping [start of A, end of B). */
   iters?: IterRange;
-  /** Gap slices for idle gaps at least this long (default 100 us, as `gaps`). */
-  minGapNs?: number;
   /** Kernel slice names (default `short`). */
   kernelNames?: KernelNames;
   classifier?: CategoryClassifier;
@@ -69,23 +63,16 @@ function sessionStartUtcNs(handle: ExportHandle): string | null {
  * `ts`/`dur` are microseconds from session start with ns precision. Written incrementally: GPU
  * ops are streamed from SQLite into ~1 MB chunks, never held as a whole.
  */
-export function writeTrace(handle: ExportHandle, output: string, opts: TraceOptions = {}): TraceSummary {
+export function writeTrace(handle: ExportHandle, output: string, analysis: ExportAnalysis, opts: TraceOptions = {}): TraceSummary {
   const notes: string[] = [];
-  const classifier = opts.classifier ?? opts.iterationOptions?.classifier ?? defaultCategoryClassifier();
-
-  // One scan of the GPU ops and API calls for the iterations and the gaps.
-  const gpuOps = loadGpuOpColumns(handle);
-  const apiCalls = loadApiCallColumns(handle);
+  const classifier = opts.classifier ?? defaultCategoryClassifier();
+  if (!analysis.gaps) throw new Error(`writeTrace needs the pipeline's gaps (got ${analysis.parts.join(', ')})`);
+  const gapAnalysis = analysis.gaps;
+  const minGapNs = gapAnalysis.minGapNs;
   // Iterations (optional unless --iters asks for them).
-  let rows: IterationRow[] = [];
-  try {
-    const a = analyzeIterations(handle, { ...opts.iterationOptions, classifier, gpuOps, apiCalls });
-    rows = a.iterations;
-    notes.push(...a.coverage.notes.filter((n) => /^pid \d+:|iterations found|joined to a log record/.test(n)));
-  } catch (err) {
-    if (!(err instanceof IterationError) || opts.iters) throw err;
-    notes.push(`no iteration track: ${err.message.replace(`${handle.path}: `, '')}`);
-  }
+  const rows: IterationRow[] = analysis.iterations?.iterations ?? [];
+  if (analysis.iterations) notes.push(...analysis.iterations.coverage.notes.filter((n) => /^pid \d+:|iterations found|joined to a log record/.test(n)));
+  else if (analysis.iterationError) notes.push(`no iteration track: ${analysis.iterationError}`);
   let window: TraceSummary['window'] = null;
   let shown = rows;
   if (opts.iters) {
@@ -95,8 +82,6 @@ export function writeTrace(handle: ExportHandle, output: string, opts: TraceOpti
   }
 
   // Gaps (all of them; the window picks those overlapping it).
-  const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
-  const gapAnalysis = analyzeGaps(handle, { iterations: rows.length ? rows : null, minGapNs, gpuOps, apiCalls });
   const idleByIter = idleByCausePerIteration(gapAnalysis, shown);
   const gaps: GapRow[] = window ? gapAnalysis.gaps.filter((g) => g.startNs < window!.endNs && g.endNs > window!.startNs) : gapAnalysis.gaps;
 

@@ -6,6 +6,7 @@ import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../../sr
 import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { unionIntervals, overlapLength } from '../../src/analysis/intervals.js';
 import { fixture } from '../helpers/fixtures.js';
+import { gapsOf } from '../helpers/pipeline.js';
 
 const DENSE = fixture('pytorch-dense', 'trace.sqlite');
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
@@ -74,8 +75,8 @@ describe('gaps on pytorch-dense', () => {
   beforeAll(() => {
     h = openExport(DENSE);
     db = new BetterSqlite3(DENSE, { readonly: true });
-    all = analyzeGaps(h, { minGapNs: 0 });
-    dflt = analyzeGaps(h);
+    all = gapsOf(h, { minGapNs: 0 });
+    dflt = gapsOf(h);
   });
   afterAll(() => {
     h.close();
@@ -221,7 +222,7 @@ describe('gaps on pytorch-dense', () => {
 
   it('--device filter: an absent device yields nothing, the present one the same gaps', () => {
     expect(analyzeGaps(h, { deviceId: 7, iterations: null }).gaps).toEqual([]);
-    expect(analyzeGaps(h, { deviceId: 0 }).gaps.map(key)).toEqual(dflt.gaps.map(key));
+    expect(gapsOf(h, { deviceId: 0 }).gaps.map(key)).toEqual(dflt.gaps.map(key));
   });
 });
 
@@ -229,7 +230,7 @@ describe('gaps on other fixtures', () => {
   it('pytorch-moe-window (GIL + GC traced, profile window)', () => {
     const h = openExport(fixture('pytorch-moe-window', 'trace.sqlite'));
     try {
-      const a = analyzeGaps(h);
+      const a = gapsOf(h);
       checkInvariants(a);
       expect(a.gcTraced).toBe(true);
       expect(a.gilTraced).toBe(true);
@@ -245,7 +246,7 @@ describe('gaps on other fixtures', () => {
   it('pytorch-tp2 rank 0 (no GIL trace: says so, no gil_wait)', () => {
     const h = openExport(fixture('pytorch-tp2', 'trace.rank0.sqlite'));
     try {
-      const a = analyzeGaps(h);
+      const a = gapsOf(h);
       checkInvariants(a);
       expect(a.gilTraced).toBe(false);
       expect(a.idleByCauseNs.gil_wait).toBeUndefined();
@@ -264,7 +265,7 @@ describe('gaps on other fixtures', () => {
     const db = new BetterSqlite3(path, { readonly: true });
     try {
       expect(h.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')).toBe(true);
-      const a = analyzeGaps(h, { minGapNs: 0 });
+      const a = gapsOf(h, { minGapNs: 0 });
       checkInvariants(a);
       const rows = db
         .prepare(`SELECT deviceId AS d, start AS s, end AS e FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE`)
@@ -290,7 +291,7 @@ describe('gaps on other fixtures', () => {
     const h = openExport(fixture('external', 'nsys2024.5_cloverleaf_pipit.sqlite'));
     try {
       expect(h.hasTable('NVTX_EVENTS')).toBe(false);
-      const a = analyzeGaps(h);
+      const a = gapsOf(h);
       checkInvariants(a);
       expect(a.iterationsFound).toBe(false);
       expect(a.gaps.length).toBeGreaterThan(0);
@@ -307,7 +308,7 @@ describe('gaps on other fixtures', () => {
     for (const f of ['nsys2022.2_mpi_saxpy_pipit.sqlite', 'nsys2025.5.2_cudagraph_flameox.sqlite', 'nsys2023.4_nocuda_python.sqlite', 'nsys2026.2_h100_2gpu_1s_nsysai.sqlite', 'legacy2021_mordred.sqlite']) {
       const h = openExport(fixture('external', f));
       try {
-        const a = analyzeGaps(h);
+        const a = gapsOf(h);
         checkInvariants(a);
       } finally {
         h.close();

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeGaps } from '../../src/gaps/analyze.js';
 import { unionIntervals } from '../../src/analysis/intervals.js';
 import { timeWeightedMeanOverSet } from '../../src/metrics/timeWeighted.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
+import { gapsOf } from '../helpers/pipeline.js';
 
 const metricsExport = fixture('pytorch-gpu-metrics', 'trace.sqlite');
 
 describe('gaps carry the mean SMs Active inside them (pytorch-gpu-metrics)', () => {
-  const gaps = withExport(metricsExport, (h) => analyzeGaps(h, { minGapNs: 1_000_000 }));
+  const gaps = withExport(metricsExport, (h) => gapsOf(h, { minGapNs: 1_000_000 }));
 
   it('every gap >= 1 ms has a value, and their time-weighted mean is below the mean over busy time', () => {
     expect(gaps.gaps.length).toBeGreaterThan(0);
@@ -26,7 +26,7 @@ describe('gaps carry the mean SMs Active inside them (pytorch-gpu-metrics)', () 
   });
 
   it('exports without metrics have no smActivePct and no error', () => {
-    const dense = withExport(fixture('pytorch-tp2', 'trace.rank0.sqlite'), (h) => analyzeGaps(h, { minGapNs: 1_000_000 }));
+    const dense = withExport(fixture('pytorch-tp2', 'trace.rank0.sqlite'), (h) => gapsOf(h, { minGapNs: 1_000_000 }));
     expect(dense.gaps.length).toBeGreaterThan(0);
     expect(dense.gaps.every((g) => g.smActivePct === undefined)).toBe(true);
   });

@@ -110,8 +110,8 @@ describe('cpp-legacy-windows: unnumbered C++ ranges, graph-level trace', () => {
     expect(a.iterations.every((r) => r.matched)).toBe(true);
   });
   it('--first-iter and --profile-range override the numbering', () => {
-    expect(analyze(fixture('cpp-legacy-windows', 'trace.2.sqlite'), [], { firstIter: 7 }).iterations.map((r) => r.iter)).toEqual(range(7, 12));
-    const b = analyze(fixture('cpp-legacy-windows', 'trace.2.sqlite'), [], { profileRange: '40-45' });
+    expect(analyze(fixture('cpp-legacy-windows', 'trace.2.sqlite'), [], { selection: { firstIter: 7 } }).iterations.map((r) => r.iter)).toEqual(range(7, 12));
+    const b = analyze(fixture('cpp-legacy-windows', 'trace.2.sqlite'), [], { selection: { profileRanges: [{ first: 40, last: 45 }] } });
     expect(b.iterations.map((r) => r.iter)).toEqual(range(40, 45));
     expect(b.coverage.numbering[0].source).toBe('profile-range');
   });

@@ -152,7 +152,7 @@ describe('iterscope report (Markdown) on pytorch-dense with both logs', () => {
   });
 
   it('runs each analysis once (one timing per analysis)', () => {
-    expect(Object.keys(data.timingsMs).sort()).toEqual(['gaps', 'host', 'info', 'iterations', 'kernels', 'metrics', 'nvtx', 'nvtxGpu']);
+    expect(Object.keys(data.timingsMs).sort()).toEqual(['apiCalls', 'gaps', 'gpuOps', 'host', 'info', 'iterations', 'kernels', 'metrics', 'nvtx', 'nvtxGpu']);
   });
 });
 

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { summarizeNvtx } from '../../src/analysis/nvtxSummary.js';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeGaps } from '../../src/gaps/analyze.js';
 import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { nvtxSummaryTable } from '../../reports/nvtxReport.js';
 import { fixture } from '../helpers/fixtures.js';
+import { gapsOf } from '../helpers/pipeline.js';
 import { buildMiniExport } from '../helpers/miniExport.js';
 
 // Process 100: executor thread 100, another thread 101. globalTid = pid << 24 | tid.
@@ -82,7 +82,7 @@ describe('edge cases, built from the real DDL: handled and counted, never silent
   });
 
   it('gaps: zero-length ops cover nothing; busy + gaps = span', () => {
-    const g = withExport(file, (h) => analyzeGaps(h, { minGapNs: 0 }));
+    const g = withExport(file, (h) => gapsOf(h, { minGapNs: 0 }));
     const d = g.devices[0];
     expect(d.spanNs).toBe(2400 - 1150);
     expect(d.busyNs).toBe(150 + 100 + 200);

@@ -5,7 +5,7 @@ import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { summarizeNvtx } from '../../src/analysis/nvtxSummary.js';
 import { IterscopeError } from '../../src/errors.js';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeGaps } from '../../src/gaps/analyze.js';
+import { gapsOf } from '../helpers/pipeline.js';
 import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { parseIterationRangeSpec } from '../../src/iterations/rangeSpec.js';
 import { runCli } from '../helpers/cli.js';
@@ -51,7 +51,7 @@ describe('every external export (nsys 2021.x .. 2026.2): a result or a one-line 
         const info = describeExport(h);
         const kernels = summarizeKernels(h);
         const nvtx = summarizeNvtx(h);
-        const gaps = analyzeGaps(h, { minGapNs: 1_000_000 });
+        const gaps = gapsOf(h, { minGapNs: 1_000_000 });
         // Nothing is dropped: kernel instances add up to the table's rows, NVTX ranges to theirs.
         expect(kernels.rows.reduce((a, r) => a + r.count, 0)).toBe(info.rowCounts.CUPTI_ACTIVITY_KIND_KERNEL ?? 0);
         const ranges = info.nvtxDomains.reduce((a, d) => a + d.ranges, 0);
@@ -64,7 +64,7 @@ describe('every external export (nsys 2021.x .. 2026.2): a result or a one-line 
       const own = OWN_RANGES[name];
       const res = withExport(file, (h) => {
         try {
-          return analyzeIterations(h, own ? { rangeSpec: parseIterationRangeSpec(own.range), firstIter: 0 } : {});
+          return analyzeIterations(h, own ? { selection: { rangeSpec: parseIterationRangeSpec(own.range), firstIter: 0 } } : {});
         } catch (e) {
           return e as Error;
         }
@@ -89,14 +89,14 @@ describe('every external export (nsys 2021.x .. 2026.2): a result or a one-line 
 
 describe('quirks seen in the external files', () => {
   it('2022.2: CUDA-backtrace runtime rows do not double the kernels placed in iterations', () => {
-    const a = withExport(fixture('external', 'nsys2022.2_mpi_saxpy_pipit.sqlite'), (h) => analyzeIterations(h, { rangeSpec: { kind: 'name', name: 'saxpy' }, firstIter: 0 }));
+    const a = withExport(fixture('external', 'nsys2022.2_mpi_saxpy_pipit.sqlite'), (h) => analyzeIterations(h, { selection: { rangeSpec: { kind: 'name', name: 'saxpy' }, firstIter: 0 } }));
     const kernels = a.iterations.reduce((x, r) => x + r.kernelCount, 0);
     expect(kernels).toBeLessThanOrEqual(5);
     expect(a.coverage.placedOps + a.coverage.outsideOps + a.coverage.noRuntimeOps).toBe(a.coverage.gpuOps);
   });
 
   it('2026.2 time-trimmed: GPU ops without a CUDA API row are counted, not dropped', () => {
-    const a = withExport(fixture('external', 'nsys2026.2_mfu_2gpu_after_nsysai.sqlite'), (h) => analyzeIterations(h, { rangeSpec: { kind: 'name', name: 'ncclGroupStart' }, firstIter: 0 }));
+    const a = withExport(fixture('external', 'nsys2026.2_mfu_2gpu_after_nsysai.sqlite'), (h) => analyzeIterations(h, { selection: { rangeSpec: { kind: 'name', name: 'ncclGroupStart' }, firstIter: 0 } }));
     expect(a.coverage.noRuntimeOps).toBeGreaterThan(0);
     expect(a.coverage.notes.some((n) => /no CUDA API row/.test(n))).toBe(true);
   });

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { openExport } from '../../src/export/openExport.js';
+import type { ExportHandle } from '../../queries/handle.js';
+import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
+import type { AnalysisRequest } from '../../src/pipeline/request.js';
 import { analyzeIterations, type IterationRow } from '../../src/iterations/analyze.js';
 import { analyzeGaps, type GapRow } from '../../src/gaps/analyze.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
@@ -134,11 +137,17 @@ interface Built {
   gaps: GapRow[];
 }
 
-function build(dir: string, name: string, file: string, logs: ParsedIterationLog[], extra: Partial<TraceOptions> = {}): Built {
+/** What `iterscope trace` asks of the pipeline. */
+function traceAnalysis(h: ExportHandle, request: Omit<AnalysisRequest, 'parts'> = {}) {
+  return analyzeExport(h, { ...request, parts: ['iterations', 'gaps'] });
+}
+
+function build(dir: string, name: string, file: string, logs: ParsedIterationLog[], extra: Partial<TraceOptions & { minGapNs: number }> = {}): Built {
   const path = join(dir, name);
   const h = openExport(file);
   try {
-    const summary = writeTrace(h, path, { iterationOptions: { logs }, ...extra });
+    const { minGapNs, ...opts } = extra;
+    const summary = writeTrace(h, path, traceAnalysis(h, { logs, minGapNs, requireIterations: !!opts.iters }), opts);
     const rows = analyzeIterations(h, { logs }).iterations;
     const gaps = analyzeGaps(h, { iterations: rows }).gaps;
     return { path, summary, trace: JSON.parse(readFileSync(path, 'utf8')) as TraceFile, rows, gaps };
@@ -312,7 +321,7 @@ describe('iterscope trace on real exports', () => {
     const h = openExport(TP2);
     let summary: TraceSummary;
     try {
-      summary = writeTrace(h, path);
+      summary = writeTrace(h, path, traceAnalysis(h));
     } finally {
       h.close();
     }

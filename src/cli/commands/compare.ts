@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { IterscopeError } from '../../errors.js';
 import { withExport } from '../../export/openExport.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
-import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
+import type { IterationSelectionOptions } from '../../iterations/selection.js';
 import { summarizeExport } from '../../summary/runSummary.js';
 import { loadRun } from '../../compare/loadRun.js';
 import { compareRuns } from '../../compare/compareRuns.js';
@@ -12,21 +12,20 @@ import { parseDurationNs } from '../../gaps/duration.js';
 import { toJson } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect } from './common.js';
+import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf } from './common.js';
 
 
 export function registerSummarize(program: Command): void {
-  program
-    .command('summarize <export>')
-    .description('compact, versioned JSON summary of a run (what compare needs); small enough to keep in git as a CI baseline')
-    .option('--log <file>', 'iteration log; repeatable', collect)
-    .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration')
+  withSelectionOptions(
+    program
+      .command('summarize <export>')
+      .description('compact, versioned JSON summary of a run (what compare needs); small enough to keep in git as a CI baseline')
+      .option('--log <file>', 'iteration log; repeatable', collect),
+  )
     .option('-o, --output <file>', 'write the JSON here (default: stdout)')
     .option('--format <format>', 'json (default) | table | md | csv')
-    .action((file: string, opts: OutputOptions & { log?: string[]; iterationRange?: string }) => {
-      const logs = (opts.log ?? []).map(parseIterationLogFile);
-      const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
-      const summary = withExport(file, (h) => summarizeExport(h, { logs, rangeSpec }));
+    .action((file: string, opts: OutputOptions & IterationSelectionOptions & { log?: string[] }) => {
+      const summary = withExport(file, (h) => summarizeExport(h, { logs: logsOf(opts), selection: selectionOf(opts) }));
       if (opts.format === undefined || opts.format === 'json') {
         const text = toJson(summary);
         if (opts.output) writeFileSync(opts.output, text);

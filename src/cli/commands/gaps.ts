@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { withExport } from '../../export/openExport.js';
-import { analyzeGaps, DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
+import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
 import { parseDurationNs } from '../../gaps/duration.js';
-import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
-import { parseIterationLogFile } from '../../logs/parse.js';
-import { UsageError } from '../../errors.js';
-import { gapsTables } from '../../../reports/gapsReport.js';
+import { analyzeExport } from '../../pipeline/analyzeExport.js';
+import { longestGapsAcrossRanks } from '../../ranks/acrossExports.js';
+import { gapsTables, topGapsAcrossRanksTable } from '../../../reports/gapsReport.js';
+import { stackRankTables } from '../../../reports/ranksReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, nonNegativeInt } from './common.js';
-import { expandExportArgs, gapsAcrossExports } from './ranks.js';
+import { withOutputOptions, collect, nonNegativeInt, withSelectionOptions, selectionOf, logsOf } from './common.js';
+import { acrossExports, expandExportArgs } from './ranks.js';
 
 /** The options `iterscope gaps` parses. */
 export interface GapsOptions extends OutputOptions {
@@ -21,38 +21,40 @@ export interface GapsOptions extends OutputOptions {
   profileRange?: string;
 }
 
-
-
 /**
- * `iterscope gaps <export>`: GPU idle gaps per device and their host-side causes.
+ * `iterscope gaps <exports...>`: GPU idle gaps per device and their host-side causes.
  * Option values are checked while commander parses them, before the export is opened.
  */
 export function registerGaps(program: Command): void {
   withOutputOptions(
-    program
-      .command('gaps <exports...>')
-      .description('GPU idle gaps per device and what the host was doing meanwhile (gc, gil_wait, sync, launch_late, nvtx:<range>, unattributed)')
-      .option('--log <file>', 'iteration log, to know each iteration\'s phase (same formats as `iterations --log`); repeatable', collect)
-      .option('--min-gap <duration>', 'report gaps at least this long (ns, us, ms or s: 100us, 1ms, 0.5s); shorter gaps are summed as fragmented idle', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
-      .option('--top <n>', 'rows in the top-gaps table (0: all; JSON always has every gap)', nonNegativeInt('--top'), 20)
-      .option('--device <n>', 'only this CUDA device', nonNegativeInt('--device'))
-      .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
-      .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
-      .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges'),
+    withSelectionOptions(
+      program
+        .command('gaps <exports...>')
+        .description('GPU idle gaps per device and what the host was doing meanwhile (gc, gil_wait, sync, launch_late, nvtx:<range>, unattributed)')
+        .option('--log <file>', 'iteration log, to know each iteration\'s phase (same formats as `iterations --log`); repeatable', collect)
+        .option('--min-gap <duration>', 'report gaps at least this long (ns, us, ms or s: 100us, 1ms, 0.5s); shorter gaps are summed as fragmented idle', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
+        .option('--top <n>', 'rows in the top-gaps table (0: all; JSON always has every gap)', nonNegativeInt('--top'), 20)
+        .option('--device <n>', 'only this CUDA device', nonNegativeInt('--device')),
+    ),
   ).action(async (inputs: string[], opts: GapsOptions) => {
-    // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
     const files = expandExportArgs(inputs);
-    if (files.length > 1) return gapsAcrossExports(files, opts);
-    const file = files[0];
-    const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
-    const logs = (opts.log ?? []).map(parseIterationLogFile);
-    const analysis = withExport(file, (h) =>
-      analyzeGaps(h, {
-        minGapNs: opts.minGap,
-        deviceId: opts.device,
-        iterationOptions: { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange },
-      }),
-    );
+    const request = { logs: logsOf(opts), selection: selectionOf(opts), minGapNs: opts.minGap, deviceId: opts.device };
+
+    // Several exports (or a directory / quoted glob): one worker thread per export. The top-gaps
+    // table is the longest `--top` gaps over all ranks; the other tables are stacked with a Rank column.
+    if (files.length > 1) {
+      const many = await acrossExports(files, 'gaps', request);
+      note(many.rankNote);
+      for (const r of many.ranks) for (const n of r.result.notes) note(`rank ${r.rank}: ${n}`);
+      const total = many.ranks.reduce((a, r) => a + r.result.gaps.length, 0);
+      const withSmActive = many.ranks.some((r) => r.result.gaps.some((g) => g.smActivePct != null));
+      const top = topGapsAcrossRanksTable(longestGapsAcrossRanks(many.ranks, opts.top), { total, minGapNs: opts.minGap, ranks: many.ranks.length, withSmActive });
+      const rest = stackRankTables(many.ranks.map((r) => ({ rank: r.rank, tables: gapsTables(r.result, opts.top).slice(1) })));
+      for (const t of rest) t.title = `${t.title} (per rank)`;
+      return emit(opts, [top, ...rest], { rankSource: many.rankSource, ranks: many.ranks.map((r) => ({ rank: r.rank, ...r.result, file: r.file })) });
+    }
+
+    const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts: ['iterations', 'gaps'] })).gaps!;
     for (const n of analysis.notes) note(n);
     emit(opts, gapsTables(analysis, opts.top), analysis);
   });

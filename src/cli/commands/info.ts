@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { withExport } from '../../export/openExport.js';
-import { describeExport } from '../../analysis/exportInfo.js';
+import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { exportInfoTables } from '../../../reports/infoReport.js';
 import { emit, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
@@ -14,7 +14,7 @@ export function registerInfo(program: Command): void {
   ).action(async (inputs: string[], opts: OutputOptions) => {
     const files = expandExportArgs(inputs);
     if (files.length > 1) return tablesAcrossExports(files, 'info', {}, opts, exportInfoTables);
-    const info = withExport(files[0], describeExport);
+    const info = withExport(files[0], (h) => analyzeExport(h, { parts: ['info'] })).info!;
     emit(opts, exportInfoTables(info), info);
   });
 }

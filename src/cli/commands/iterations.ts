@@ -1,83 +1,76 @@
 import type { Command } from 'commander';
 import { withExport } from '../../export/openExport.js';
-import { analyzeIterations } from '../../iterations/analyze.js';
-import { summarizeByPhase } from '../../iterations/summary.js';
-import { addIdleCauses } from '../../iterations/idleCauses.js';
-import { loadGpuOpColumns } from '../../analysis/gpuOpColumns.js';
-import { loadApiCallColumns } from '../../analysis/apiCallColumns.js';
-import { addGpuMetrics, addPhaseMetrics } from '../../iterations/gpuMetrics.js';
-import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
-import { parseIterationLogFile } from '../../logs/parse.js';
-import { defaultCategoryClassifier, DEFAULT_CATEGORY_RULES, loadCategoryRules } from '../../categories/rules.js';
-import { UsageError } from '../../errors.js';
-import { categoryRulesTable, iterationsTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
-import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, parseNonNegativeInt } from './common.js';
-import { expandExportArgs, iterationsAcrossExports } from './ranks.js';
+import { DEFAULT_CATEGORY_RULES, loadCategoryRules } from '../../categories/rules.js';
+import { analyzeExport } from '../../pipeline/analyzeExport.js';
+import type { AnalysisPart } from '../../pipeline/request.js';
 import { progress } from '../../ranks/progress.js';
+import { categoryRulesTable, iterationsTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
+import { stackRankTables } from '../../../reports/ranksReport.js';
+import { emit, note, type OutputOptions } from '../output.js';
+import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
+import { acrossExports, expandExportArgs } from './ranks.js';
 
 interface IterationsOptions extends OutputOptions {
   log?: string[];
   summary?: boolean;
   iterationRange?: string;
-  firstIter?: string;
+  firstIter?: number;
   profileRange?: string;
   categories?: string;
   idleCauses?: boolean;
 }
 
-
-
 export function registerIterations(program: Command): void {
   withOutputOptions(
-    program
-      .command('iterations <exports...>')
-      .description('per executor iteration: window, GPU busy/idle, kernel time by category, joined iteration-log record')
-      .option('--log <file>', 'iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log); repeatable', collect)
-      .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)')
-      .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration: exact text, or /regex/ (a first capture group of digits numbers it); default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync')
-      .option('--first-iter <n>', 'number unnumbered iteration ranges from N')
-      .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
+    withSelectionOptions(
+      program
+        .command('iterations <exports...>')
+        .description('per executor iteration: window, GPU busy/idle, kernel time by category, joined iteration-log record')
+        .option('--log <file>', 'iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log); repeatable', collect)
+        .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)'),
+    )
       .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')
       .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)'),
   ).action(async (inputs: string[], opts: IterationsOptions) => {
-    // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
     const files = expandExportArgs(inputs);
-    if (files.length > 1) return iterationsAcrossExports(files, opts);
-    const file = files[0];
-    const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
-    const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
-    const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
-    const logs = (opts.log ?? []).map(parseIterationLogFile);
+    const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts) };
+    const parts: AnalysisPart[] = opts.idleCauses === false ? ['iterations', 'metrics'] : ['iterations', 'gaps', 'metrics'];
+
+    // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
+    if (files.length > 1) {
+      const many = await acrossExports(files, 'iterations', { ...request, idleCauses: opts.idleCauses });
+      note(many.rankNote);
+      for (const r of many.ranks) for (const n of r.result.analysis.coverage.notes) note(`rank ${r.rank}: ${n}`);
+      if (opts.summary) {
+        const tables = stackRankTables(
+          many.ranks.map((r) => ({ rank: r.rank, tables: [phaseSummaryTable(r.result.phases, r.result.analysis.categories, r.result.analysis.metricNames)] })),
+          [`Iterations by phase, ${many.ranks.length} ranks`],
+        );
+        const ranks = many.ranks.map((r) => ({ rank: r.rank, file: r.file, categories: r.result.analysis.categories, phases: r.result.phases, coverage: r.result.analysis.coverage }));
+        return emit(opts, tables, { rankSource: many.rankSource, ranks });
+      }
+      const tables = stackRankTables(
+        many.ranks.map((r) => ({ rank: r.rank, tables: [{ ...iterationsTable(r.result.analysis), notes: [] }] })),
+        [`Iterations, ${many.ranks.length} ranks`],
+      );
+      return emit(opts, tables, { rankSource: many.rankSource, ranks: many.ranks.map((r) => ({ rank: r.rank, ...r.result.analysis, file: r.file })) });
+    }
+
     // A bar on stderr for big exports, only when stderr is a terminal.
-    const bar = progress('iterscope: iterations', 5, { unit: 'steps' });
-    const result = withExport(file, (h) => {
+    const bar = progress('iterscope: iterations', parts.length + 2, { unit: 'steps' });
+    const a = withExport(files[0], (h) => {
       try {
-        // One scan of the GPU ops and of the API calls serves the attribution and the gap analysis.
-        const gpuOps = loadGpuOpColumns(h);
-        bar.tick(1, 'GPU ops read');
-        const apiCalls = loadApiCallColumns(h);
-        bar.tick(1, 'CUDA API calls read');
-        const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls });
-        bar.tick(1, 'iterations attributed');
-        if (opts.idleCauses !== false) addIdleCauses(h, a, { gpuOps, apiCalls });
-        bar.tick(1, 'idle causes found');
-        const m = addGpuMetrics(h, a);
-        bar.tick(1, 'GPU metrics read');
-        return { a, m };
+        return analyzeExport(h, { ...request, parts, requireIterations: true }, (step) => bar.tick(1, `${step} done`));
       } finally {
         bar.done();
       }
     });
-    const { a: analysis, m: metrics } = result;
+    const analysis = a.iterations!;
     for (const n of analysis.coverage.notes) note(n);
     if (opts.summary) {
-      const phases = summarizeByPhase(analysis.iterations, analysis.categories);
-      addPhaseMetrics(analysis, phases, metrics);
-      emit(opts, [phaseSummaryTable(phases, analysis.categories, analysis.metricNames)], { file: analysis.file, categories: analysis.categories, phases, coverage: analysis.coverage });
+      emit(opts, [phaseSummaryTable(a.phases, analysis.categories, analysis.metricNames)], { file: analysis.file, categories: analysis.categories, phases: a.phases, coverage: analysis.coverage });
     } else {
-      const table = iterationsTable(analysis);
-      emit(opts, [{ ...table, notes: [] }], analysis);
+      emit(opts, [{ ...iterationsTable(analysis), notes: [] }], analysis);
     }
   });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { withExport } from '../../export/openExport.js';
-import { summarizeKernels } from '../../analysis/kernelSummary.js';
+import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { kernelSummaryTable } from '../../../reports/kernelsReport.js';
 import { UsageError } from '../../errors.js';
 import { emit, note, type OutputOptions } from '../output.js';
@@ -21,10 +21,10 @@ export function registerKernels(program: Command): void {
       .option('--graphs', 'add whole-graph launches (graph-level CUDA-graph trace) as [CUDA graph <id>] rows'),
   ).action(async (inputs: string[], opts: KernelsOptions) => {
     if (opts.by !== undefined && opts.by !== 'short' && opts.by !== 'demangled') throw new UsageError(`--by must be 'demangled' or 'short' (got '${opts.by}')`);
-    const nameBy = opts.by === 'short' ? 'short' : 'demangled';
+    const kernels = { nameBy: opts.by === 'short' ? ('short' as const) : ('demangled' as const), includeGraphs: !!opts.graphs };
     const files = expandExportArgs(inputs);
-    if (files.length > 1) return tablesAcrossExports(files, 'kernels', { kernelNameBy: nameBy, includeGraphs: !!opts.graphs }, opts, (s) => [kernelSummaryTable(s)]);
-    const summary = withExport(files[0], (h) => summarizeKernels(h, { nameBy, includeGraphs: !!opts.graphs }));
+    if (files.length > 1) return tablesAcrossExports(files, 'kernels', { kernels }, opts, (s) => [kernelSummaryTable(s)]);
+    const summary = withExport(files[0], (h) => analyzeExport(h, { parts: ['kernels'], kernels })).kernels!;
     const table = kernelSummaryTable(summary);
     for (const n of table.notes ?? []) note(n);
     emit(opts, [table], summary);

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { withExport } from '../../export/openExport.js';
-import { summarizeNvtx } from '../../analysis/nvtxSummary.js';
+import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { nvtxGpuProjectionTable, nvtxSummaryTable } from '../../../reports/nvtxReport.js';
-import { projectNvtxOntoGpu } from '../../analysis/nvtxGpuProjection.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
 import { expandExportArgs, tablesAcrossExports } from './ranks.js';
@@ -25,13 +24,13 @@ export function registerNvtx(program: Command): void {
     }
     const file = files[0];
     if (opts.gpu) {
-      const projection = withExport(file, (h) => projectNvtxOntoGpu(h));
+      const projection = withExport(file, (h) => analyzeExport(h, { parts: ['nvtxGpu'] })).projection!;
       const table = nvtxGpuProjectionTable(projection);
       for (const n of table.notes ?? []) note(n);
       emit(opts, [table], projection);
       return;
     }
-    const summary = withExport(file, (h) => summarizeNvtx(h));
+    const summary = withExport(file, (h) => analyzeExport(h, { parts: ['nvtx'] })).nvtx!;
     const table = nvtxSummaryTable(summary);
     for (const n of table.notes ?? []) note(n);
     emit(opts, [table], summary);

@@ -3,17 +3,16 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { crossRankFromExports } from '../../ranks/ranksFromExports.js';
 import { expandExportArgs } from './ranks.js';
-import { collect, nonNegativeInt } from './common.js';
+import { collect, nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
 import { withExport } from '../../export/openExport.js';
-import { defaultCategoryClassifier, loadCategoryRules } from '../../categories/rules.js';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
 import { parseDurationNs } from '../../gaps/duration.js';
-import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
-import { parseIterationLogFile } from '../../logs/parse.js';
-import { buildReport } from '../../pipeline/buildReport.js';
+import { analyzeExport } from '../../pipeline/analyzeExport.js';
+import { REPORT_PARTS } from '../../pipeline/request.js';
+import { isReportData, type ReportData } from '../../pipeline/types.js';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../reports/document/renderReport.js';
-import { DEFAULT_REPORT_LAYOUT, type ReportData } from '../../pipeline/types.js';
+import { DEFAULT_REPORT_LAYOUT } from '../../../reports/document/layout.js';
 
 export interface ReportCommandOptions {
   log?: string[];
@@ -43,34 +42,27 @@ export function resolveReportFormat(opts: { format?: string; output?: string }):
   return ext === '.html' || ext === '.htm' ? 'html' : 'md';
 }
 
-/** The `report` command's work without writing anything: option checks, analyses, rendering. */
+/** The `report` command's work without writing anything: option checks, the pipeline, rendering. */
 export async function runReport(input: string | readonly string[], opts: Partial<ReportCommandOptions> = {}): Promise<{ format: ReportFormat; text: string; data: ReportData }> {
   // Option errors surface before the export is read.
   const format = resolveReportFormat(opts);
   // Several exports (one per rank): the sections describe the first, plus a cross-rank section.
   const files = typeof input === 'string' ? [input] : expandExportArgs(input);
-  const file = files[0];
-  const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
-  const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
-  const logs = (opts.log ?? []).map(parseIterationLogFile);
-  const data = withExport(file, (h) =>
-    buildReport(h, { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS }),
-  );
-  if (files.length > 1) {
-    data.crossRank = await crossRankFromExports(files, {
-      logs,
-      iterationRange: opts.iterationRange,
-      firstIter: opts.firstIter,
-      profileRange: opts.profileRange,
-      categoryRules: opts.categories ? [...classifier.rules] : undefined,
-    });
-  }
-  const text = await renderReport(data, format, {
+  const request = {
+    logs: logsOf(opts),
+    selection: selectionOf(opts),
+    categoryRules: categoryRulesOf(opts),
+    minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS,
+  };
+  const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts: REPORT_PARTS }));
+  if (!isReportData(analysis)) throw new Error(`report: the pipeline did not return every report part (${analysis.parts.join(', ')})`);
+  if (files.length > 1) analysis.crossRank = await crossRankFromExports(files, request);
+  const text = await renderReport(analysis, format, {
     top: opts.top ?? DEFAULT_REPORT_LAYOUT.top,
     iterationRows: opts.iterationRows ?? DEFAULT_REPORT_LAYOUT.iterationRows,
     slowest: opts.slowest ?? DEFAULT_REPORT_LAYOUT.slowest,
   });
-  return { format, text, data };
+  return { format, text, data: analysis };
 }
 
 /**
@@ -79,8 +71,7 @@ export async function runReport(input: string | readonly string[], opts: Partial
  * gaps and causes, NVTX, GC/GIL, GPU metrics, coverage).
  */
 export function registerReport(program: Command): void {
-  program
-    .command('report <exports...>')
+  withSelectionOptions(program.command('report <exports...>'))
     .description('one Markdown (PR comment / job summary) or self-contained HTML document with every analysis: run info, kernels, categories by phase, iterations, idle causes, NVTX, GC/GIL, metrics, coverage')
     .option('--log <file>', 'iteration log (same formats as `iterations --log`); repeatable', collect)
     .option('--format <format>', 'md | html (default: html when -o ends in .html, else md)', (v: string) => checkFormat(v))
@@ -89,9 +80,6 @@ export function registerReport(program: Command): void {
     .option('--iteration-rows <n>', 'list every iteration when there are at most N; else only the slowest', nonNegativeInt('--iteration-rows'), DEFAULT_REPORT_LAYOUT.iterationRows)
     .option('--slowest <n>', 'iterations listed (slowest wall time first) when there are more than --iteration-rows', nonNegativeInt('--slowest'), DEFAULT_REPORT_LAYOUT.slowest)
     .option('--min-gap <duration>', 'report idle gaps at least this long (ns, us, ms or s)', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
-    .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
-    .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
-    .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
     .action(async (inputs: string[], opts: ReportCommandOptions) => {
       const { format, text } = await runReport(inputs, opts);

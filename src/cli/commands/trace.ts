@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
-import { collect, nonNegativeInt } from './common.js';
+import { collect, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
 import { withExport } from '../../export/openExport.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
 import { parseDurationNs } from '../../gaps/duration.js';
-import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
-import { parseIterationLogFile } from '../../logs/parse.js';
-import { loadCategoryRules } from '../../categories/rules.js';
+import { compileCategoryRules } from '../../categories/rules.js';
+import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { UsageError } from '../../errors.js';
 import { formatBytes } from '../../trace/format.js';
 import { parseItersOption } from '../../trace/itersOption.js';
@@ -32,8 +31,7 @@ interface TraceCliOptions {
  * Option values are checked while commander parses them, before the export is opened.
  */
 export function registerTrace(program: Command): void {
-  program
-    .command('trace <export>')
+  withSelectionOptions(program.command('trace <export>'))
     .description('write a Chrome trace-event JSON for ui.perfetto.dev: iteration slices named by batch composition, GPU work per device and stream, idle gaps coloured by cause, context-token and active-request counters')
     .requiredOption('-o, --output <file>', 'the trace file to write (JSON; large exports: see --iters)')
     .option('--log <file>', 'iteration log to name iterations by batch composition (same formats as `iterations --log`); repeatable', collect)
@@ -46,24 +44,20 @@ export function registerTrace(program: Command): void {
       if (v !== 'short' && v !== 'demangled') throw new UsageError(`--kernel-names must be short or demangled (got '${v}')`);
       return v;
     }, 'short')
-    .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
-    .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
-    .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
     .option('--categories <rules.json>', 'kernel category rules replacing the default table (slice args and iteration category ns)')
     .action((file: string, opts: TraceCliOptions) => {
-      const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
       const iters = opts.iters !== undefined ? parseItersOption(opts.iters) : undefined;
-      const classifier = opts.categories ? loadCategoryRules(opts.categories) : undefined;
-      const logs = (opts.log ?? []).map(parseIterationLogFile);
-      const summary = withExport(file, (h) =>
-        writeTrace(h, opts.output, {
-          iterationOptions: { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange },
+      const categoryRules = categoryRulesOf(opts);
+      const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules, minGapNs: opts.minGap };
+      const summary = withExport(file, (h) => {
+        // Iterations are optional unless --iters asks for them.
+        const analysis = analyzeExport(h, { ...request, parts: ['iterations', 'gaps'], requireIterations: !!iters });
+        return writeTrace(h, opts.output, analysis, {
           iters,
-          minGapNs: opts.minGap,
           kernelNames: opts.kernelNames as 'short' | 'demangled',
-          classifier,
-        }),
-      );
+          classifier: categoryRules ? compileCategoryRules(categoryRules) : undefined,
+        });
+      });
       for (const n of summary.notes) note(n);
       note(`wrote ${opts.output} (${formatBytes(summary.bytes)}, ${summary.events} events, ${summary.tracks} tracks): open it in https://ui.perfetto.dev`);
     });

@@ -1,0 +1,138 @@
+import type { ExportHandle } from '../../queries/handle.js';
+import { describeExport, readCaptureSettings } from '../analysis/exportInfo.js';
+import { kernelSummaryNotes, summarizeKernels } from '../analysis/kernelSummary.js';
+import { projectionCoverageNotes, projectNvtxOntoGpu } from '../analysis/nvtxGpuProjection.js';
+import { nvtxSummaryNotes, summarizeNvtx } from '../analysis/nvtxSummary.js';
+import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
+import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
+import { IterationError } from '../errors.js';
+import { analyzeGaps, idleByCausePerIteration } from '../gaps/analyze.js';
+import { analyzeIterations } from '../iterations/analyze.js';
+import { addGpuMetrics, addPhaseMetrics } from '../iterations/gpuMetrics.js';
+import { summarizeByPhase } from '../iterations/summary.js';
+import { rankFiguresFromIterations } from '../ranks/rankFigures.js';
+import { categoryTime } from './categoryTime.js';
+import { reportCoverage, type ReportNote } from './coverage.js';
+import { summarizeHost } from './hostSummary.js';
+import { resolveParts, type AnalysisRequest } from './request.js';
+import type { ExportAnalysis } from './types.js';
+
+/** Progress of `analyzeExport`, for a bar on a terminal (in-process callers only). */
+export type AnalysisProgress = (step: string) => void;
+
+/**
+ * The one analysis of an export. Every command, worker task, summary, report and trace calls
+ * this and picks the parts it prints; each table is read once and shared:
+ *
+ * 1. GPU ops and CUDA API calls (typed columns) when iterations or gaps are asked for;
+ * 2. iterations: windows from the first iteration source with ranges (or the user's
+ *    `--iteration-range`), numbered, GPU work attributed by launch call, joined to the logs;
+ * 3. gaps with host causes (given the iterations: `idleByCauseNs` on every row), then the
+ *    columns are let go;
+ * 4. GPU metrics per iteration, phases, GC/GIL, category time, the kernel and NVTX summaries, the
+ *    NVTX GPU projection, and the coverage with every note.
+ *
+ * Opens nothing itself: `handle` is an open export (`openExport` / `withExport`).
+ */
+export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, onProgress?: AnalysisProgress): ExportAnalysis {
+  const parts = resolveParts(request.parts);
+  const timingsMs: Record<string, number> = {};
+  const timed = <T>(name: string, fn: () => T): T => {
+    const t0 = performance.now();
+    try {
+      return fn();
+    } finally {
+      timingsMs[name] = Math.round(performance.now() - t0);
+      onProgress?.(name);
+    }
+  };
+  const classifier = request.categoryRules ? compileCategoryRules(request.categoryRules) : defaultCategoryClassifier();
+  const out: ExportAnalysis = {
+    file: handle.path,
+    parts: [...parts],
+    metadata: handle.metadata,
+    capture: readCaptureSettings(handle),
+    info: null,
+    kernels: null,
+    nvtx: null,
+    projection: null,
+    iterations: null,
+    iterationError: null,
+    phases: [],
+    metrics: null,
+    gaps: null,
+    host: null,
+    categories: null,
+    coverage: null,
+    rankFigures: null,
+    logs: (request.logs ?? []).map((l) => ({ file: l.file, records: l.records.length, skippedLines: l.skippedLines, formats: l.formats })),
+    timingsMs,
+  };
+  const extraNotes: ReportNote[] = [];
+
+  // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
+  if (parts.has('iterations') || parts.has('gaps')) {
+    let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle));
+    let apiCalls: ApiCallColumns | undefined = timed('apiCalls', () => loadApiCallColumns(handle));
+    if (parts.has('iterations')) {
+      try {
+        out.iterations = timed('iterations', () =>
+          analyzeIterations(handle, { logs: request.logs, selection: request.selection, classifier, gpuOps, apiCalls }),
+        );
+      } catch (err) {
+        if (!(err instanceof IterationError) || request.requireIterations) throw err;
+        out.iterationError = err.message.replace(`${handle.path}: `, '');
+        extraNotes.push({ source: 'report', text: `no iterations: ${out.iterationError}; the report has no per-iteration sections` });
+      }
+    }
+    if (parts.has('gaps')) {
+      const rows = out.iterations?.iterations ?? null;
+      out.gaps = timed('gaps', () =>
+        analyzeGaps(handle, {
+          iterations: rows,
+          // The report says it once among its own notes; `gaps` says it among the gaps' notes.
+          iterationsUnavailable: parts.has('coverage') ? undefined : (out.iterationError ?? undefined), minGapNs: request.minGapNs, deviceId: request.deviceId, gpuOps, apiCalls }),
+      );
+      if (rows) {
+        const byIter = idleByCausePerIteration(out.gaps, rows, { includeFragmented: true });
+        for (const row of rows) row.idleByCauseNs = byIter.get(row.iter) ?? {};
+      }
+    }
+    gpuOps = undefined;
+    apiCalls = undefined;
+  }
+
+  // 4: what is computed from the iterations, then the summaries of the whole capture.
+  const it = out.iterations;
+  if (it) {
+    if (parts.has('metrics')) out.metrics = timed('metrics', () => addGpuMetrics(handle, it));
+    out.phases = summarizeByPhase(it.iterations, it.categories);
+    if (out.metrics) addPhaseMetrics(it, out.phases, out.metrics);
+    if (parts.has('rankFigures')) out.rankFigures = timed('rankFigures', () => rankFiguresFromIterations(handle, it, classifier, request.communicationCategory));
+  }
+  if (parts.has('info')) out.info = timed('info', () => describeExport(handle));
+  if (parts.has('kernels')) out.kernels = timed('kernels', () => summarizeKernels(handle, request.kernels));
+  if (parts.has('nvtx')) out.nvtx = timed('nvtx', () => summarizeNvtx(handle));
+  if (parts.has('nvtxGpu')) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
+  if (parts.has('host') && out.gaps) {
+    const gaps = out.gaps;
+    out.host = timed('host', () => summarizeHost(handle, gaps, it?.iterations, out.info?.nvtxDomains));
+  }
+  if (parts.has('categories') && out.kernels) out.categories = categoryTime(it, out.kernels, classifier);
+  if (parts.has('coverage') && out.gaps && out.kernels && out.nvtx && out.categories) {
+    out.coverage = reportCoverage({
+      iterations: it,
+      gaps: out.gaps,
+      kernels: out.kernels,
+      kernelNotes: kernelSummaryNotes(out.kernels),
+      nvtxNotes: nvtxSummaryNotes(out.nvtx),
+      projection: out.projection,
+      projectionNotes: projectionCoverageNotes(out.projection),
+      metrics: out.metrics,
+      categories: out.categories,
+      extraNotes,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+import type { KernelSummaryOptions } from '../analysis/kernelSummary.js';
+import type { CategoryRule } from '../categories/rules.js';
+import type { IterationSelection } from '../iterations/selection.js';
+import type { ParsedIterationLog } from '../logs/types.js';
+
+/**
+ * The parts of an export's analysis a caller can ask for. Each is computed at most once; a part
+ * pulls in what it is built from (`host` needs `gaps`, `metrics` needs `iterations`, ...), see
+ * `resolveParts`.
+ */
+export type AnalysisPart =
+  /** What the export holds (`iterscope info`). */
+  | 'info'
+  /** `cuda_gpu_kern_sum`. */
+  | 'kernels'
+  /** `nvtx_sum`. */
+  | 'nvtx'
+  /** `nvtx_gpu_proj_sum`. */
+  | 'nvtxGpu'
+  /** Iteration windows, attribution, log join, phases. */
+  | 'iterations'
+  /** GPU idle gaps and their host causes (with iterations: `idleByCauseNs` on every row). */
+  | 'gaps'
+  /** Sampled GPU metrics per iteration and phase. */
+  | 'metrics'
+  /** GC and GIL on the host. */
+  | 'host'
+  /** Kernel time by category, in iterations and over the capture. */
+  | 'categories'
+  /** What the numbers cover and every note, in report order. */
+  | 'coverage'
+  /** Per-process figures for the cross-rank view (collective kernels by iteration). */
+  | 'rankFigures';
+
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures'];
+
+/** Everything `iterscope report` shows. */
+export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage'];
+
+/**
+ * What to analyse and how. Plain data (structured-clone safe): worker threads receive it as it is;
+ * category rules travel as rules and are compiled where the analysis runs.
+ */
+export interface AnalysisRequest {
+  parts: readonly AnalysisPart[];
+  /** Parsed iteration logs (`--log`), joined to the iterations. */
+  logs?: ParsedIterationLog[];
+  /** How iterations are found and numbered. */
+  selection?: IterationSelection;
+  /** Kernel category rules (`--categories`); default: the built-in table. */
+  categoryRules?: readonly CategoryRule[];
+  /**
+   * An export without iteration ranges is an error (`iterations`, `summarize`, `ranks`); otherwise
+   * the other parts go on without iterations and `iterationError` says why (`report`, `gaps`).
+   */
+  requireIterations?: boolean;
+  /** `gaps`: gaps at least this long are reported one by one (default 100 us). */
+  minGapNs?: number;
+  /** `gaps`: only this CUDA device. */
+  deviceId?: number;
+  /** `kernels`: group by the demangled or short name; add whole-graph launches. */
+  kernels?: Pick<KernelSummaryOptions, 'nameBy' | 'includeGraphs'>;
+  /** `rankFigures`: the category holding the collectives (default `communication`). */
+  communicationCategory?: string;
+}
+
+/** Dependencies between parts: what each one is computed from. */
+const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
+  metrics: ['iterations'],
+  host: ['gaps'],
+  categories: ['kernels'],
+  coverage: ['gaps', 'kernels', 'nvtx', 'categories'],
+  rankFigures: ['iterations'],
+};
+
+/** The requested parts plus everything they are computed from. */
+export function resolveParts(parts: readonly AnalysisPart[]): Set<AnalysisPart> {
+  const out = new Set<AnalysisPart>();
+  const add = (p: AnalysisPart) => {
+    if (out.has(p)) return;
+    out.add(p);
+    for (const d of NEEDS[p] ?? []) add(d);
+  };
+  parts.forEach(add);
+  return out;
+}

@@ -1,0 +1,64 @@
+/**
+ * The library's public surface (`src/index.ts`): the names it exports, their types, and that they
+ * reproduce a command. Adding or removing a public name is a decision: change the list here.
+ */
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import * as iterscope from '../../src/index.js';
+import type { AnalysisRequest, ExportAnalysis, ExportHandle, GapAnalysis, IterationAnalysis, KernelSummary, ParsedIterationLog } from '../../src/index.js';
+import { runCli } from '../helpers/cli.js';
+import { fixture } from '../helpers/fixtures.js';
+
+const PUBLIC_VALUES = [
+  'ANALYSIS_PARTS', 'DEFAULT_CATEGORY_RULES', 'DEFAULT_MIN_GAP_NS', 'DEFAULT_REPORT_LAYOUT', 'EXIT_BAD_INPUT', 'EXIT_OK', 'EXIT_REGRESSION',
+  'InputError', 'IterationError', 'IterscopeError', 'OUTPUT_FORMATS', 'REPORT_FORMATS', 'REPORT_PARTS', 'SUMMARY_PARTS', 'SUMMARY_SCHEMA',
+  'SchemaError', 'UsageError', 'analyzeAcrossExports', 'analyzeExport', 'compareRuns', 'comparisonTables', 'compileCategoryRules',
+  'crossRankFromExports', 'crossRankTables', 'defaultCategoryClassifier', 'exitCodeFor', 'exportInfoTables', 'gapsTables', 'isReportData',
+  'iterationsTable', 'kernelSummaryTable', 'loadCategoryRules', 'loadRun', 'longestGapsAcrossRanks', 'mergeSummaryFiles', 'metricsForExport',
+  'metricsTable', 'nvtxGpuProjectionTable', 'nvtxSummaryTable', 'openExport', 'parseCategoryRules', 'parseDurationNs', 'parseIterationLogFile',
+  'parseIterationLogText', 'parseIterationRangeSpec', 'parseIterationSelection', 'parseProfileRanges', 'phaseSummaryTable', 'readSummaryFile',
+  'recordsByIter', 'render', 'renderReport', 'reportDocument', 'summarizeExport', 'summarizeRun', 'summaryRequest', 'summaryTables',
+  'withExport', 'writeTrace',
+].sort();
+
+describe('src/index.ts', () => {
+  it('exports exactly the curated names (no internals)', () => {
+    expect(Object.keys(iterscope).sort()).toEqual(PUBLIC_VALUES);
+  });
+
+  it('types the pipeline: a request in, one analysis out, parts typed', () => {
+    expectTypeOf(iterscope.analyzeExport).parameters.toEqualTypeOf<[ExportHandle, AnalysisRequest, iterscope.AnalysisProgress?]>();
+    expectTypeOf(iterscope.analyzeExport).returns.toEqualTypeOf<ExportAnalysis>();
+    expectTypeOf<ExportAnalysis['iterations']>().toEqualTypeOf<IterationAnalysis | null>();
+    expectTypeOf<ExportAnalysis['gaps']>().toEqualTypeOf<GapAnalysis | null>();
+    expectTypeOf<ExportAnalysis['kernels']>().toEqualTypeOf<KernelSummary | null>();
+    expectTypeOf<AnalysisRequest['parts']>().toEqualTypeOf<readonly iterscope.AnalysisPart[]>();
+    expectTypeOf<AnalysisRequest['logs']>().toEqualTypeOf<ParsedIterationLog[] | undefined>();
+    expectTypeOf(iterscope.iterationsTable).parameter(0).toEqualTypeOf<IterationAnalysis>();
+    expectTypeOf(iterscope.render).returns.toEqualTypeOf<string>();
+  });
+
+  it("reproduces a command: analyzeExport + a renderer print what `iterscope iterations --format csv` prints", () => {
+    const file = fixture('pytorch-dense', 'trace.sqlite');
+    const log = fixture('pytorch-dense', 'iteration_log.txt');
+    const a = iterscope.withExport(file, (h) => iterscope.analyzeExport(h, { parts: ['iterations', 'gaps', 'metrics'], logs: [iterscope.parseIterationLogFile(log)], requireIterations: true }));
+    const csv = iterscope.render('csv', [{ ...iterscope.iterationsTable(a.iterations!), notes: [] }], a.iterations);
+    const cli = runCli(['iterations', file, '--log', log, '--format', 'csv']);
+    expect(cli.status).toBe(0);
+    expect(csv).toBe(cli.stdout);
+    expect(a.iterations!.iterations).toHaveLength(120);
+  });
+
+  it('the CLI JSON of iterations and gaps, and the report, are the pipeline result rendered', async () => {
+    const file = fixture('pytorch-moe-window', 'trace.sqlite');
+    const log = fixture('pytorch-moe-window', 'iteration_log.txt');
+    const logs = [iterscope.parseIterationLogFile(log)];
+    const it = iterscope.withExport(file, (h) => iterscope.analyzeExport(h, { parts: ['iterations', 'gaps', 'metrics'], logs, requireIterations: true }));
+    expect(runCli(['iterations', file, '--log', log, '--format', 'json']).stdout).toBe(iterscope.render('json', [], it.iterations));
+    const gaps = iterscope.withExport(file, (h) => iterscope.analyzeExport(h, { parts: ['iterations', 'gaps'], logs }));
+    expect(runCli(['gaps', file, '--log', log, '--format', 'json']).stdout).toBe(iterscope.render('json', [], gaps.gaps));
+    const report = iterscope.withExport(file, (h) => iterscope.analyzeExport(h, { parts: iterscope.REPORT_PARTS, logs }));
+    expect(iterscope.isReportData(report)).toBe(true);
+    if (!iterscope.isReportData(report)) return;
+    expect(runCli(['report', file, '--log', log]).stdout).toBe(await iterscope.renderReport(report, 'md'));
+  });
+});
