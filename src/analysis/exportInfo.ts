@@ -1,5 +1,7 @@
-import { loadNvtxDomains } from './nvtxSummary.js';
-import { GPU_OP_SOURCES } from '../../queries/gpuOps.js';
+import { loadNvtxDomains, type NvtxRangesByDomain } from './nvtxSummary.js';
+import type { GpuOpColumns } from './gpuOpColumns.js';
+import type { ApiCallColumns } from './apiCallColumns.js';
+import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
 
 const GPU_OP_TABLES = GPU_OP_SOURCES.map((s) => s.table);
 import type { ExportHandle } from '../../queries/handle.js';
@@ -115,9 +117,16 @@ const COUNTED_TABLES = [
   'PROCESSES',
 ];
 
-function nvtxDomains(handle: ExportHandle): NvtxDomainInfo[] {
+function nvtxDomains(handle: ExportHandle, counted?: NvtxRangesByDomain): NvtxDomainInfo[] {
   if (!handle.hasTable('NVTX_EVENTS')) return [];
   const names = loadNvtxDomains(handle);
+  if (counted) {
+    // The NVTX summary's scan counted them already (same rows: every range event type).
+    return [...counted]
+      .map(([key, ranges]) => ({ domainId: Math.floor(key / 16777216), pid: key % 16777216, ranges }))
+      .sort((a, b) => a.pid - b.pid || a.domainId - b.domainId)
+      .map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
+  }
   // Integer-only grouping: no per-row join or text; names are attached per group.
   const rows = handle.sqlite
     .prepare(
@@ -138,8 +147,8 @@ function hasNvtxText(handle: ExportHandle, text: string): boolean {
   return hit !== undefined;
 }
 
-export function activitySpan(handle: ExportHandle): { start: number | null; end: number | null } {
-  const parts = [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']
+export function activitySpan(handle: ExportHandle, tables: readonly string[] = [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']): { start: number | null; end: number | null } {
+  const parts = tables
     .filter((t) => handle.hasTable(t))
     .map((t) => `SELECT min(start) AS s, max(coalesce("end", start)) AS e FROM ${t}`);
   if (parts.length === 0) return { start: null, end: null };
@@ -163,8 +172,42 @@ export function readCaptureSettings(handle: ExportHandle): CaptureSettings {
   return { profilerApiGated, profileStartStop: startStop, environment: env, graphTraceModeConfigured: graphModeFromCapture(capture) };
 }
 
+/**
+ * What the pipeline already read, so `describeExport` need not scan those tables again: the GPU ops
+ * and API calls in columns (active devices, CUDA processes, activity span) and the NVTX ranges per
+ * domain counted by the NVTX summary.
+ */
+export interface KnownExportFacts {
+  gpuOps?: GpuOpColumns;
+  apiCalls?: ApiCallColumns;
+  nvtxRangesByDomain?: NvtxRangesByDomain;
+}
+
+/** Devices, CUDA processes (runtime calls and kernels) and the min start / max end of the ops and calls. */
+function factsFromColumns(ops: GpuOpColumns, calls: ApiCallColumns): { devices: Set<number>; cudaPids: Set<number>; start: number; end: number } {
+  const devices = new Set<number>();
+  const cudaPids = new Set<number>();
+  let start = Infinity;
+  let end = -Infinity;
+  let lastDev = NaN;
+  let lastPid = NaN;
+  for (let i = 0; i < ops.count; i++) {
+    if (ops.deviceId[i] !== lastDev) devices.add((lastDev = ops.deviceId[i]));
+    if (ops.kind[i] === GpuOpKind.Kernel && ops.pid[i] !== lastPid) cudaPids.add((lastPid = ops.pid[i]));
+    if (ops.start[i] < start) start = ops.start[i];
+    if (ops.end[i] > end) end = ops.end[i];
+  }
+  lastPid = NaN;
+  for (let i = 0; i < calls.count; i++) {
+    if (calls.pid[i] !== lastPid) cudaPids.add((lastPid = calls.pid[i]));
+    if (calls.start[i] < start) start = calls.start[i];
+    if (calls.end[i] > end) end = calls.end[i];
+  }
+  return { devices, cudaPids, start, end };
+}
+
 /** Everything `iterscope info` prints about an export. */
-export function describeExport(handle: ExportHandle): ExportInfo {
+export function describeExport(handle: ExportHandle, known: KnownExportFacts = {}): ExportInfo {
   const settings = readCaptureSettings(handle);
   let sessionStartUtc: string | null = null;
   let sessionStartEpochNs: bigint | null = null;
@@ -182,18 +225,24 @@ export function describeExport(handle: ExportHandle): ExportInfo {
   const rowCounts: Record<string, number> = {};
   for (const t of COUNTED_TABLES) if (handle.hasTable(t)) rowCounts[t] = countRows(handle, t);
 
-  const devices = new Set<number>();
-  for (const t of GPU_OP_TABLES) {
-    if (!handle.hasTable(t)) continue;
-    for (const r of handle.sqlite.prepare(`SELECT DISTINCT deviceId AS d FROM ${t}`).all() as { d: number }[]) devices.add(r.d);
+  // From the columns when the pipeline read them (the export's own rows, read once), else by SQL.
+  // The runtime columns leave out 2022.x backtrace rows: those exports are read by SQL here.
+  const fromColumns =
+    known.gpuOps && known.apiCalls && !handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass') ? factsFromColumns(known.gpuOps, known.apiCalls) : null;
+  const devices = fromColumns?.devices ?? new Set<number>();
+  if (!fromColumns) {
+    for (const t of GPU_OP_TABLES) {
+      if (!handle.hasTable(t)) continue;
+      for (const r of handle.sqlite.prepare(`SELECT DISTINCT deviceId AS d FROM ${t}`).all() as { d: number }[]) devices.add(r.d);
+    }
   }
 
   // Processes that used CUDA: PIDs of runtime calls and GPU rows.
-  const cudaPids = new Set<number>();
-  if (handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) {
+  const cudaPids = fromColumns?.cudaPids ?? new Set<number>();
+  if (!fromColumns && handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) {
     for (const r of handle.sqlite.prepare(`SELECT DISTINCT (globalTid >> 24) & 16777215 AS p FROM CUPTI_ACTIVITY_KIND_RUNTIME`).all() as { p: number }[]) cudaPids.add(r.p);
   }
-  if (handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) {
+  if (!fromColumns && handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) {
     for (const r of handle.sqlite.prepare(`SELECT DISTINCT (globalPid >> 24) & 16777215 AS p FROM CUPTI_ACTIVITY_KIND_KERNEL`).all() as { p: number }[]) cudaPids.add(r.p);
   }
   const threadsByPid = new Map<number, { tid: number; name: string | null }[]>();
@@ -212,13 +261,18 @@ export function describeExport(handle: ExportHandle): ExportInfo {
     .sort((a, b) => a - b)
     .map((pid) => ({ pid, name: procNames.get(pid) ?? null, threads: (threadsByPid.get(pid) ?? []).sort((a, b) => a.tid - b.tid), usesCuda: cudaPids.has(pid) }));
 
-  const domains = nvtxDomains(handle);
+  const domains = nvtxDomains(handle, known.nvtxRangesByDomain);
   const graphNodeKernels =
     handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') && handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'graphNodeId')
       ? handle.sqlite.prepare(`SELECT 1 FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL LIMIT 1`).get() !== undefined
       : false;
   const graphMode: GraphTraceMode = (rowCounts.CUPTI_ACTIVITY_KIND_GRAPH_TRACE ?? 0) > 0 ? 'graph' : graphNodeKernels ? 'node' : 'none';
-  const span = activitySpan(handle);
+  let span = activitySpan(handle, fromColumns ? ['NVTX_EVENTS'] : undefined);
+  if (fromColumns) {
+    const lo = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.min(a, b) : a);
+    const hi = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.max(a, b) : a);
+    span = { start: lo(span.start, fromColumns.start), end: hi(span.end, fromColumns.end) };
+  }
 
   return {
     file: handle.path,

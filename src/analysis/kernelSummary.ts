@@ -3,6 +3,8 @@ import { selectKernelDurations, type KernelQueryOptions } from '../../queries/ke
 import { selectGraphTraces } from '../../queries/graphTrace.js';
 import { forEachRow, iterateQuery } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
+import { GpuOpKind } from '../../queries/gpuOps.js';
+import type { GpuOpColumns } from './gpuOpColumns.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
 
 /** One row of the `cuda_gpu_kern_sum` report. */
@@ -31,19 +33,25 @@ export interface KernelSummaryOptions extends KernelQueryOptions {
  * sorted by total time desc, then instances, then name. Durations are streamed into per-name
  * Float64 buffers, so no row objects are kept.
  */
-export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOptions = {}): KernelSummary {
+export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOptions = {}, known: { gpuOps?: GpuOpColumns } = {}): KernelSummary {
   const groups = new Map<string, Float64Buffer>();
   const kernelTablePresent = handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL');
+  // The pipeline's GPU-op columns hold every kernel's demangled-name id, start and end (in the
+  // table's scan order): the summary needs no second scan unless it groups by short name or filters.
+  const ops = known.gpuOps && opts.nameBy !== 'short' && !hasActivityFilter(opts) ? known.gpuOps : undefined;
   if (kernelTablePresent) {
-    const byId = new Map<number, Float64Buffer>();
-    forEachRow(handle, selectKernelDurations(handle, opts), (nameId: number, duration: number) => {
+    const byId = new Map<number | null, Float64Buffer>();
+    const add = (nameId: number | null, duration: number) => {
       let buf = byId.get(nameId);
       if (!buf) byId.set(nameId, (buf = new Float64Buffer()));
       buf.push(duration);
-    });
-    const names = loadStrings(handle, byId.keys());
+    };
+    if (ops) {
+      for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) add(ops.nameId[i] < 0 ? null : ops.nameId[i], ops.end[i] - ops.start[i]);
+    } else forEachRow(handle, selectKernelDurations(handle, opts), add);
+    const names = loadStrings(handle, [...byId.keys()].filter((id): id is number => id != null));
     for (const [id, buf] of byId) {
-      const name = names.get(id) ?? `<unknown name ${id}>`;
+      const name = (id == null ? undefined : names.get(id)) ?? `<unknown name ${id}>`;
       // Distinct ids can carry the same text; nsys groups by the text.
       const prev = groups.get(name);
       if (prev) for (const v of buf.view()) prev.push(v);
@@ -51,7 +59,9 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
     }
   }
   let graphTraceRows = 0;
-  if (handle.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
+  if (ops && !opts.includeGraphs) {
+    for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Graph) graphTraceRows++;
+  } else if (handle.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
     for (const g of iterateQuery(handle, selectGraphTraces(handle, opts))) {
       graphTraceRows++;
       if (!opts.includeGraphs) continue;
@@ -67,6 +77,11 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { rows, graphTraceRows, graphsIncluded: !!opts.includeGraphs && graphTraceRows > 0, kernelTablePresent };
+}
+
+/** Whether the options narrow the kernels (then the summary reads them with those filters). */
+function hasActivityFilter(opts: KernelSummaryOptions): boolean {
+  return opts.pid !== undefined || opts.deviceId !== undefined || opts.startNs !== undefined || opts.endNs !== undefined;
 }
 
 /** What the kernel summary leaves out, as one-line notes. */

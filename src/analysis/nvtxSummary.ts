@@ -106,8 +106,20 @@ interface RangeGroup {
  * as plain values and grouped by ids; labels are resolved once per group.
  */
 export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions, 'pid'> = {}): NvtxSummary {
+  return summarizeNvtxWithDomains(handle, opts).summary;
+}
+
+/** Ranges per NVTX domain and process (`domainKey` -> count), as `describeExport` lists them. */
+export type NvtxRangesByDomain = ReadonlyMap<number, number>;
+
+/**
+ * `summarizeNvtx`, plus the number of ranges of each (domain, process) counted in the same scan:
+ * the pipeline hands them to `describeExport`, which then does not scan NVTX_EVENTS again.
+ */
+export function summarizeNvtxWithDomains(handle: ExportHandle, opts: Pick<NvtxQueryOptions, 'pid'> = {}): { summary: NvtxSummary; rangesByDomain: NvtxRangesByDomain } {
   const empty: NvtxSummary = { rows: [], unclosedRanges: 0, crossThreadRanges: 0, maxTimestampNs: null, marks: 0, zeroLengthRanges: 0 };
-  if (!handle.hasTable('NVTX_EVENTS')) return empty;
+  const rangesByDomain = new Map<number, number>();
+  if (!handle.hasTable('NVTX_EVENTS')) return { summary: empty, rangesByDomain };
   const maxTs = nvtxEndOfTime(handle) ?? 0;
   // Groups keyed by text id (registered strings) or by text, then by style + (domain, pid).
   const byTextId = new Map<number, Map<number, RangeGroup>>();
@@ -149,6 +161,9 @@ export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions,
     if (end === start) zeroLength++;
     g.buf.push((end ?? maxTs) - start);
   });
+  for (const inner of [...byTextId.values(), ...byText.values()]) {
+    for (const g of inner.values()) rangesByDomain.set(g.domain, (rangesByDomain.get(g.domain) ?? 0) + g.buf.length);
+  }
   const domains = loadNvtxDomains(handle);
   const strings = loadStrings(handle, byTextId.keys());
   // Merge groups that print the same label (same domain name in several processes).
@@ -171,7 +186,7 @@ export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions,
   let markQuery = handle.db.selectFrom('NVTX_EVENTS').select((eb) => eb.fn.countAll<number>().as('n')).where('eventType', '=', 34);
   if (opts.pid !== undefined) markQuery = markQuery.where(sql`(globalTid >> 24) & 16777215`, '=', opts.pid);
   const marks = Number(allRows(handle, markQuery)[0]?.n ?? 0);
-  return { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength };
+  return { summary: { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength }, rangesByDomain };
 }
 
 /** What the NVTX summary counted specially, as one-line notes. */

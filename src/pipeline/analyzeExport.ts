@@ -2,7 +2,7 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { describeExport, readCaptureSettings } from '../analysis/exportInfo.js';
 import { kernelSummaryNotes, summarizeKernels } from '../analysis/kernelSummary.js';
 import { projectionCoverageNotes, projectNvtxOntoGpu } from '../analysis/nvtxGpuProjection.js';
-import { nvtxSummaryNotes, summarizeNvtx } from '../analysis/nvtxSummary.js';
+import { nvtxSummaryNotes, summarizeNvtxWithDomains, type NvtxRangesByDomain } from '../analysis/nvtxSummary.js';
 import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
@@ -70,6 +70,15 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     timingsMs,
   };
   const extraNotes: ReportNote[] = [];
+  // The NVTX summary first: its scan also counts the ranges per domain that `info` lists.
+  let nvtxRangesByDomain: NvtxRangesByDomain | undefined;
+  if (parts.has('nvtx')) {
+    timed('nvtx', () => {
+      const r = summarizeNvtxWithDomains(handle);
+      out.nvtx = r.summary;
+      nvtxRangesByDomain = r.rangesByDomain;
+    });
+  }
 
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
   if (parts.has('iterations') || parts.has('gaps')) {
@@ -99,6 +108,9 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
         for (const row of rows) row.idleByCauseNs = byIter.get(row.iter) ?? {};
       }
     }
+    // `info` and the kernel summary from the columns while they are here.
+    if (parts.has('info')) out.info = timed('info', () => describeExport(handle, { gpuOps, apiCalls, nvtxRangesByDomain }));
+    if (parts.has('kernels')) out.kernels = timed('kernels', () => summarizeKernels(handle, request.kernels, { gpuOps }));
     gpuOps = undefined;
     apiCalls = undefined;
   }
@@ -111,9 +123,8 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     if (out.metrics) addPhaseMetrics(it, out.phases, out.metrics);
     if (parts.has('rankFigures')) out.rankFigures = timed('rankFigures', () => rankFiguresFromIterations(handle, it, classifier, request.communicationCategory));
   }
-  if (parts.has('info')) out.info = timed('info', () => describeExport(handle));
-  if (parts.has('kernels')) out.kernels = timed('kernels', () => summarizeKernels(handle, request.kernels));
-  if (parts.has('nvtx')) out.nvtx = timed('nvtx', () => summarizeNvtx(handle));
+  if (parts.has('info') && !out.info) out.info = timed('info', () => describeExport(handle, { nvtxRangesByDomain }));
+  if (parts.has('kernels') && !out.kernels) out.kernels = timed('kernels', () => summarizeKernels(handle, request.kernels));
   if (parts.has('nvtxGpu')) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
   if (parts.has('host') && out.gaps) {
     const gaps = out.gaps;

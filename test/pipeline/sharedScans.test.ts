@@ -1,0 +1,34 @@
+/**
+ * The pipeline reads each table once and derives `info` and the kernel summary from the GPU-op and
+ * API-call columns it already holds: on every fixture export the result must equal the standalone
+ * analyses, which read the tables themselves.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { describeExport } from '../../src/analysis/exportInfo.js';
+import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
+import { summarizeNvtx } from '../../src/analysis/nvtxSummary.js';
+import { withExport } from '../../src/export/openExport.js';
+import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
+import { REPORT_PARTS } from '../../src/pipeline/request.js';
+import { FIXTURES } from '../helpers/fixtures.js';
+
+function exportsUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === 'pytorch-dense-long' ? [] : exportsUnder(p);
+    return name.endsWith('.sqlite') ? [p] : [];
+  });
+}
+
+describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))('$name', ({ file }) => {
+  it('info, kernels and nvtx from the shared scans equal the standalone analyses', () => {
+    withExport(file, (h) => {
+      const a = analyzeExport(h, { parts: REPORT_PARTS });
+      expect(a.info).toEqual(describeExport(h));
+      expect(a.kernels).toEqual(summarizeKernels(h));
+      expect(a.nvtx).toEqual(summarizeNvtx(h));
+    });
+  });
+});
