@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { IterscopeError } from '../../errors.js';
 import { withExport } from '../../export/openExport.js';
@@ -11,7 +10,7 @@ import { parseThreshold } from '../../compare/threshold.js';
 import { parseDurationNs } from '../../gaps/duration.js';
 import { toJson } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
-import { emit, note, type OutputOptions } from '../output.js';
+import { emit, note, writeResult, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect } from './common.js';
 
 
@@ -28,9 +27,7 @@ export function registerSummarize(program: Command): void {
       const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
       const summary = withExport(file, (h) => summarizeExport(h, { logs, rangeSpec }));
       if (opts.format === undefined || opts.format === 'json') {
-        const text = toJson(summary);
-        if (opts.output) writeFileSync(opts.output, text);
-        else process.stdout.write(text);
+        writeResult(opts.output, toJson(summary), false);
       } else emit(opts, summaryTables(summary), summary);
     });
 }
