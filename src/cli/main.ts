@@ -12,7 +12,7 @@ import { registerTrace } from './commands/trace.js';
 import { registerReport } from './commands/report.js';
 import { registerMerge, registerRanks } from './commands/ranks.js';
 import { expandInputs } from '../ranks/expandInputs.js';
-import { guardOutputs } from './output.js';
+import { guardOutputs, stderrLine } from './output.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -83,13 +83,13 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT_BAD_INPUT;
     }
     if (err instanceof IterscopeError) {
-      process.stderr.write(`iterscope: ${err.message}\n`);
+      process.stderr.write(stderrLine(err.message));
       return exitCodeFor(err);
     }
     const e = err as NodeJS.ErrnoException;
     if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code) && e.message) {
       // File-system errors on output files and the like: still a one-liner.
-      process.stderr.write(`iterscope: ${e.message}\n`);
+      process.stderr.write(stderrLine(e.message));
       return EXIT_BAD_INPUT;
     }
     process.stderr.write(`iterscope: internal error: ${e?.stack ?? String(err)}\n`);
@@ -101,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
 // (`> /dev/full`: ENOSPC, EIO) is one line and exit 2, like any other unwritable output.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
-  process.stderr.write(`iterscope: cannot write to stdout: ${err.message}\n`);
+  process.stderr.write(stderrLine(`cannot write to stdout: ${err.message}`));
   process.exit(EXIT_BAD_INPUT);
 });
 const code = await main(process.argv);

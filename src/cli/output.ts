@@ -2,6 +2,7 @@ import { appendFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { writeOutputFile } from '../outputFile.js';
+import { oneLine } from '../../reports/controlChars.js';
 import { OUTPUT_FORMATS, render, type DataTable, type OutputFormat } from '../../reports/index.js';
 
 export interface OutputOptions {
@@ -73,7 +74,17 @@ export function guardOutputs(inputs: readonly string[], outputs: readonly { what
   }
 }
 
+/** Longest message printed: a message quoting user or export text (a 2 MB regex) is cut. */
+export const MAX_MESSAGE_CHARS = 2000;
+
+/** A message as one stderr line: control characters become spaces, long text is cut. */
+export function stderrLine(message: string): string {
+  const line = oneLine(message);
+  const cut = line.length > MAX_MESSAGE_CHARS ? `${line.slice(0, MAX_MESSAGE_CHARS)}... (${line.length - MAX_MESSAGE_CHARS} more characters)` : line;
+  return `iterscope: ${cut}\n`;
+}
+
 /** Notes go to stderr so stdout stays machine-readable. */
 export function note(message: string): void {
-  process.stderr.write(`iterscope: ${message}\n`);
+  process.stderr.write(stderrLine(message));
 }
