@@ -1,18 +1,18 @@
 import Table from 'cli-table3';
 import { humanCell } from './cells.js';
-import { oneLine } from './controlChars.js';
+import { keepNewlinesOnly, oneLine } from './controlChars.js';
 import { isNumericKind, type DataTable } from './table.js';
 
 /** One table for a terminal (cli-table3), numbers right-aligned in human units. */
 export function tableToTerminal(table: DataTable, opts: { maxCellWidth?: number } = {}): string {
   const max = opts.maxCellWidth ?? 80;
-  // One line per cell, no control characters (ESC sequences from export content would drive the terminal).
+  // No control characters but line breaks (ESC sequences from export content would drive the terminal).
   const clip = (text: string) => {
-    const s = oneLine(text);
+    const s = keepNewlinesOnly(text);
     return s.length > max ? s.slice(0, max - 1) + '…' : s;
   };
   const t = new Table({
-    head: table.columns.map((c) => oneLine(c.header)),
+    head: table.columns.map((c) => keepNewlinesOnly(c.header)),
     colAligns: table.columns.map((c) => (isNumericKind(c.kind) ? 'right' : 'left')),
     style: { head: [], border: [], compact: true },
   });
