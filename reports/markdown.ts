@@ -1,12 +1,14 @@
 import { humanCell } from './cells.js';
+import { oneLine } from './controlChars.js';
 import { isNumericKind, type DataTable } from './table.js';
 
 /**
- * Escapes text for a Markdown table cell: `|` and line breaks would break the row, and `<` would
- * start an HTML tag on GitHub (`at::native::<unnamed>` would lose `<unnamed>`).
+ * Escapes text for a Markdown table cell: `|` and line breaks (`\n`, a bare `\r`, any control
+ * character: see controlChars.ts) would break the row, and `<` would start an HTML tag on GitHub
+ * (`at::native::<unnamed>` would lose `<unnamed>`).
  */
 export function mdEscape(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '\\<').replace(/\r?\n/g, ' ');
+  return oneLine(text).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '\\<');
 }
 
 /** One table as GitHub-flavoured Markdown; numbers right-aligned, in human units. */

@@ -1,21 +1,26 @@
 import Table from 'cli-table3';
 import { humanCell } from './cells.js';
+import { keepNewlinesOnly, oneLine } from './controlChars.js';
 import { isNumericKind, type DataTable } from './table.js';
 
 /** One table for a terminal (cli-table3), numbers right-aligned in human units. */
 export function tableToTerminal(table: DataTable, opts: { maxCellWidth?: number } = {}): string {
   const max = opts.maxCellWidth ?? 80;
-  const clip = (s: string) => (s.length > max ? s.slice(0, max - 1) + '…' : s);
+  // No control characters but line breaks (ESC sequences from export content would drive the terminal).
+  const clip = (text: string) => {
+    const s = keepNewlinesOnly(text);
+    return s.length > max ? s.slice(0, max - 1) + '…' : s;
+  };
   const t = new Table({
-    head: table.columns.map((c) => c.header),
+    head: table.columns.map((c) => keepNewlinesOnly(c.header)),
     colAligns: table.columns.map((c) => (isNumericKind(c.kind) ? 'right' : 'left')),
     style: { head: [], border: [], compact: true },
   });
   for (const row of table.rows) t.push(table.columns.map((c) => clip(humanCell(row[c.key], c.kind))));
   const parts: string[] = [];
-  if (table.title) parts.push(table.title);
+  if (table.title) parts.push(oneLine(table.title));
   parts.push(t.toString());
-  if (table.notes?.length) parts.push(...table.notes.map((n) => `note: ${n}`));
+  if (table.notes?.length) parts.push(...table.notes.map((n) => `note: ${oneLine(n)}`));
   return parts.join('\n') + '\n';
 }
 

@@ -1,5 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { IterscopeError, UsageError } from '../errors.js';
+import { readOptionFile } from '../optionFile.js';
+import { compileUserRegex } from '../userRegex.js';
+
+/** A rules file is a short JSON table: above this it is not one. */
+export const MAX_RULES_FILE_BYTES = 1024 * 1024;
 
 /** One rule of the ordered kernel-category table: the first rule whose pattern matches wins. */
 export interface CategoryRule {
@@ -51,12 +55,8 @@ export interface CategoryClassifier {
 export function compileCategoryRules(rules: readonly CategoryRule[], source = 'category rules'): CategoryClassifier {
   const categories: string[] = [];
   const compiled = rules.map((r, i) => {
-    let re: RegExp;
-    try {
-      re = new RegExp(r.pattern, r.flags ?? '');
-    } catch (err) {
-      throw new UsageError(`${source}: rule ${i + 1} (${r.category}): invalid pattern: ${(err as Error).message}`);
-    }
+    // Bounded work per name (no nested repeats, names cut at 4096 characters): see userRegex.ts.
+    const re = compileUserRegex(r.pattern, r.flags ?? '', `${source}: rule ${i + 1} (${r.category})`);
     if (!categories.includes(r.category)) categories.push(r.category);
     return { re, index: categories.indexOf(r.category) };
   });
@@ -98,12 +98,7 @@ export function parseCategoryRules(json: unknown, source: string): CategoryRule[
 
 /** Reads and compiles a `--categories rules.json` file (replaces the default table). */
 export function loadCategoryRules(path: string): CategoryClassifier {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new IterscopeError('E_USAGE', `cannot read categories file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
-  }
+  const text = readOptionFile(path, 'categories file', MAX_RULES_FILE_BYTES);
   let json: unknown;
   try {
     json = JSON.parse(text);

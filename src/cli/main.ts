@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-import { existsSync, realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { exitCodeFor, IterscopeError, EXIT_BAD_INPUT, UsageError } from '../errors.js';
 import { registerInfo } from './commands/info.js';
@@ -13,6 +11,8 @@ import { registerMetrics } from './commands/metrics.js';
 import { registerTrace } from './commands/trace.js';
 import { registerReport } from './commands/report.js';
 import { registerMerge, registerRanks } from './commands/ranks.js';
+import { expandInputs } from '../ranks/expandInputs.js';
+import { guardOutputs, stderrLine } from './output.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -39,15 +39,37 @@ export function buildProgram(): Command {
   return program;
 }
 
-const canonical = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+/** Options naming files a command reads. */
+const INPUT_FILE_OPTIONS = ['log', 'baseLog', 'headLog', 'categories'] as const;
 
-/** Never write to an input file: `-o` must not name one of the command's inputs. */
+/** The files a command reads: its arguments expanded as the command expands them, plus option files. */
+function inputFilesOf(action: Command): string[] {
+  const args = action.args;
+  // `merge` reads summaries from directories and globs; `compare` takes two files as given; the rest exports.
+  let expanded: string[] = [];
+  if (action.name() !== 'compare') {
+    try {
+      expanded = expandInputs(args, { extensions: action.name() === 'merge' ? ['.json'] : ['.sqlite'], what: 'inputs' });
+    } catch {
+      // a glob matching nothing: the command itself reports it
+    }
+  }
+  const opts = action.opts();
+  const optionFiles = INPUT_FILE_OPTIONS.flatMap((k) => {
+    const v = opts[k] as string | string[] | undefined;
+    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+  });
+  return [...args, ...expanded, ...optionFiles];
+}
+
+/** Never write to an input file: neither `-o` nor the job summary may be one of the command's inputs. */
 function guardInputs(action: Command): void {
+  const outputs: { what: string; path: string }[] = [];
   const out = action.opts().output as string | undefined;
-  if (!out) return;
-  const o = canonical(out);
-  const inputs = [...action.args, ...(['log', 'baseLog', 'headLog'] as const).flatMap((k) => (action.opts()[k] as string[] | undefined) ?? [])];
-  if (inputs.some((i) => canonical(i) === o)) throw new UsageError(`-o ${out} is one of the inputs; iterscope never writes to an input file`);
+  if (out) outputs.push({ what: '-o', path: out });
+  const jobSummary = process.env.GITHUB_STEP_SUMMARY;
+  if (jobSummary) outputs.push({ what: 'GITHUB_STEP_SUMMARY', path: jobSummary });
+  if (outputs.length) guardOutputs(inputFilesOf(action), outputs);
 }
 
 /** Runs the CLI; user errors print one line and exit 2 (1 for a gate's regression). */
@@ -61,13 +83,13 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT_BAD_INPUT;
     }
     if (err instanceof IterscopeError) {
-      process.stderr.write(`iterscope: ${err.message}\n`);
+      process.stderr.write(stderrLine(err.message));
       return exitCodeFor(err);
     }
     const e = err as NodeJS.ErrnoException;
     if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code) && e.message) {
       // File-system errors on output files and the like: still a one-liner.
-      process.stderr.write(`iterscope: ${e.message}\n`);
+      process.stderr.write(stderrLine(e.message));
       return EXIT_BAD_INPUT;
     }
     process.stderr.write(`iterscope: internal error: ${e?.stack ?? String(err)}\n`);
@@ -75,10 +97,12 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-// A closed pipe (`iterscope ... | head`) is not an error.
+// A closed pipe (`iterscope ... | head`) is not an error; any other failure to write stdout
+// (`> /dev/full`: ENOSPC, EIO) is one line and exit 2, like any other unwritable output.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
-  throw err;
+  process.stderr.write(stderrLine(`cannot write to stdout: ${err.message}`));
+  process.exit(EXIT_BAD_INPUT);
 });
 const code = await main(process.argv);
 process.exitCode = code;

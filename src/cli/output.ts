@@ -1,6 +1,8 @@
-import { writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
+import { writeOutputFile } from '../outputFile.js';
+import { oneLine } from '../../reports/controlChars.js';
 import { OUTPUT_FORMATS, render, type DataTable, type OutputFormat } from '../../reports/index.js';
 
 export interface OutputOptions {
@@ -28,14 +30,61 @@ export function resolveFormat(opts: OutputOptions): OutputFormat {
 /** Renders and writes to `-o FILE` or stdout. */
 export function emit(opts: OutputOptions, tables: DataTable[], data: unknown): void {
   const format = resolveFormat(opts);
-  const text = render(format, tables, data);
-  if (opts.output) writeFileSync(opts.output, text);
+  writeResult(opts.output, render(format, tables, data), format === 'md');
+}
+
+/**
+ * Writes a command's result to `-o FILE` (whole or not at all: see `writeOutputFile`) or stdout,
+ * and appends Markdown to the CI job summary (`GITHUB_STEP_SUMMARY`) when asked. Both targets were
+ * checked against the inputs by `guardOutputs` before the command ran.
+ */
+export function writeResult(output: string | undefined, text: string, markdown: boolean): void {
+  if (output) writeOutputFile(output, text);
   else process.stdout.write(text);
-  // CI job summaries: Markdown output is appended where GitHub Actions asks for it.
-  if (format === 'md' && process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, text);
+  const jobSummary = process.env.GITHUB_STEP_SUMMARY;
+  if (markdown && jobSummary) appendFileSync(jobSummary, text);
+}
+
+/** A file's identity: the same file under any name (hard link, symlink, `./x`, a directory member). */
+function fileIdentity(path: string): string | null {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null; // does not exist (yet): cannot be an input
+  }
+}
+
+/**
+ * Never write to an input file: every place a command writes (`-o`, the job summary) is compared
+ * by device and inode with every file it reads (expanded exports and summaries, logs, rules).
+ */
+export function guardOutputs(inputs: readonly string[], outputs: readonly { what: string; path: string }[]): void {
+  const inputIds = new Map<string, string>();
+  for (const input of inputs) {
+    const id = fileIdentity(input);
+    if (id !== null && !inputIds.has(id)) inputIds.set(id, input);
+  }
+  for (const { what, path } of outputs) {
+    const id = fileIdentity(path);
+    const input = id === null ? undefined : inputIds.get(id);
+    if (input === undefined) continue;
+    const same = input === path ? '' : ` (the same file as input ${input})`;
+    throw new UsageError(`${what} ${path} is one of the inputs${same}; iterscope never writes to an input file`);
+  }
+}
+
+/** Longest message printed: a message quoting user or export text (a 2 MB regex) is cut. */
+export const MAX_MESSAGE_CHARS = 2000;
+
+/** A message as one stderr line: control characters become spaces, long text is cut. */
+export function stderrLine(message: string): string {
+  const line = oneLine(message);
+  const cut = line.length > MAX_MESSAGE_CHARS ? `${line.slice(0, MAX_MESSAGE_CHARS)}... (${line.length - MAX_MESSAGE_CHARS} more characters)` : line;
+  return `iterscope: ${cut}\n`;
 }
 
 /** Notes go to stderr so stdout stays machine-readable. */
 export function note(message: string): void {
-  process.stderr.write(`iterscope: ${message}\n`);
+  process.stderr.write(stderrLine(message));
 }

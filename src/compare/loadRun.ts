@@ -1,14 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
+import { readOptionFile } from '../optionFile.js';
+
+/** Summaries are a few hundred kB; a file far above that is not one. */
+export const MAX_SUMMARY_FILE_BYTES = 64 * 1024 * 1024;
 import { withExport } from '../export/openExport.js';
 import type { AnalysisRequest } from '../pipeline/request.js';
 import { summarizeExport, SUMMARY_SCHEMA, type RunSummary } from '../summary/runSummary.js';
 
 /** A summary.json written by `iterscope summarize` (checked for its schema tag). */
 export function readSummaryFile(path: string): RunSummary {
+  const text = readOptionFile(path, 'summary file', MAX_SUMMARY_FILE_BYTES);
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    json = JSON.parse(text);
   } catch (err) {
     throw new InputError('E_LOG', path, `not a readable iterscope summary JSON: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { compileUserRegex } from '../userRegex.js';
 
 /** The PyTorch executor's per-iteration NVTX label, in its three historical forms. */
 export const PYTORCH_FORWARD_STEP = /^\[Executor\] _forward_step(?: (\d+))?: (\d+) ctx reqs(?:, (\d+) ctx tokens)?, (\d+) gen reqs$/;
@@ -39,12 +40,8 @@ export function parseIterationRangeSpec(value: string): IterationRangeSpec {
     if (value === '') throw new UsageError('--iteration-range needs an NVTX range name or /regex/');
     return { kind: 'name', name: value };
   }
-  try {
-    // g and y make test()/exec() stateful across calls: drop them.
-    return { kind: 'regex', regex: new RegExp(m[1], m[2].replace(/[gy]/g, '')), source: value };
-  } catch (err) {
-    throw new UsageError(`--iteration-range: invalid regular expression ${value}: ${(err as Error).message}`);
-  }
+  // g and y make test()/exec() stateful across calls: drop them. Bounded work: see userRegex.ts.
+  return { kind: 'regex', regex: compileUserRegex(m[1], m[2].replace(/[gy]/g, ''), '--iteration-range'), source: value };
 }
 
 /** A `TLLM_PROFILE_START_STOP`-style range: `A-B` or a single `A`. */

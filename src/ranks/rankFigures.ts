@@ -54,12 +54,18 @@ function sessionStartUtc(handle: ExportHandle): bigint | null {
   return row?.utcEpochNs ?? null;
 }
 
-/** String ids of the kernel names the classifier files under `category`. */
+/**
+ * String ids of the kernel names the classifier files under `category`. Only integer ids: an id
+ * stored as text (a damaged or edited export) names no kernel and is never passed on to SQL.
+ */
 function collectiveNameIds(handle: ExportHandle, classifier: CategoryClassifier, category: string): number[] {
   const cat = classifier.categories.indexOf(category);
   if (cat < 0) return [];
-  return [...loadKernelNames(handle)].filter(([, name]) => classifier.classify(name) === cat).map(([id]) => id);
+  return [...loadKernelNames(handle)].filter(([id, name]) => Number.isSafeInteger(id) && classifier.classify(name) === cat).map(([id]) => id);
 }
+
+/** `demangledName IN (the ids)`, the ids bound as one JSON array parameter (any count, nothing spliced into SQL). */
+const demangledNameIn = (ids: readonly number[]) => sql<boolean>`demangledName IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
 /**
  * Start and end of every collective kernel, placed in the iteration whose window holds the CUDA
@@ -73,14 +79,13 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
   // Launch call start by (pid, correlationId); the first row wins (2022.x backtrace duplicates).
   const launch = new Map<number, number>();
   const key = (pid: number, corr: number) => pid * 2 ** 32 + corr;
-  const idList = ids.join(',');
   forEachRow(
     handle,
     handle.db
       .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
       .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'correlationId', 'start'])
       .where('eventClass', '!=', 67)
-      .where(sql<boolean>`correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE demangledName IN (${sql.raw(idList)}))`),
+      .where(sql<boolean>`correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE ${demangledNameIn(ids)})`),
     (pid: number, corr: number, start: number) => {
       const k = key(pid, corr);
       if (!launch.has(k)) launch.set(k, start);
@@ -115,7 +120,7 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
     handle.db
       .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL')
       .select(['start', 'end', 'correlationId', sql<number>`(globalPid >> 24) & 16777215`.as('pid')])
-      .where(sql<boolean>`demangledName IN (${sql.raw(idList)})`)
+      .where(demangledNameIn(ids))
       .orderBy('start'),
     (start: number, end: number, corr: number | null, pid: number) => {
       if (corr == null) return;

@@ -13,7 +13,7 @@
  * twice per GPU op). Anything else falls back to `ns / 1000`.
  */
 export function usText(ns: number): string {
-  if (!Number.isSafeInteger(ns) || ns < 0) return String(ns / 1000);
+  if (!Number.isSafeInteger(ns) || ns < 0) return num(typeof ns === 'number' ? ns / 1000 : ns);
   const q = Math.floor(ns / 1000);
   const r = ns - q * 1000;
   return r === 0 ? String(q) : r < 10 ? `${q}.00${r}` : r < 100 ? `${q}.0${r}` : `${q}.${r}`;
@@ -24,12 +24,25 @@ export function str(s: string): string {
   return JSON.stringify(s);
 }
 
+/**
+ * A value read from an export, as JSON text where a number is expected: a finite number as is,
+ * a bigint as a decimal string (JSON numbers lose precision beyond 2^53), NaN/Infinity and
+ * missing values as null, anything else (text in a damaged export's integer column) as a JSON
+ * string. Never spliced raw: export content cannot add keys or events to the file.
+ */
+export function num(v: unknown): string {
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  if (typeof v === 'bigint') return `"${v}"`;
+  if (v == null) return 'null';
+  return JSON.stringify(typeof v === 'string' ? v : String(v));
+}
+
 export type MetadataName = 'process_name' | 'process_sort_index' | 'thread_name' | 'thread_sort_index';
 
 /** `M` event: a process or thread name or sort index (`args.name` / `args.sort_index`). */
 export function metadataEvent(name: MetadataName, pid: number, tid: number | null, value: string | number): string {
-  const arg = typeof value === 'string' ? `"name":${str(value)}` : `"sort_index":${value}`;
-  return `{"ph":"M","name":"${name}","pid":${pid}${tid === null ? '' : `,"tid":${tid}`},"args":{${arg}}}`;
+  const arg = typeof value === 'string' ? `"name":${str(value)}` : `"sort_index":${num(value)}`;
+  return `{"ph":"M","name":"${name}","pid":${num(pid)}${tid === null ? '' : `,"tid":${num(tid)}`},"args":{${arg}}}`;
 }
 
 export interface CompleteEvent {
@@ -47,7 +60,7 @@ export interface CompleteEvent {
 /** `X` event: a slice with `ts` and `dur` in microseconds. */
 export function completeEvent(e: CompleteEvent): string {
   return (
-    `{"ph":"X","pid":${e.pid},"tid":${e.tid},"ts":${usText(e.startNs)},"dur":${usText(e.endNs - e.startNs)},"name":${str(e.name)},"cat":${str(e.cat)}` +
+    `{"ph":"X","pid":${num(e.pid)},"tid":${num(e.tid)},"ts":${usText(e.startNs)},"dur":${usText(e.endNs - e.startNs)},"name":${str(e.name)},"cat":${str(e.cat)}` +
     (e.cname ? `,"cname":${str(e.cname)}` : '') +
     (e.args ? `,"args":${JSON.stringify(e.args)}` : '') +
     '}'
@@ -59,5 +72,5 @@ export function completeEvent(e: CompleteEvent): string {
  * track `<name> <key>`, chrome://tracing shows `<name>` with the key as its series.
  */
 export function counterEvent(pid: number, tid: number, ns: number, name: string, series: Record<string, number>): string {
-  return `{"ph":"C","pid":${pid},"tid":${tid},"ts":${usText(ns)},"name":${str(name)},"args":${JSON.stringify(series)}}`;
+  return `{"ph":"C","pid":${num(pid)},"tid":${num(tid)},"ts":${usText(ns)},"name":${str(name)},"args":${JSON.stringify(series)}}`;
 }

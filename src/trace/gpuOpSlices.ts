@@ -4,7 +4,7 @@ import { GPU_OP_SOURCES, GpuOpKind, GPU_OP_KIND_NAMES } from '../../queries/gpuO
 import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import type { CategoryClassifier } from '../categories/rules.js';
-import { str, usText } from './events.js';
+import { num, str, usText } from './events.js';
 import { Lanes } from './lanes.js';
 import { streamTrack, gpuPid, type TrackRegistry } from './tracks.js';
 
@@ -187,10 +187,12 @@ export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (
       let tid = st.tids[lane];
       if (tid === undefined) tid = st.tids[lane] = streamTrack(tracks, deviceId, streamId, lane);
       if (lane > 0) stats.overflowOps++;
-      let ev = `{"ph":"X","pid":${gpuPid(deviceId)},"tid":${tid},"ts":${usText(start)},"dur":${usText(end - start)}${fragment(kind, nameId, catId)}`;
-      if (corr != null) ev += `,"correlationId":${corr}`;
-      if (extra != null) ev += kind === GpuOpKind.Graph ? `,"graphExecId":${extra}` : `,"bytes":${extra}`;
-      if (withPid) ev += `,"pid":${pid}`;
+      // Every value from the export is serialized (num/str), never spliced: a TEXT correlationId
+      // such as `1,"x":{...}}` stays a string inside this event.
+      let ev = `{"ph":"X","pid":${num(gpuPid(deviceId))},"tid":${num(tid)},"ts":${usText(start)},"dur":${usText(end - start)}${fragment(kind, nameId, catId)}`;
+      if (corr != null) ev += `,"correlationId":${num(corr)}`;
+      if (extra != null) ev += kind === GpuOpKind.Graph ? `,"graphExecId":${num(extra)}` : `,"bytes":${num(extra)}`;
+      if (withPid) ev += `,"pid":${num(pid)}`;
       emit(ev + '}}');
       stats.ops++;
       stats.byKind[kindNames[kind]]++;

@@ -1,4 +1,4 @@
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { abortOutput, commitOutput, openOutput, writeAll, type OutputTarget } from '../outputFile.js';
 
 /** Bytes of JSON text buffered before a write (strings are UTF-16, so this is a character count). */
 const CHUNK_CHARS = 1 << 20;
@@ -6,14 +6,15 @@ const CHUNK_CHARS = 1 << 20;
 /**
  * Writes a trace-event file incrementally: `{"traceEvents":[` + one event per line +
  * `],"otherData":{...}}`. Events are buffered into ~1 MB chunks and written with `writeSync`, so
- * memory stays flat however many events there are. `abort()` removes the partial file.
+ * memory stays flat however many events there are. The file is written beside the target and
+ * renamed over it by `close()`; `abort()` removes only that partial file, never the target.
  *
  * Only keys Perfetto's JSON tokenizer knows are written, events first: it stops reading at a key
  * it does not know, so `otherData` (the generator's notes, which can then include final counts)
  * goes last, where even a reader that skips it has already read every event.
  */
 export class TraceFileWriter {
-  private fd: number | null;
+  private out: OutputTarget | null;
   private buf = '';
   private first = true;
   /** Characters written so far (= bytes for ASCII; see `bytes`). */
@@ -21,7 +22,7 @@ export class TraceFileWriter {
   events = 0;
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'w');
+    this.out = openOutput(path);
     this.buf = '{"traceEvents":[\n';
   }
 
@@ -35,10 +36,9 @@ export class TraceFileWriter {
   }
 
   private flush(): void {
-    if (this.fd === null || this.buf.length === 0) return;
+    if (this.out === null || this.buf.length === 0) return;
     const b = Buffer.from(this.buf, 'utf8');
-    let off = 0;
-    while (off < b.length) off += writeSync(this.fd, b, off, b.length - off);
+    writeAll(this.out, b);
     this.written += b.length;
     this.buf = '';
   }
@@ -48,27 +48,21 @@ export class TraceFileWriter {
     return this.written;
   }
 
-  /** Ends the array, adds `otherData`, ends the object and closes the file. */
+  /** Ends the array, adds `otherData`, ends the object, closes the file and puts it in place. */
   close(otherData: Record<string, unknown> = {}): void {
-    if (this.fd === null) return;
+    if (this.out === null) return;
     this.buf += `\n],\n"otherData":${JSON.stringify(otherData)}}\n`;
     this.flush();
-    closeSync(this.fd);
-    this.fd = null;
+    const out = this.out;
+    this.out = null;
+    commitOutput(out);
   }
 
-  /** Closes and deletes the partial file (after an error). */
+  /** Closes and deletes the partial file (after an error); the target is left as it was. */
   abort(): void {
-    if (this.fd === null) return;
-    try {
-      closeSync(this.fd);
-    } finally {
-      this.fd = null;
-      try {
-        unlinkSync(this.path);
-      } catch {
-        // already gone
-      }
-    }
+    if (this.out === null) return;
+    const out = this.out;
+    this.out = null;
+    abortOutput(out);
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -157,7 +157,11 @@ describe('TraceFileWriter', () => {
     const tid = tracks.thread('t', 1, 't', 0);
     expect(tracks.thread('t', 1, 'other name', 5)).toBe(tid); // declared once
     for (let i = 0; i < 30_000; i++) w.event(completeEvent({ pid: 1, tid, startNs: i * 1000, endNs: i * 1000 + 500, name: `kernel_${i}`, cat: 'kernel' }));
-    expect(statSync(path).size).toBeGreaterThan(1_000_000); // flushed while writing
+    // Flushed while writing, to a temporary file beside the target (renamed over it by close).
+    const partial = readdirSync(dir).filter((f) => f.startsWith('.big.json.'));
+    expect(partial).toHaveLength(1);
+    expect(statSync(join(dir, partial[0])).size).toBeGreaterThan(1_000_000);
+    expect(existsSync(path)).toBe(false);
     w.close({ generator: 'test' });
     const t = JSON.parse(readFileSync(path, 'utf8'));
     expect(Object.keys(t)).toEqual(['traceEvents', 'otherData']);
@@ -165,6 +169,7 @@ describe('TraceFileWriter', () => {
     expect(t.traceEvents).toHaveLength(30_004);
     expect(w.events).toBe(30_004);
     expect(statSync(path).size).toBe(w.bytes);
+    expect(readdirSync(dir).filter((f) => f.startsWith('.big.json.'))).toEqual([]);
     expect(readFileSync(path, 'utf8').endsWith('{"generator":"test"}}\n')).toBe(true);
   });
   it('an empty trace is valid JSON; abort removes the partial file', () => {

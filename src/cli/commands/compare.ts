@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { IterscopeError } from '../../errors.js';
 import { withExport } from '../../export/openExport.js';
@@ -11,7 +10,7 @@ import { parseThreshold } from '../../compare/threshold.js';
 import { parseDurationNs } from '../../gaps/duration.js';
 import { toJson } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
-import { emit, note, type OutputOptions } from '../output.js';
+import { emit, note, writeResult, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf } from './common.js';
 
 
@@ -27,9 +26,7 @@ export function registerSummarize(program: Command): void {
     .action((file: string, opts: OutputOptions & IterationSelectionOptions & { log?: string[] }) => {
       const summary = withExport(file, (h) => summarizeExport(h, { logs: logsOf(opts), selection: selectionOf(opts) }));
       if (opts.format === undefined || opts.format === 'json') {
-        const text = toJson(summary);
-        if (opts.output) writeFileSync(opts.output, text);
-        else process.stdout.write(text);
+        writeResult(opts.output, toJson(summary), false);
       } else emit(opts, summaryTables(summary), summary);
     });
 }

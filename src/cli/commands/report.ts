@@ -1,4 +1,3 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { crossRankFromExports } from '../../ranks/ranksFromExports.js';
@@ -6,6 +5,7 @@ import { expandExportArgs } from './ranks.js';
 import { collect, nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
 import { withExport } from '../../export/openExport.js';
 import { UsageError } from '../../errors.js';
+import { writeResult } from '../output.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
 import { parseDurationNs } from '../../gaps/duration.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
@@ -83,9 +83,7 @@ export function registerReport(program: Command): void {
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
     .action(async (inputs: string[], opts: ReportCommandOptions) => {
       const { format, text } = await runReport(inputs, opts);
-      if (opts.output) writeFileSync(opts.output, text);
-      else process.stdout.write(text);
-      // CI job summaries: Markdown is appended where GitHub Actions asks for it.
-      if (format === 'md' && process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, text);
+      // -o whole or not at all; Markdown also to the CI job summary (both guarded against the inputs).
+      writeResult(opts.output, text, format === 'md');
     });
 }
