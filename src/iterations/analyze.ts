@@ -8,9 +8,11 @@ import { recordsByIter } from '../logs/parse.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
-import { numberWindows, type Numbering } from './numbering.js';
+import { numberWindows, sameComposition, type Numbering } from './numbering.js';
 import { parseProfileRanges, type IterationRangeSpec, type LabelCounts, type ProfileRange } from './rangeSpec.js';
-import { findIterationRanges, type IterationRange } from './windows.js';
+import type { Engine, IterationSource } from './source.js';
+import { findIterationRanges } from './sources/index.js';
+import type { IterationRange } from './windows.js';
 
 /** Batch phase of an iteration, from its context and generation request counts. */
 export type Phase = 'context' | 'mixed' | 'generation' | 'empty' | 'unknown';
@@ -60,6 +62,8 @@ export interface IterationRow {
 }
 
 export interface IterationCoverage extends AttributionCoverage {
+  /** Which iteration source marked the windows, and its engine. */
+  source: { id: IterationSource['id']; engine: Engine };
   windows: number;
   numbering: { pid: number; source: Numbering['source']; detail: string }[];
   joined: number;
@@ -166,7 +170,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const apiCalls = opts.apiCalls ?? loadApiCallColumns(handle);
   const info = readCaptureSettings(handle);
   const records = opts.logs?.length ? recordsByIter(opts.logs) : new Map<number, MergedIterationRecord>();
-  const executor = found.spec.kind === 'pytorch' ? 'pytorch' : 'cpp';
+  const source = found.source;
   let captureEnvRanges: ProfileRange[] | undefined;
   if (info.profileStartStop) {
     try {
@@ -176,14 +180,26 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     }
   }
   const profileRanges = opts.profileRange ? parseProfileRanges(opts.profileRange) : undefined;
-  const logCompositions = [...records.values()].map((r) => ({ iter: r.iter, contextRequests: r.contextRequests, generationRequests: r.generationRequests }));
+  const logCompositions = [...records.values()].map((r) => ({
+    iter: r.iter,
+    contextRequests: r.contextRequests,
+    generationRequests: r.generationRequests,
+    contextTokens: r.contextTokens,
+    generationTokens: r.generationTokens,
+  }));
+  // TLLM_PROFILE_START_STOP means nothing to other engines: name only the options that apply.
+  const hint = source.engine === 'tensorrt-llm' ? undefined : '--first-iter N (the number of the first captured iteration)';
 
   const windows: IterationWindow[] = [];
   let activityEnd: number | null | undefined;
   const rangeOf: IterationRange[] = [];
   const numbering: IterationCoverage['numbering'] = [];
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
-    const num = numberWindows(ranges, { firstIter: opts.firstIter, profileRanges, captureEnvRanges, executor, logRecords: logCompositions }, handle.path);
+    const num = numberWindows(
+      ranges,
+      { firstIter: opts.firstIter, profileRanges, captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: logCompositions, hint },
+      handle.path,
+    );
     numbering.push({ pid, source: num.source, detail: num.detail });
     windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
     rangeOf.push(...ranges);
@@ -210,10 +226,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     const label = rangeOf[i].label;
     let labelMatchesLog: boolean | null = null;
     if (rec && label && rec.contextRequests != null && rec.generationRequests != null) {
-      labelMatchesLog =
-        rec.contextRequests === label.contextRequests &&
-        rec.generationRequests === label.generationRequests &&
-        (label.contextTokens == null || rec.contextTokens == null || rec.contextTokens === label.contextTokens);
+      labelMatchesLog = sameComposition(label, rec);
       if (!labelMatchesLog) labelMismatches.push(w.iter);
     }
     if (!rec) windowsWithoutRecord.push(w.iter);
@@ -279,6 +292,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     iterations: rows,
     coverage: {
       ...cov,
+      source: { id: source.id, engine: source.engine },
       windows: windows.length,
       numbering,
       joined,
