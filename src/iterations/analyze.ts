@@ -50,6 +50,8 @@ export interface IterationRow {
   contextRequests: number | null;
   contextTokens: number | null;
   generationRequests: number | null;
+  /** Generation tokens (log, else the label, e.g. vLLM's); null when neither says. */
+  generationTokens: number | null;
   phase: Phase;
   log: JoinedLog | null;
   matched: boolean;
@@ -254,6 +256,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       contextRequests: ctx,
       contextTokens: rec?.contextTokens ?? label?.contextTokens ?? null,
       generationRequests: gen,
+      generationTokens: rec?.generationTokens ?? label?.generationTokens ?? null,
       phase: phaseOf(ctx, gen),
       log: rec ? joinedLog(rec) : null,
       matched: !!rec,

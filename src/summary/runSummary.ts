@@ -3,6 +3,8 @@ import { readCaptureSettings } from '../analysis/exportInfo.js';
 import { summarizeKernels } from '../analysis/kernelSummary.js';
 import { summarizeNvtx } from '../analysis/nvtxSummary.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
+import type { Engine, IterationSourceId } from '../iterations/source.js';
+import { VLLM_EXECUTE_STEP, VLLM_EXECUTE_STEP_OLD } from '../iterations/sources/vllm.js';
 import { addIdleCauses } from '../iterations/idleCauses.js';
 import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
 import { loadApiCallColumns } from '../analysis/apiCallColumns.js';
@@ -24,6 +26,12 @@ export interface PhaseFigures {
   meanMemcpyNs: number;
   /** Mean idle ns per iteration by host cause (present when gaps were analysed). */
   meanIdleByCauseNs?: Record<string, number>;
+  /** Kernels launched per iteration (engine comparison: fewer, longer kernels = fusion). */
+  meanKernelCount?: number;
+  /** Context tokens over the set (iterations whose count is unknown add 0). */
+  contextTokens?: number;
+  /** Generated tokens over the set: generation tokens, else generation requests (one token each without speculative decoding). */
+  generatedTokens?: number;
 }
 
 export interface IterationFigures {
@@ -37,6 +45,8 @@ export interface IterationFigures {
   contextRequests: number | null;
   contextTokens: number | null;
   generationRequests: number | null;
+  generationTokens?: number | null;
+  kernelCount?: number;
 }
 
 /** A compact, versioned digest of one run: what `compare` needs, small enough to keep in git. */
@@ -53,6 +63,9 @@ export interface RunSummary {
     iterationsJoined: number;
     firstIter: number | null;
     lastIter: number | null;
+    /** The engine whose iteration markers numbered the run, and the source (absent in older summaries). */
+    engine?: Engine;
+    iterationSource?: IterationSourceId;
   };
   categories: string[];
   overall: PhaseFigures;
@@ -81,6 +94,9 @@ export function phaseFigures(rows: IterationRow[], categories: string[]): PhaseF
     meanKernelNs: sum(rows.map((r) => r.kernelNs)) / n,
     meanCategoryNs,
     meanMemcpyNs: sum(rows.map((r) => r.memcpyNs)) / n,
+    meanKernelCount: sum(rows.map((r) => r.kernelCount)) / n,
+    contextTokens: sum(rows.map((r) => r.contextTokens ?? 0)),
+    generatedTokens: sum(rows.map((r) => r.generationTokens ?? r.generationRequests ?? 0)),
     ...(rows.some((r) => r.idleByCauseNs) ? { meanIdleByCauseNs: meanByKey(rows.map((r) => r.idleByCauseNs ?? {}), n) } : {}),
   };
 }
@@ -94,15 +110,20 @@ function meanByKey(records: Record<string, number>[], n: number): Record<string,
 }
 
 /**
- * Per-iteration labels (`[Executor] _forward_step 17: ...`) are unique per iteration, so two runs
- * never share them: fold them into one `[Executor] _forward_step (all iterations)` row.
+ * Per-iteration labels (`[Executor] _forward_step 17: ...`, vLLM's `execute_context_1(512)_...`)
+ * name one iteration or one batch shape, so two runs rarely share them: fold them into one
+ * `... (all iterations)` row per engine.
  */
 function collapseIterationLabels(rows: RunSummary['nvtx']): RunSummary['nvtx'] {
   const out = new Map<string, RunSummary['nvtx'][number]>();
   for (const r of rows) {
     const sep = r.range.indexOf(':');
     const text = r.range.slice(sep + 1);
-    const range = PYTORCH_FORWARD_STEP.test(text) ? `${r.range.slice(0, sep)}:[Executor] _forward_step (all iterations)` : r.range;
+    const range = PYTORCH_FORWARD_STEP.test(text)
+      ? `${r.range.slice(0, sep)}:[Executor] _forward_step (all iterations)`
+      : VLLM_EXECUTE_STEP.test(text) || VLLM_EXECUTE_STEP_OLD.test(text)
+        ? `${r.range.slice(0, sep)}:execute_* (all iterations)`
+        : r.range;
     const key = `${r.style}\u0000${range}`;
     const prev = out.get(key);
     if (prev) {
@@ -138,6 +159,8 @@ export function summarizeRun(handle: ExportHandle, analysis: IterationAnalysis, 
       iterationsJoined: analysis.coverage.joined,
       firstIter: iters.length ? Math.min(...iters) : null,
       lastIter: iters.length ? Math.max(...iters) : null,
+      engine: analysis.coverage.source.engine,
+      iterationSource: analysis.coverage.source.id,
     },
     categories: analysis.categories,
     overall: phaseFigures(rows, analysis.categories),
@@ -153,6 +176,8 @@ export function summarizeRun(handle: ExportHandle, analysis: IterationAnalysis, 
       contextRequests: r.contextRequests,
       contextTokens: r.contextTokens,
       generationRequests: r.generationRequests,
+      generationTokens: r.generationTokens,
+      kernelCount: r.kernelCount,
     })),
     kernels,
     nvtx,
