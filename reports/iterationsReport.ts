@@ -13,6 +13,8 @@ export function usedCategories(analysis: IterationAnalysis): string[] {
 export function iterationsTable(analysis: IterationAnalysis): DataTable {
   const cats = usedCategories(analysis);
   const multiPid = new Set(analysis.iterations.map((r) => r.pid)).size > 1;
+  // vLLM's log and labels (and the PyTorch text log) count generation tokens; the others do not.
+  const genTokens = analysis.iterations.some((r) => r.generationTokens != null);
   const columns: Column[] = [
     ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as Column] : []),
     { key: 'iter', header: 'Iter', kind: 'int' },
@@ -20,6 +22,7 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
     { key: 'contextRequests', header: 'Ctx reqs', kind: 'int' },
     { key: 'contextTokens', header: 'Ctx tokens', kind: 'int' },
     { key: 'generationRequests', header: 'Gen reqs', kind: 'int' },
+    ...(genTokens ? [{ key: 'generationTokens', header: 'Gen tokens', kind: 'int' } as Column] : []),
     { key: 'startNs', header: 'Start (ns)', kind: 'ns' },
     { key: 'wallNs', header: 'Wall (ns)', kind: 'ns' },
     { key: 'gpuBusyNs', header: 'GPU busy (ns)', kind: 'ns' },
@@ -39,6 +42,7 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
       contextRequests: r.contextRequests,
       contextTokens: r.contextTokens,
       generationRequests: r.generationRequests,
+      generationTokens: r.generationTokens,
       startNs: r.startNs,
       wallNs: r.wallNs,
       gpuBusyNs: r.gpuBusyNs,
