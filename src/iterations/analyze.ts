@@ -190,7 +190,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     generationTokens: r.generationTokens,
   }));
   // TLLM_PROFILE_START_STOP means nothing to other engines: name only the options that apply.
-  const hint = source.engine === 'tensorrt-llm' ? undefined : '--first-iter N (the number of the first captured iteration)';
+  const hint = source.engine === 'vllm' ? '--first-iter N (the number of the first captured step)' : undefined;
 
   const windows: IterationWindow[] = [];
   let activityEnd: number | null | undefined;
