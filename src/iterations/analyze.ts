@@ -153,6 +153,13 @@ function gpuActivityEnd(gpuOps: GpuOpColumns, apiCalls: ApiCallColumns): number 
   return Number.isFinite(max) ? max : null;
 }
 
+/** Distinct DP ranks of the vLLM records in the logs (one engine core per rank, each counting its own steps). */
+function dpRanksOf(logs: ParsedIterationLog[]): number[] {
+  const ranks = new Set<number>();
+  for (const l of logs) for (const r of l.records) if (r.format === 'vllm-iteration-details' && r.rank != null) ranks.add(r.rank);
+  return [...ranks].sort((a, b) => a - b);
+}
+
 function joinedLog(rec: MergedIterationRecord): JoinedLog {
   const out = { sources: rec.sources.map((s) => ({ file: s.file, line: s.line, format: s.format, sourceIter: s.sourceIter })) } as JoinedLog;
   for (const k of METRIC_KEYS) (out as unknown as Record<string, unknown>)[k] = rec[k];
@@ -287,6 +294,8 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     if (cov.noRuntimeOps) notes.push(`${cov.noRuntimeOps} GPU ops have no CUDA API row in the export (time-trimmed?) and could not be placed`);
     if (cov.otherProcessOps) notes.push(`${cov.otherProcessOps} GPU ops belong to processes without iteration ranges`);
   }
+  const dpRanks = dpRanksOf(opts.logs ?? []);
+  if (dpRanks.length > 1) notes.push(`the vLLM log lines come from DP ranks ${dpRanks.join(', ')}: Iteration(N) counts each engine core's steps, so records of one N were merged across ranks; pass one rank's lines per export`);
   if (found.ignoredOtherThreads) notes.push(`${found.ignoredOtherThreads} matching ranges on non-executor threads were ignored`);
 
   return {

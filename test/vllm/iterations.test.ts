@@ -141,6 +141,18 @@ describe('vllm-dense numbering without a usable log', () => {
   });
 });
 
+describe('vLLM logs of several DP ranks', () => {
+  it('says that one log holds several engine cores (Iteration(N) is per core)', () => {
+    const text = readFileSync(DENSE_LOG, 'utf8');
+    const logs = [parseIterationLogText(text + text.replaceAll('EngineCore_DP0', 'EngineCore_DP1'), 'two-ranks.log')];
+    expect(new Set(logs[0].records.map((r) => r.rank))).toEqual(new Set([0, 1]));
+    const a = withExport(DENSE, (h) => analyzeIterations(h, { logs }));
+    expect(a.coverage.notes.some((n) => n.startsWith('the vLLM log lines come from DP ranks 0, 1'))).toBe(true);
+    const one = withExport(DENSE, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(DENSE_LOG)] }));
+    expect(one.coverage.notes.some((n) => n.includes('DP ranks'))).toBe(false);
+  });
+});
+
 describe('vllm-dense kernels and NVTX still equal nsys stats', () => {
   it.each([
     [['kernels'], 'cuda_gpu_kern_sum.csv'],
