@@ -62,6 +62,7 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
 /** `iterations --summary`: one row per phase. */
 export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], metricNames: string[] = []): DataTable {
   const cats = categories.filter((c) => phases.some((p) => (p.meanCategoryNs[c] ?? 0) > 0));
+  const genTokens = phases.some((p) => p.gpuNsPerGenerationToken !== undefined);
   const columns: Column[] = [
     { key: 'phase', header: 'Phase', kind: 'text' },
     { key: 'iterations', header: 'Iterations', kind: 'int' },
@@ -76,6 +77,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], 
     ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} mean (ns)`, kind: 'ns' }) as Column),
     { key: 'gpuNsPerContextToken', header: 'GPU ns / ctx token', kind: 'float' },
     { key: 'gpuNsPerGenerationRequest', header: 'GPU ns / gen req', kind: 'float' },
+    ...(genTokens ? [{ key: 'gpuNsPerGenerationToken', header: 'GPU ns / gen token', kind: 'float' } as Column] : []),
     ...metricColumns(metricNames),
   ];
   const rows = phases.map((p) => {
@@ -92,6 +94,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], 
       p99IdlePct: p.p99IdleShare * 100,
       gpuNsPerContextToken: p.gpuNsPerContextToken == null ? null : Math.round(p.gpuNsPerContextToken),
       gpuNsPerGenerationRequest: p.gpuNsPerGenerationRequest == null ? null : Math.round(p.gpuNsPerGenerationRequest),
+      gpuNsPerGenerationToken: p.gpuNsPerGenerationToken == null ? null : Math.round(p.gpuNsPerGenerationToken),
     };
     for (const c of cats) row[`cat:${c}`] = Math.round(p.meanCategoryNs[c] ?? 0);
     Object.assign(row, metricCells(p.metrics, metricNames));
