@@ -11,6 +11,7 @@ import { IterationError } from '../../src/errors.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyze.js';
 import { detectEngine } from '../../src/iterations/sources/index.js';
+import { summarizeByPhase } from '../../src/iterations/summary.js';
 import { parseIterationLogFile, parseIterationLogText } from '../../src/logs/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
@@ -90,6 +91,17 @@ describe('vllm-dense with vllm.log', () => {
     });
     expect(a.coverage.labelMismatches).toEqual([]);
     expect(new Set(a.iterations.map((r) => r.phase))).toEqual(new Set(['mixed', 'generation']));
+  });
+
+  it('--summary gives per-phase GPU ns per generation token from the counts', () => {
+    const phases = summarizeByPhase(a.iterations, a.categories);
+    expect(phases.map((p) => p.phase)).toEqual(['mixed', 'generation']);
+    for (const p of phases) {
+      const rs = a.iterations.filter((r) => r.phase === p.phase);
+      const kernel = rs.reduce((x, r) => x + r.kernelNs, 0);
+      const tokens = rs.reduce((x, r) => x + log.get(r.iter)!.generationTokens, 0);
+      expect(p.gpuNsPerGenerationToken).toBeCloseTo(kernel / tokens, 6);
+    }
   });
 
   it('info names the engine', () => {
