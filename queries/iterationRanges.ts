@@ -32,6 +32,43 @@ export function matchingNvtxTexts(handle: ExportHandle, match: (text: string) =>
   return { ids, texts };
 }
 
+/**
+ * Whether any NVTX range's text satisfies `match`: registered strings first, checked with one
+ * `LIMIT 1` probe, so an export whose markers are registered strings (TensorRT-LLM) never pays
+ * for the scan of inline texts.
+ */
+export function hasMatchingNvtxRange(handle: ExportHandle, match: (text: string) => boolean): boolean {
+  if (!handle.hasTable('NVTX_EVENTS')) return false;
+  if (handle.hasTable('StringIds')) {
+    const ids: number[] = [];
+    forEachRow(handle, handle.db.selectFrom('StringIds').select(['id', 'value']), (id: number, value: string) => {
+      if (match(value)) ids.push(id);
+    });
+    if (ids.length) {
+      const hit = handle.db
+        .selectFrom('NVTX_EVENTS')
+        .select(sql<number>`1`.as('hit'))
+        .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
+        .where(sql<boolean>`textId IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)
+        .limit(1);
+      let found = false;
+      forEachRow(handle, hit, () => {
+        found = true;
+      });
+      if (found) return true;
+    }
+  }
+  let found = false;
+  forEachRow(
+    handle,
+    handle.db.selectFrom('NVTX_EVENTS').select('text').distinct().where('text', 'is not', null).where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]),
+    (text: string) => {
+      if (!found && match(text)) found = true;
+    },
+  );
+  return found;
+}
+
 /** Callback of `forEachMatchingNvtxRange`: one range, its text resolved. */
 export type NvtxRangeVisitor = (start: number, end: number | null, pid: number, tid: number, domainId: number | null, text: string) => void;
 

@@ -21,4 +21,6 @@ export interface IterationSource {
   findRanges(handle: ExportHandle): FoundIterationRanges;
   /** Batch composition carried by a range's text (log alignment; phases without a log). */
   parseLabel(text: string): LabelCounts | null;
+  /** Whether an NVTX text is one of this source's markers: a cheap existence probe for `detectEngine`. */
+  matchesText?(text: string): boolean;
 }

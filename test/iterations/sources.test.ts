@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { alignToLog } from '../../src/iterations/numbering.js';
 import { parseIterationRangeSpec } from '../../src/iterations/rangeSpec.js';
-import { DEFAULT_ITERATION_SOURCES, FALLBACK_ITERATION_SOURCES, findIterationRanges } from '../../src/iterations/sources/index.js';
+import { DEFAULT_ITERATION_SOURCES, detectEngine, FALLBACK_ITERATION_SOURCES, findIterationRanges } from '../../src/iterations/sources/index.js';
 import { nvtxRangeSource } from '../../src/iterations/sources/nvtxRange.js';
 import { parseVllmStepLabel } from '../../src/iterations/sources/vllm.js';
 import type { IterationRange } from '../../src/iterations/windows.js';
@@ -39,8 +39,14 @@ describe('default iteration sources', () => {
     expect(found.source.id).toBe(id);
     const total = [...found.byPid.values()].reduce((a, l) => a + l.length, 0);
     expect(total).toBe(rangesOnBusiestThread(path, where));
+    // detectEngine's cheap probe agrees with the full search.
+    expect(withExport(path, detectEngine)).toEqual({ engine: found.source.engine, source: id });
     // Every other default source finds nothing here: exactly one engine's markers per fixture.
     for (const s of DEFAULT_ITERATION_SOURCES) if (s.id !== id) expect(withExport(path, (h) => s.findRanges(h)).byPid.size).toBe(0);
+  });
+
+  it('an export without any engine markers: no engine', () => {
+    expect(withExport(fixture('external', 'nsys2024.6_nvfuser_matmul.sqlite'), detectEngine)).toBeNull();
   });
 
   it('--iteration-range builds an nvtx-range source of unknown engine', () => {

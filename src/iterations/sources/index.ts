@@ -1,4 +1,5 @@
 import type { ExportHandle } from '../../../queries/handle.js';
+import { hasMatchingNvtxRange } from '../../../queries/iterationRanges.js';
 import { IterationError } from '../../errors.js';
 import type { IterationRangeSpec } from '../rangeSpec.js';
 import type { Engine, IterationSource } from '../source.js';
@@ -57,6 +58,9 @@ function firstSourceWithRanges(handle: ExportHandle, sources: readonly Iteration
 
 /** Which engine's iteration markers the export carries (the first default source with ranges); null when none. */
 export function detectEngine(handle: ExportHandle): { engine: Engine; source: IterationSource['id'] } | null {
-  const found = firstSourceWithRanges(handle, DEFAULT_ITERATION_SOURCES);
-  return found ? { engine: found.source.engine, source: found.source.id } : null;
+  for (const source of DEFAULT_ITERATION_SOURCES) {
+    const has = source.matchesText ? hasMatchingNvtxRange(handle, source.matchesText) : source.findRanges(handle).byPid.size > 0;
+    if (has) return { engine: source.engine, source: source.id };
+  }
+  return null;
 }

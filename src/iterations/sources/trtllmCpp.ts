@@ -16,4 +16,5 @@ export const trtllmCppSource: IterationSource = {
     return found!;
   },
   parseLabel: () => null,
+  matchesText: (t) => (CPP_ITERATION_RANGES as readonly string[]).includes(t),
 };

@@ -10,5 +10,6 @@ export const trtllmPytorchSource: IterationSource = {
   findRanges(handle) {
     return collectRanges(handle, this, (t) => PYTORCH_FORWARD_STEP.test(t));
   },
+  matchesText: (t) => PYTORCH_FORWARD_STEP.test(t),
   parseLabel: parseForwardStepLabel,
 };

@@ -10,6 +10,10 @@ export const VLLM_EXECUTE_STEP = /^execute_context_(\d+)\((\d+)\)_generation_(\d
 /** Older vLLM releases: `execute_new_{new reqs}_cached_{cached reqs}` (request counts only). */
 export const VLLM_EXECUTE_STEP_OLD = /^execute_new_(\d+)_cached_(\d+)$/;
 
+function isVllmStepLabel(text: string): boolean {
+  return VLLM_EXECUTE_STEP.test(text) || VLLM_EXECUTE_STEP_OLD.test(text);
+}
+
 /**
  * Counts of a vLLM step label. The old form counts newly scheduled requests (their first prefill
  * chunk) and already-running ones; a running request may still be prefilling (chunked prefill),
@@ -35,7 +39,8 @@ export const vllmSource: IterationSource = {
   // `--profile-range A-B` for vLLM names the steps captured, both ends included.
   profileRangeSemantics: 'closed',
   findRanges(handle) {
-    return collectRanges(handle, this, (t) => VLLM_EXECUTE_STEP.test(t) || VLLM_EXECUTE_STEP_OLD.test(t));
+    return collectRanges(handle, this, isVllmStepLabel);
   },
+  matchesText: isVllmStepLabel,
   parseLabel: parseVllmStepLabel,
 };
