@@ -1,4 +1,5 @@
 import type { Comparison } from '../src/compare/compareRuns.js';
+import type { EngineComparison, EngineFigures } from '../src/compare/engineComparison.js';
 import type { RunSummary } from '../src/summary/runSummary.js';
 import { keyValueTable, type DataTable } from './table.js';
 
@@ -17,6 +18,7 @@ export function comparisonTables(c: Comparison): DataTable[] {
       { field: 'file', base: c.base.file, head: c.head.file },
       { field: 'iterations', base: `${c.base.iterationsFound} (${c.base.firstIter}..${c.base.lastIter})`, head: `${c.head.iterationsFound} (${c.head.firstIter}..${c.head.lastIter})` },
       { field: 'joined to logs', base: String(c.base.iterationsJoined), head: String(c.head.iterationsJoined) },
+      { field: 'engine', base: c.engines.base.engine, head: c.engines.head.engine },
       { field: 'perfect router', base: String(c.base.perfectRouter ?? 'unknown'), head: String(c.head.perfectRouter ?? 'unknown') },
     ],
   };
@@ -54,7 +56,7 @@ export function comparisonTables(c: Comparison): DataTable[] {
     ],
     rows: list.map((k) => ({ name: k.name, baseNsPerIter: Math.round(k.baseNsPerIter), headNsPerIter: Math.round(k.headNsPerIter), deltaNsPerIter: Math.round(k.deltaNsPerIter) })),
   });
-  const tables = [runs, metrics, changes('Top kernel changes (total ns per iteration)', c.kernelChanges), changes('Top NVTX range changes (CPU ns per iteration)', c.nvtxChanges)];
+  const tables = [runs, engineTable(c.engines), metrics, changes('Top kernel changes (total ns per iteration)', c.kernelChanges), changes('Top NVTX range changes (CPU ns per iteration)', c.nvtxChanges)];
   if (c.moeRouting) {
     const m = c.moeRouting;
     tables.push(
@@ -93,4 +95,48 @@ export function summaryTables(s: RunSummary): DataTable[] {
       })),
     },
   ];
+}
+
+const round1 = (x: number | null) => (x == null ? null : Math.round(x * 10) / 10);
+
+/** One figure of the engine table: how to read it from each side, its unit, its rounding. */
+const ENGINE_FIGURES: { figure: string; unit: string; value: (f: EngineFigures) => number | null }[] = [
+  { figure: 'iterations', unit: 'count', value: (f) => f.iterations },
+  { figure: 'GPU ns per iteration', unit: 'ns', value: (f) => Math.round(f.gpuNsPerIteration) },
+  { figure: 'GPU ns per context token', unit: 'ns', value: (f) => round1(f.gpuNsPerContextToken) },
+  { figure: 'GPU ns per generated token', unit: 'ns', value: (f) => round1(f.gpuNsPerGeneratedToken) },
+  { figure: 'kernels per iteration', unit: 'count', value: (f) => round1(f.kernelsPerIteration) },
+  { figure: 'idle share', unit: '%', value: (f) => round1(f.idleShare * 100) },
+];
+
+/** `compare`'s engine table: per phase, both runs side by side with their engines named. */
+export function engineTable(e: EngineComparison): DataTable {
+  const rows: DataTable['rows'] = [];
+  for (const s of e.scopes) {
+    const figures = [
+      ...ENGINE_FIGURES,
+      ...e.categories.map((c) => ({ figure: `${c} share of kernel time`, unit: '%', value: (f: EngineFigures) => round1((f.categoryShare[c] ?? 0) * 100) })),
+    ];
+    for (const fig of figures) {
+      const base = s.base ? fig.value(s.base) : null;
+      const head = s.head ? fig.value(s.head) : null;
+      rows.push({ scope: s.scope, figure: fig.figure, unit: fig.unit, base, head, ratio: base && head != null ? Math.round((head / base) * 1000) / 1000 : null });
+    }
+  }
+  return {
+    title: `Engines side by side: base ${e.base.engine} vs head ${e.head.engine} (information, not gated)`,
+    columns: [
+      { key: 'scope', header: 'Phase', kind: 'text' },
+      { key: 'figure', header: 'Figure', kind: 'text' },
+      { key: 'unit', header: 'Unit', kind: 'text' },
+      { key: 'base', header: `Base (${e.base.engine})`, kind: 'float' },
+      { key: 'head', header: `Head (${e.head.engine})`, kind: 'float' },
+      { key: 'ratio', header: 'Head / base', kind: 'float' },
+    ],
+    rows,
+    notes: [
+      'GPU ns = GPU busy time (union of the run\'s GPU work in its iteration windows); per-token figures divide all of a phase\'s GPU time by that token kind (in the mixed phase both are upper bounds, not a split)',
+      'generated tokens = the log\'s (or NVTX label\'s) generation tokens, else generation requests (one token each without speculative decoding)',
+    ],
+  };
 }

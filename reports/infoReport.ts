@@ -16,6 +16,8 @@ export function exportInfoTables(info: ExportInfo): DataTable[] {
     ['CUDA graph trace', `${info.graphTraceMode}${info.graphTraceModeConfigured ? ` (configured: ${info.graphTraceModeConfigured})` : ''}`],
     ['GIL traced (GIL Trace domain)', yesNo(info.gilTraced)],
     ['GC traced (Python GC ranges)', yesNo(info.gcTraced)],
+    ['engine', info.engine?.engine ?? 'none'],
+    ['iteration markers', info.engine?.source ?? 'none (no known iteration ranges)'],
     ['cudaProfilerApi-gated capture', `${yesNo(info.profilerApiGated)}${info.profileStartStop ? ` (profile range ${info.profileStartStop})` : ''}`],
   ];
   for (const [k, v] of Object.entries(info.environment)) overview.push([`env ${k}`, v]);

@@ -13,6 +13,8 @@ export function usedCategories(analysis: IterationAnalysis): string[] {
 export function iterationsTable(analysis: IterationAnalysis): DataTable {
   const cats = usedCategories(analysis);
   const multiPid = new Set(analysis.iterations.map((r) => r.pid)).size > 1;
+  // vLLM's log and labels (and the PyTorch text log) count generation tokens; the others do not.
+  const genTokens = analysis.iterations.some((r) => r.generationTokens != null);
   const columns: Column[] = [
     ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as Column] : []),
     { key: 'iter', header: 'Iter', kind: 'int' },
@@ -20,6 +22,7 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
     { key: 'contextRequests', header: 'Ctx reqs', kind: 'int' },
     { key: 'contextTokens', header: 'Ctx tokens', kind: 'int' },
     { key: 'generationRequests', header: 'Gen reqs', kind: 'int' },
+    ...(genTokens ? [{ key: 'generationTokens', header: 'Gen tokens', kind: 'int' } as Column] : []),
     { key: 'startNs', header: 'Start (ns)', kind: 'ns' },
     { key: 'wallNs', header: 'Wall (ns)', kind: 'ns' },
     { key: 'gpuBusyNs', header: 'GPU busy (ns)', kind: 'ns' },
@@ -39,6 +42,7 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
       contextRequests: r.contextRequests,
       contextTokens: r.contextTokens,
       generationRequests: r.generationRequests,
+      generationTokens: r.generationTokens,
       startNs: r.startNs,
       wallNs: r.wallNs,
       gpuBusyNs: r.gpuBusyNs,
@@ -58,6 +62,7 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
 /** `iterations --summary`: one row per phase. */
 export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], metricNames: string[] = []): DataTable {
   const cats = categories.filter((c) => phases.some((p) => (p.meanCategoryNs[c] ?? 0) > 0));
+  const genTokens = phases.some((p) => p.gpuNsPerGenerationToken !== undefined);
   const columns: Column[] = [
     { key: 'phase', header: 'Phase', kind: 'text' },
     { key: 'iterations', header: 'Iterations', kind: 'int' },
@@ -72,6 +77,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], 
     ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} mean (ns)`, kind: 'ns' }) as Column),
     { key: 'gpuNsPerContextToken', header: 'GPU ns / ctx token', kind: 'float' },
     { key: 'gpuNsPerGenerationRequest', header: 'GPU ns / gen req', kind: 'float' },
+    ...(genTokens ? [{ key: 'gpuNsPerGenerationToken', header: 'GPU ns / gen token', kind: 'float' } as Column] : []),
     ...metricColumns(metricNames),
   ];
   const rows = phases.map((p) => {
@@ -88,6 +94,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], 
       p99IdlePct: p.p99IdleShare * 100,
       gpuNsPerContextToken: p.gpuNsPerContextToken == null ? null : Math.round(p.gpuNsPerContextToken),
       gpuNsPerGenerationRequest: p.gpuNsPerGenerationRequest == null ? null : Math.round(p.gpuNsPerGenerationRequest),
+      gpuNsPerGenerationToken: p.gpuNsPerGenerationToken == null ? null : Math.round(p.gpuNsPerGenerationToken),
     };
     for (const c of cats) row[`cat:${c}`] = Math.round(p.meanCategoryNs[c] ?? 0);
     Object.assign(row, metricCells(p.metrics, metricNames));

@@ -29,6 +29,8 @@ export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './pip
 export { parseIterationLogFile, parseIterationLogText, recordsByIter, type ParsedIterationLog, type IterationLogRecord, type MergedIterationRecord, type LogFormat } from './logs/index.js';
 export { parseIterationSelection, type IterationSelection, type IterationSelectionOptions } from './iterations/selection.js';
 export { parseIterationRangeSpec, parseProfileRanges, type IterationRangeSpec, type ProfileRange } from './iterations/rangeSpec.js';
+export { detectEngine, DEFAULT_ITERATION_SOURCES } from './iterations/sources/index.js';
+export type { Engine, IterationSource, IterationSourceId } from './iterations/source.js';
 export { DEFAULT_CATEGORY_RULES, compileCategoryRules, loadCategoryRules, parseCategoryRules, defaultCategoryClassifier, type CategoryRule, type CategoryClassifier } from './categories/rules.js';
 export { DEFAULT_MIN_GAP_NS } from './gaps/analyze.js';
 export { parseDurationNs } from './gaps/duration.js';
@@ -47,6 +49,7 @@ export type { IterationMetricsResult } from './metrics/iterationMetrics.js';
 export { summarizeRun, summarizeExport, summaryRequest, SUMMARY_PARTS, SUMMARY_SCHEMA, type RunSummary } from './summary/runSummary.js';
 export { loadRun, readSummaryFile } from './compare/loadRun.js';
 export { compareRuns, type Comparison } from './compare/compareRuns.js';
+export { compareEngines, type EngineComparison, type EngineFigures } from './compare/engineComparison.js';
 
 // Several exports (one per rank).
 export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type ResultsAcrossExports } from './ranks/acrossExports.js';

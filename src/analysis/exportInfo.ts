@@ -6,6 +6,8 @@ import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
 const GPU_OP_TABLES = GPU_OP_SOURCES.map((s) => s.table);
 import type { ExportHandle } from '../../queries/handle.js';
 import { allRows } from '../../queries/run.js';
+import type { Engine, IterationSourceId } from '../iterations/source.js';
+import { detectEngine } from '../iterations/sources/index.js';
 import { selectGpus } from '../../queries/gpus.js';
 import { selectProcesses } from '../../queries/processes.js';
 import { selectThreads } from '../../queries/threads.js';
@@ -68,6 +70,8 @@ export interface ExportInfo {
   profileStartStop: string | null;
   /** Environment variables of interest found in the capture metadata. */
   environment: Record<string, string>;
+  /** Whose iteration markers the export carries (`detectEngine`); null when none of the known ones. */
+  engine: { engine: Engine; source: IterationSourceId } | null;
 }
 
 /** Environment variables worth surfacing; other values may be secrets and are not printed. */
@@ -112,6 +116,7 @@ const COUNTED_TABLES = [
   'NVTX_EVENTS',
   'OSRT_API',
   'GPU_METRICS',
+  'CUDA_GPU_MEMORY_USAGE_EVENTS',
   'StringIds',
   'ThreadNames',
   'PROCESSES',
@@ -296,5 +301,6 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
     profilerApiGated: settings.profilerApiGated,
     profileStartStop: settings.profileStartStop,
     environment: settings.environment,
+    engine: detectEngine(handle),
   };
 }

@@ -22,6 +22,11 @@ export interface CategoryRule {
  * - `splitKreduce` (cuBLASLt split-K epilogue) is GEMM work, not attention;
  * - attention comes before GEMM because cuDNN SDPA kernel names contain `wgmma`/`gemm`;
  * - communication comes first: fused all-reduce+norm kernels are communication.
+ * vLLM's own kernels (csrc/): `paged_attention_v*`, `reshape_and_cache*` / `concat_and_cache_mla`
+ * (the KV-cache write of attention), `cross_device_reduce_*` (custom all-reduce), `cutlass_scaled_mm`
+ * and Marlin GEMMs, `cutlass_moe_mm` / Marlin MoE, `act_and_mul`, `rms_norm`, `rotary_embedding`,
+ * and torch.compile's Triton kernels (`triton_poi_*` pointwise, `triton_red_*` / `triton_per_*`
+ * reductions) after any rule their fused op names match.
  * Names checked against the kernels in ../shared/fixtures and TensorRT-LLM's kernel names.
  */
 export const DEFAULT_CATEGORY_RULES: readonly CategoryRule[] = [
@@ -29,18 +34,18 @@ export const DEFAULT_CATEGORY_RULES: readonly CategoryRule[] = [
   { category: 'memcpy', pattern: '^\\[CUDA memcpy' },
   { category: 'memset', pattern: '^\\[CUDA memset' },
   { category: 'communication', pattern: 'nccl|AllReduce|allreduce|all_reduce|AllGather|allgather|ReduceScatter|reducescatter|cross_device_reduce|oneShotAllReduce|twoShotAllReduce|lamport|moeA2A|[Aa]ll[Tt]o[Aa]ll|SendRecv' },
-  { category: 'moe_gemm', pattern: 'GroupProblemShape|Fused_Moe_Kernel|fused_moe|[Mm]oe[A-Za-z_]*[Gg]emm|grouped_gemm|group_gemm|GroupedGemm|^bmm_|matmul_ogs_|deep_gemm::.*grouped' },
-  { category: 'attention', pattern: 'sdpa|[Ff]lash|fmha|FMHA|[^a-z]mha|xqa|mmha|[Aa]ttention|_attn|attn_|paged_kv|PagedAttention|kernel_mha' },
+  { category: 'moe_gemm', pattern: 'GroupProblemShape|Fused_Moe_Kernel|fused_moe|[Mm]oe[A-Za-z_]*[Gg]emm|grouped_gemm|group_gemm|GroupedGemm|^bmm_|matmul_ogs_|deep_gemm::.*grouped|cutlass_moe_mm|moe_wna16|[Mm]arlin_?[Mm]oe' },
+  { category: 'attention', pattern: 'sdpa|[Ff]lash|fmha|FMHA|[^a-z]mha|xqa|mmha|[Aa]ttention|_attn|attn_|paged_kv|PagedAttention|kernel_mha|PagedKV|reshape_and_cache|concat_and_cache|_mla_|FlashMLA|_fwd_kernel' },
   { category: 'moe_routing', pattern: '[Mm]oe|MoE|[Ee]xpert|[Rr]outing|topk|TopK|topK|gatherTopK|bitonicSort|expandInputRows|PrefixSum|permute|[Pp]ermutation' },
-  { category: 'gemm', pattern: 'gemm|Gemm|GEMM|nvjet|cublas|cutlass|matmul|gemv|splitKreduce|xmma|wgmma|hgmma' },
+  { category: 'gemm', pattern: 'gemm|Gemm|GEMM|nvjet|cublas|cutlass|matmul|gemv|splitKreduce|xmma|wgmma|hgmma|scaled_mm|[Mm]arlin' },
   { category: 'norm', pattern: '[Nn]orm(?!al)|RMSNorm|rms_norm|layer_norm|LayerNorm' },
   { category: 'activation', pattern: 'silu|SiLU|gelu|GELU|relu|ReLU|act_and_mul|[Aa]ctivation|swiglu|SwiGLU' },
   { category: 'rope', pattern: '[Rr]otary|[Rr]ope[^r]|RoPE|cos_kernel|sin_kernel' },
   { category: 'softmax', pattern: '[Ss]oft[Mm]ax|softmax' },
   { category: 'sampling', pattern: '[Ss]ampl|ArgMax|argmax|distribution_|curand|multinomial|greedy' },
   { category: 'quantize', pattern: '[Qq]uant|cvt_|fp8_|FP8' },
-  { category: 'reduce', pattern: 'reduce|Reduce|reduction' },
-  { category: 'elementwise', pattern: 'elementwise|Elementwise|Functor|copy_kernel|gather|scatter|index_|CatArrayBatched|arange|fill' },
+  { category: 'reduce', pattern: 'reduce|Reduce|reduction|^triton_(?:red|per)_' },
+  { category: 'elementwise', pattern: 'elementwise|Elementwise|Functor|copy_kernel|gather|scatter|index_|CatArrayBatched|arange|fill|^triton_poi_' },
   { category: 'other', pattern: '.*' },
 ];
 

@@ -1,5 +1,6 @@
 import type { Phase } from '../iterations/analyze.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
+import { compareEngines, type EngineComparison } from './engineComparison.js';
 
 export type Scope = 'all' | Phase;
 
@@ -49,6 +50,8 @@ export interface Comparison {
   kernelChanges: NamedChange[];
   nvtxChanges: NamedChange[];
   moeRouting: MoeRoutingReading | null;
+  /** Both runs side by side per phase, each engine named (information, never gated). */
+  engines: EngineComparison;
 }
 
 export interface CompareOptions {
@@ -154,5 +157,6 @@ export function compareRuns(base: RunSummary, head: RunSummary, opts: CompareOpt
       head.run.iterationsFound,
     ),
     moeRouting: perfect ? readMoeRouting(base, head) : null,
+    engines: compareEngines(base, head),
   };
 }

@@ -39,11 +39,15 @@ export function isBlockingSyncApi(rawName: string): boolean {
  * The cause label of an NVTX range: its text up to the first number that follows a space or the
  * first `, key = <number>` pair, with trailing separators dropped, so labels that carry counters
  * collapse into one cause: `[Executor] _forward_step 12: 0 ctx reqs, ...` ->
- * `[Executor] _forward_step`, `aten::mm, seq = 5, op_id = 7` -> `aten::mm`. Other texts are kept
+ * `[Executor] _forward_step`, `aten::mm, seq = 5, op_id = 7` -> `aten::mm`, vLLM's
+ * `execute_context_1(512)_generation_15(15)` -> `execute_context`. Other texts are kept
  * whole (`_sample_async`).
  */
 export function nvtxCauseName(text: string | null): string {
   const t = (text ?? '').trim();
+  // vLLM's per-step label glues its counts on with `_`: `execute_context_1(512)_generation_15(15)`.
+  const vllm = /^(execute_(?:context|new))_\d/.exec(t);
+  if (vllm) return vllm[1];
   const m = /\s\d|,\s*[\w ]+?\s*=\s*\d/.exec(t);
   const cut = (m ? t.slice(0, m.index) : t).replace(/[\s:,=;([{-]+$/, '');
   return cut || t || '(unnamed)';

@@ -8,10 +8,12 @@ import { recordsByIter } from '../logs/parse.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
-import { numberWindows, type Numbering } from './numbering.js';
+import { numberWindows, sameComposition, type Numbering } from './numbering.js';
 import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
-import { findIterationRanges, type IterationRange } from './windows.js';
+import type { Engine, IterationSource } from './source.js';
+import { findIterationRanges } from './sources/index.js';
+import type { IterationRange } from './windows.js';
 
 /** Batch phase of an iteration, from its context and generation request counts. */
 export type Phase = 'context' | 'mixed' | 'generation' | 'empty' | 'unknown';
@@ -49,6 +51,8 @@ export interface IterationRow {
   contextRequests: number | null;
   contextTokens: number | null;
   generationRequests: number | null;
+  /** Generation tokens (log, else the label, e.g. vLLM's); null when neither says. */
+  generationTokens: number | null;
   phase: Phase;
   log: JoinedLog | null;
   matched: boolean;
@@ -61,6 +65,8 @@ export interface IterationRow {
 }
 
 export interface IterationCoverage extends AttributionCoverage {
+  /** Which iteration source marked the windows, and its engine. */
+  source: { id: IterationSource['id']; engine: Engine };
   windows: number;
   numbering: { pid: number; source: Numbering['source']; detail: string }[];
   joined: number;
@@ -147,6 +153,13 @@ function gpuActivityEnd(gpuOps: GpuOpColumns, apiCalls: ApiCallColumns): number 
   return Number.isFinite(max) ? max : null;
 }
 
+/** Distinct DP ranks of the vLLM records in the logs (one engine core per rank, each counting its own steps). */
+function dpRanksOf(logs: ParsedIterationLog[]): number[] {
+  const ranks = new Set<number>();
+  for (const l of logs) for (const r of l.records) if (r.format === 'vllm-iteration-details' && r.rank != null) ranks.add(r.rank);
+  return [...ranks].sort((a, b) => a - b);
+}
+
 function joinedLog(rec: MergedIterationRecord): JoinedLog {
   const out = { sources: rec.sources.map((s) => ({ file: s.file, line: s.line, format: s.format, sourceIter: s.sourceIter })) } as JoinedLog;
   for (const k of METRIC_KEYS) (out as unknown as Record<string, unknown>)[k] = rec[k];
@@ -167,7 +180,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const apiCalls = opts.apiCalls ?? loadApiCallColumns(handle);
   const info = readCaptureSettings(handle);
   const records = opts.logs?.length ? recordsByIter(opts.logs) : new Map<number, MergedIterationRecord>();
-  const executor = found.spec.kind === 'pytorch' ? 'pytorch' : 'cpp';
+  const source = found.source;
   let captureEnvRanges: ProfileRange[] | undefined;
   if (info.profileStartStop) {
     try {
@@ -176,14 +189,26 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       captureEnvRanges = undefined;
     }
   }
-  const logCompositions = [...records.values()].map((r) => ({ iter: r.iter, contextRequests: r.contextRequests, generationRequests: r.generationRequests }));
+  const logCompositions = [...records.values()].map((r) => ({
+    iter: r.iter,
+    contextRequests: r.contextRequests,
+    generationRequests: r.generationRequests,
+    contextTokens: r.contextTokens,
+    generationTokens: r.generationTokens,
+  }));
+  // TLLM_PROFILE_START_STOP means nothing to other engines: name only the options that apply.
+  const hint = source.engine === 'vllm' ? '--first-iter N (the number of the first captured step)' : undefined;
 
   const windows: IterationWindow[] = [];
   let activityEnd: number | null | undefined;
   const rangeOf: IterationRange[] = [];
   const numbering: IterationCoverage['numbering'] = [];
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
-    const num = numberWindows(ranges, { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, executor, logRecords: logCompositions }, handle.path);
+    const num = numberWindows(
+      ranges,
+      { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: logCompositions, hint },
+      handle.path,
+    );
     numbering.push({ pid, source: num.source, detail: num.detail });
     windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
     rangeOf.push(...ranges);
@@ -210,10 +235,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     const label = rangeOf[i].label;
     let labelMatchesLog: boolean | null = null;
     if (rec && label && rec.contextRequests != null && rec.generationRequests != null) {
-      labelMatchesLog =
-        rec.contextRequests === label.contextRequests &&
-        rec.generationRequests === label.generationRequests &&
-        (label.contextTokens == null || rec.contextTokens == null || rec.contextTokens === label.contextTokens);
+      labelMatchesLog = sameComposition(label, rec);
       if (!labelMatchesLog) labelMismatches.push(w.iter);
     }
     if (!rec) windowsWithoutRecord.push(w.iter);
@@ -241,6 +263,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       contextRequests: ctx,
       contextTokens: rec?.contextTokens ?? label?.contextTokens ?? null,
       generationRequests: gen,
+      generationTokens: rec?.generationTokens ?? label?.generationTokens ?? null,
       phase: phaseOf(ctx, gen),
       log: rec ? joinedLog(rec) : null,
       matched: !!rec,
@@ -271,6 +294,8 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     if (cov.noRuntimeOps) notes.push(`${cov.noRuntimeOps} GPU ops have no CUDA API row in the export (time-trimmed?) and could not be placed`);
     if (cov.otherProcessOps) notes.push(`${cov.otherProcessOps} GPU ops belong to processes without iteration ranges`);
   }
+  const dpRanks = dpRanksOf(opts.logs ?? []);
+  if (dpRanks.length > 1) notes.push(`the vLLM log lines come from DP ranks ${dpRanks.join(', ')}: Iteration(N) counts each engine core's steps, so records of one N were merged across ranks; pass one rank's lines per export`);
   if (found.ignoredOtherThreads) notes.push(`${found.ignoredOtherThreads} matching ranges on non-executor threads were ignored`);
 
   return {
@@ -279,6 +304,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     iterations: rows,
     coverage: {
       ...cov,
+      source: { id: source.id, engine: source.engine },
       windows: windows.length,
       numbering,
       joined,

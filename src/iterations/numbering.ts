@@ -1,5 +1,6 @@
 import { IterationError } from '../errors.js';
-import type { ProfileRange } from './rangeSpec.js';
+import type { LabelCounts, ProfileRange } from './rangeSpec.js';
+import type { IterationSource } from './source.js';
 import type { IterationRange } from './windows.js';
 
 /** How the iteration numbers of a process's windows were obtained. */
@@ -17,6 +18,8 @@ export interface LogComposition {
   iter: number;
   contextRequests: number | null;
   generationRequests: number | null;
+  contextTokens?: number | null;
+  generationTokens?: number | null;
 }
 
 export interface NumberingOptions {
@@ -25,19 +28,30 @@ export interface NumberingOptions {
   profileRanges?: ProfileRange[];
   /** TLLM_*PROFILE_START_STOP found in the capture's environment. */
   captureEnvRanges?: ProfileRange[];
-  /** PyTorch executors capture A..B-1; the C++ executor A..B. */
-  executor: 'pytorch' | 'cpp';
+  /** The source's profile-range semantics: PyTorch executors capture A..B-1 (half-open), the C++ executor A..B. */
+  semantics: IterationSource['profileRangeSemantics'];
   logRecords?: LogComposition[];
+  /** Options worth naming when numbering fails (default: --first-iter N or --profile-range A-B). */
+  hint?: string;
 }
 
-function rangeLength(r: ProfileRange, executor: 'pytorch' | 'cpp'): number {
-  return executor === 'pytorch' && r.last > r.first ? r.last - r.first : r.last - r.first + 1;
+function rangeLength(r: ProfileRange, semantics: NumberingOptions['semantics']): number {
+  return semantics === 'half-open' && r.last > r.first ? r.last - r.first : r.last - r.first + 1;
+}
+
+/** Whether a window's label and a log record describe the same batch: requests always, tokens when both sides have them. */
+export function sameComposition(label: LabelCounts, rec: LogComposition): boolean {
+  if (rec.contextRequests !== label.contextRequests || rec.generationRequests !== label.generationRequests) return false;
+  if (label.contextTokens != null && rec.contextTokens != null && label.contextTokens !== rec.contextTokens) return false;
+  if (label.generationTokens != null && rec.generationTokens != null && label.generationTokens !== rec.generationTokens) return false;
+  return true;
 }
 
 /**
- * Aligns unnumbered windows to the log by their sequence of (ctx reqs, gen reqs): every offset at
- * which all windows agree with consecutive log records. Only the oldest PyTorch label carries
- * counts without a number; other ranges carry no counts and cannot be aligned.
+ * Aligns unnumbered windows to the log by their whole sequence of batch compositions (ctx reqs,
+ * gen reqs, and ctx/gen tokens when both sides have them): every offset at which all windows
+ * agree with consecutive log records. The oldest PyTorch label and vLLM's step ranges carry counts
+ * without a number; ranges without counts cannot be aligned.
  */
 export function alignToLog(ranges: IterationRange[], records: LogComposition[]): number[] {
   if (ranges.some((r) => !r.label)) return [];
@@ -48,8 +62,7 @@ export function alignToLog(ranges: IterationRange[], records: LogComposition[]):
     let ok = true;
     for (let j = 0; j < ranges.length && ok; j++) {
       const rec = byIter.get(first + j);
-      const lab = ranges[j].label!;
-      ok = !!rec && rec.contextRequests === lab.contextRequests && rec.generationRequests === lab.generationRequests;
+      ok = !!rec && sameComposition(ranges[j].label!, rec);
     }
     if (ok) offsets.push(first);
   }
@@ -70,17 +83,18 @@ export function numberWindows(ranges: IterationRange[], opts: NumberingOptions, 
   const seq = (first: number) => ranges.map((_, k) => first + k);
   if (opts.firstIter !== undefined) return { iters: seq(opts.firstIter), source: 'first-iter', detail: `numbered from --first-iter ${opts.firstIter}` };
   if (opts.profileRanges?.length) {
-    const r = opts.profileRanges.find((p) => rangeLength(p, opts.executor) === n) ?? opts.profileRanges[0];
-    const expected = rangeLength(r, opts.executor);
+    const r = opts.profileRanges.find((p) => rangeLength(p, opts.semantics) === n) ?? opts.profileRanges[0];
+    const expected = rangeLength(r, opts.semantics);
     const warn = expected === n ? '' : ` (warning: the range spans ${expected} iterations but the export has ${n} windows)`;
     return { iters: seq(r.first), source: 'profile-range', detail: `numbered from --profile-range ${r.first}-${r.last}${warn}` };
   }
   if (opts.captureEnvRanges?.length) {
-    const fits = opts.captureEnvRanges.filter((p) => rangeLength(p, opts.executor) === n);
+    const fits = opts.captureEnvRanges.filter((p) => rangeLength(p, opts.semantics) === n);
     if (fits.length === 1) {
       return { iters: seq(fits[0].first), source: 'capture-env', detail: `numbered from the capture's profile range ${fits[0].first}-${fits[0].last} (its only window with ${n} iterations)` };
     }
   }
+  const hint = opts.hint ?? '--first-iter N or --profile-range A-B';
   if (opts.logRecords?.length) {
     const offsets = alignToLog(ranges, opts.logRecords);
     if (offsets.length === 1) {
@@ -88,10 +102,13 @@ export function numberWindows(ranges: IterationRange[], opts: NumberingOptions, 
     }
     if (offsets.length > 1) {
       throw new IterationError(
-        `${n} unnumbered iteration windows match the log's batch composition at ${offsets.length} offsets (${offsets.slice(0, 5).join(', ')}${offsets.length > 5 ? ', ...' : ''}); pass --first-iter N or --profile-range A-B`,
+        `${n} unnumbered iteration windows match the log's batch composition at ${offsets.length} offsets (${offsets.slice(0, 5).join(', ')}${offsets.length > 5 ? ', ...' : ''}): the alignment is ambiguous; pass ${hint}`,
         file,
       );
     }
   }
-  throw new IterationError(`found ${n} iteration windows without iteration numbers; pass --first-iter N or --profile-range A-B (the TLLM_PROFILE_START_STOP value)`, file);
+  if (opts.logRecords?.length && ranges.every((r) => r.label)) {
+    throw new IterationError(`${n} unnumbered iteration windows match no run of consecutive log records by batch composition (is the log from another run?); pass ${hint}`, file);
+  }
+  throw new IterationError(`found ${n} iteration windows without iteration numbers; pass ${opts.hint ?? '--first-iter N or --profile-range A-B (the TLLM_PROFILE_START_STOP value)'}`, file);
 }

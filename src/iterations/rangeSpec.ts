@@ -14,12 +14,16 @@ export type IterationRangeSpec =
   | { kind: 'name'; name: string }
   | { kind: 'regex'; regex: RegExp; source: string };
 
-/** Counts carried by a PyTorch label. `iter` is null for the oldest, unnumbered form. */
+/**
+ * Batch composition carried by an iteration range's text. `iter` is null when the text has no
+ * number (the oldest PyTorch form, vLLM); token counts are null when the text has none.
+ */
 export interface LabelCounts {
   iter: number | null;
   contextRequests: number;
   contextTokens: number | null;
   generationRequests: number;
+  generationTokens: number | null;
 }
 
 export function parseForwardStepLabel(text: string): LabelCounts | null {
@@ -30,6 +34,7 @@ export function parseForwardStepLabel(text: string): LabelCounts | null {
     contextRequests: Number(m[2]),
     contextTokens: m[3] === undefined ? null : Number(m[3]),
     generationRequests: Number(m[4]),
+    generationTokens: null,
   };
 }
 

@@ -20,6 +20,8 @@ export interface PhaseSummary {
   /** Kernel ns per context token and per generation request, over the phase's iterations. */
   gpuNsPerContextToken: number | null;
   gpuNsPerGenerationRequest: number | null;
+  /** Kernel ns per generation token, when every iteration of the phase counts its generation tokens (vLLM). */
+  gpuNsPerGenerationToken?: number | null;
   contextTokens: number;
   generationRequests: number;
   /** Time-weighted GPU metrics over the phase's windows (when sampled). */
@@ -49,6 +51,8 @@ export function summarizeByPhase(rows: IterationRow[], categories: string[]): Ph
     const kernel = rs.reduce((a, r) => a + r.kernelNs, 0);
     const ctxTokens = rs.reduce((a, r) => a + (r.contextTokens ?? 0), 0);
     const genReqs = rs.reduce((a, r) => a + (r.generationRequests ?? 0), 0);
+    const genTokensKnown = rs.every((r) => r.generationTokens != null);
+    const genTokens = rs.reduce((a, r) => a + (r.generationTokens ?? 0), 0);
     out.push({
       phase,
       iterations: rs.length,
@@ -65,6 +69,7 @@ export function summarizeByPhase(rows: IterationRow[], categories: string[]): Ph
       meanCategoryNs,
       gpuNsPerContextToken: ctxTokens > 0 ? kernel / ctxTokens : null,
       gpuNsPerGenerationRequest: genReqs > 0 ? kernel / genReqs : null,
+      ...(genTokensKnown ? { gpuNsPerGenerationToken: genTokens > 0 ? kernel / genTokens : null } : {}),
       contextTokens: ctxTokens,
       generationRequests: genReqs,
     });

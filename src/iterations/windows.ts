@@ -1,9 +1,8 @@
-import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
-import { forEachRow } from '../../queries/run.js';
+import { forEachMatchingNvtxRange, matchingNvtxTexts } from '../../queries/iterationRanges.js';
 import { loadNvtxDomains } from '../analysis/nvtxSummary.js';
-import { IterationError } from '../errors.js';
-import { CPP_ITERATION_RANGES, parseForwardStepLabel, PYTORCH_FORWARD_STEP, type IterationRangeSpec, type LabelCounts } from './rangeSpec.js';
+import type { LabelCounts } from './rangeSpec.js';
+import type { IterationSource } from './source.js';
 
 /** One NVTX range that marks an iteration, before numbering. */
 export interface IterationRange {
@@ -14,97 +13,56 @@ export interface IterationRange {
   rangeEndNs: number | null;
   text: string;
   domain: string | null;
-  /** Counts from a PyTorch `_forward_step` label; null for other ranges. */
+  /** Batch composition parsed from the text by the source (`IterationSource.parseLabel`); null when it carries none. */
   label: LabelCounts | null;
   /** Iteration number carried by the text: the PyTorch label's, or a `/regex/`'s first capture group. */
   number: number | null;
 }
 
 export interface FoundIterationRanges {
-  spec: IterationRangeSpec;
+  /** The source whose ranges these are. */
+  source: IterationSource;
   /** Per process: the ranges of its executor thread (the thread with the most matches), by start. */
   byPid: Map<number, IterationRange[]>;
   /** Matches on other threads of the same process, left out. */
   ignoredOtherThreads: number;
 }
 
-/** `--iteration-range '/step (\\d+)/'`: the first capture group, when it is an integer, numbers the range. */
-function numberFromRegex(spec: IterationRangeSpec, text: string): number | null {
-  if (spec.kind !== 'regex') return null;
-  const m = spec.regex.exec(text);
-  return m && m[1] !== undefined && /^\d+$/.test(m[1]) ? Number(m[1]) : null;
-}
-
-/** Text ids and plain texts of NVTX ranges whose text satisfies `match`. */
-function matchingTexts(handle: ExportHandle, match: (text: string) => boolean): { ids: number[]; texts: string[] } {
-  const ids: number[] = [];
-  const texts: string[] = [];
-  if (handle.hasTable('StringIds')) {
-    forEachRow(handle, handle.db.selectFrom('StringIds').select(['id', 'value']), (id: number, value: string) => {
-      if (match(value)) ids.push(id);
-    });
-  }
-  forEachRow(
-    handle,
-    handle.db.selectFrom('NVTX_EVENTS').select('text').distinct().where('text', 'is not', null).where('eventType', 'in', [59, 60, 70, 71]),
-    (text: string) => {
-      if (match(text)) texts.push(text);
-    },
-  );
-  return { ids, texts };
-}
-
-/** All NVTX ranges whose resolved text satisfies `match`, grouped per process (executor thread). */
-function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (text: string) => boolean): FoundIterationRanges {
-  const byPid = new Map<number, IterationRange[]>();
-  if (!handle.hasTable('NVTX_EVENTS')) return { spec, byPid, ignoredOtherThreads: 0 };
-  const { ids, texts } = matchingTexts(handle, match);
-  if (ids.length === 0 && texts.length === 0) return { spec, byPid, ignoredOtherThreads: 0 };
-  const strings = new Map<number, string>();
-  if (ids.length) {
-    forEachRow(
-      handle,
-      handle.db.selectFrom('StringIds').select(['id', 'value']).where(sql<boolean>`id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`),
-      (id: number, value: string) => strings.set(id, value),
-    );
-  }
+/**
+ * All NVTX ranges whose resolved text satisfies `match`, grouped per process (executor thread),
+ * labelled by `source.parseLabel` and numbered by `numberOf` (default: the label's own number).
+ * The one helper every source finds its ranges with; the SQL is in queries/iterationRanges.ts.
+ */
+export function collectRanges(
+  handle: ExportHandle,
+  source: IterationSource,
+  match: (text: string) => boolean,
+  numberOf: (text: string, label: LabelCounts | null) => number | null = (_t, label) => label?.iter ?? null,
+): FoundIterationRanges {
+  const matching = matchingNvtxTexts(handle, match);
+  if (matching.ids.length === 0 && matching.texts.length === 0) return { source, byPid: new Map(), ignoredOtherThreads: 0 };
   const domains = loadNvtxDomains(handle);
   const all: IterationRange[] = [];
-  forEachRow(
-    handle,
-    handle.db
-      .selectFrom('NVTX_EVENTS')
-      .select([
-        'start',
-        'end',
-        sql<number>`(globalTid >> 24) & 16777215`.as('pid'),
-        sql<number>`globalTid & 16777215`.as('tid'),
-        'domainId',
-        'textId',
-        'text',
-      ])
-      .where('eventType', 'in', [59, 60, 70, 71])
-      .where(
-        sql<boolean>`(textId IN (SELECT value FROM json_each(${JSON.stringify(ids)})) OR text IN (SELECT value FROM json_each(${JSON.stringify(texts)})))`,
-      )
-      .orderBy('start'),
-    (start: number, end: number | null, pid: number, tid: number, domainId: number | null, textId: number | null, text: string | null) => {
-      const t = (textId != null ? strings.get(textId) : undefined) ?? text ?? '';
-      if (!match(t)) return;
-      const label = spec.kind === 'pytorch' ? parseForwardStepLabel(t) : null;
-      all.push({
-        pid,
-        tid,
-        startNs: start,
-        rangeEndNs: end,
-        text: t,
-        domain: domains.get((domainId ?? 0) * 16777216 + pid) ?? null,
-        label,
-        number: label ? label.iter : numberFromRegex(spec, t),
-      });
-    },
-  );
-  // Per process, keep the thread with the most matches: the executor loop.
+  forEachMatchingNvtxRange(handle, matching, (start, end, pid, tid, domainId, text) => {
+    if (!match(text)) return;
+    const label = source.parseLabel(text);
+    all.push({
+      pid,
+      tid,
+      startNs: start,
+      rangeEndNs: end,
+      text,
+      domain: domains.get((domainId ?? 0) * 16777216 + pid) ?? null,
+      label,
+      number: numberOf(text, label),
+    });
+  });
+  const { byPid, ignoredOtherThreads } = executorThreadPerProcess(all);
+  return { source, byPid, ignoredOtherThreads };
+}
+
+/** Per process, keeps the thread with the most matches: the executor loop. */
+function executorThreadPerProcess(all: IterationRange[]): { byPid: Map<number, IterationRange[]>; ignoredOtherThreads: number } {
   const perThread = new Map<string, IterationRange[]>();
   for (const r of all) {
     const k = `${r.pid}:${r.tid}`;
@@ -112,6 +70,7 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
     list.push(r);
     perThread.set(k, list);
   }
+  const byPid = new Map<number, IterationRange[]>();
   let ignored = 0;
   for (const list of perThread.values()) {
     const pid = list[0].pid;
@@ -122,35 +81,5 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
       byPid.set(pid, list);
     } else ignored += list.length;
   }
-  return { spec, byPid, ignoredOtherThreads: ignored };
-}
-
-/**
- * Finds the NVTX ranges that mark executor iterations. With no spec: the PyTorch executor's
- * `[Executor] _forward_step ...` ranges, else the C++ runtime's `forwardAsync` ranges; neither
- * found is an error that says which option to pass.
- */
-export function findIterationRanges(handle: ExportHandle, spec?: IterationRangeSpec): FoundIterationRanges {
-  if (spec) {
-    const match =
-      spec.kind === 'regex' ? (t: string) => spec.regex.test(t) : spec.kind === 'pytorch' ? (t: string) => PYTORCH_FORWARD_STEP.test(t) : (t: string) => t === spec.name;
-    const found = collectRanges(handle, spec, match);
-    if (found.byPid.size === 0) {
-      const what = spec.kind === 'regex' ? spec.source : spec.kind === 'pytorch' ? '[Executor] _forward_step' : spec.name;
-      throw new IterationError(`no NVTX ranges match --iteration-range ${what}`, handle.path);
-    }
-    return found;
-  }
-  const pytorch = collectRanges(handle, { kind: 'pytorch' }, (t) => PYTORCH_FORWARD_STEP.test(t));
-  if (pytorch.byPid.size > 0) return pytorch;
-  for (const name of CPP_ITERATION_RANGES) {
-    const cpp = collectRanges(handle, { kind: 'cpp', name }, (t) => t === name);
-    if (cpp.byPid.size > 0) return cpp;
-  }
-  throw new IterationError(
-    handle.hasTable('NVTX_EVENTS')
-      ? "no iteration ranges found (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration"
-      : 'the export has no NVTX events, so iterations cannot be found; profile with `-t cuda,nvtx` (and TLLM_LLMAPI_ENABLE_NVTX=1 / an --nvtx build)',
-    handle.path,
-  );
+  return { byPid, ignoredOtherThreads: ignored };
 }

@@ -7,7 +7,7 @@
  * describes the batch launched while the counter was K-1: `iter = K - 1`.
  * (trtllm.md §1.1; `GptManager::decoupled_execution_loop`.)
  */
-import { emptyMetrics, type Normalized } from './types.js';
+import { emptyMetrics, type IterationMetrics, type Normalized } from './types.js';
 import { parseLogTimestamp } from './timestamps.js';
 import { toCount, toNumber, toText } from './values.js';
 
@@ -18,10 +18,31 @@ export function isLegacyObject(obj: Record<string, unknown>): boolean {
   return Object.prototype.hasOwnProperty.call(obj, LEGACY_COUNTER_KEY);
 }
 
+/**
+ * The Triton `tensorrtllm_backend` prints the executor's IterationStats with the legacy keys
+ * (`ModelInstanceState::WaitForStats`), adding keys gptManagerBenchmark never wrote.
+ */
+const TRITON_ONLY_KEYS = ['Waiting Requests', 'Request count', 'KV cache transfer time', 'Fraction used KV cache blocks'];
+
+export function isTritonStatsObject(obj: Record<string, unknown>): boolean {
+  return isLegacyObject(obj) && TRITON_ONLY_KEYS.some((k) => Object.prototype.hasOwnProperty.call(obj, k));
+}
+
 export function normalizeLegacy(obj: Record<string, unknown>): Normalized {
   const counter = toCount(obj[LEGACY_COUNTER_KEY]);
   if (counter === null) return { ok: false, reason: `"${LEGACY_COUNTER_KEY}" is not a non-negative integer` };
   if (counter === 0) return { ok: false, reason: `"${LEGACY_COUNTER_KEY}":0 describes no loop (counter is incremented before printing)` };
+  return { ok: true, iter: counter - 1, sourceIter: counter, metrics: legacyMetrics(obj) };
+}
+
+/** Triton's "Iteration Counter" is the executor's `IterationStats.iter`: the loop itself, no offset. */
+export function normalizeTritonStats(obj: Record<string, unknown>): Normalized {
+  const counter = toCount(obj[LEGACY_COUNTER_KEY]);
+  if (counter === null) return { ok: false, reason: `"${LEGACY_COUNTER_KEY}" is not a non-negative integer` };
+  return { ok: true, iter: counter, sourceIter: counter, metrics: legacyMetrics(obj) };
+}
+
+function legacyMetrics(obj: Record<string, unknown>): IterationMetrics {
   const timestamp = toText(obj['Timestamp']);
   const metrics = emptyMetrics();
   // V1 (static batching) models print "Context Requests" = scheduled count and
@@ -39,5 +60,5 @@ export function normalizeLegacy(obj: Record<string, unknown>): Normalized {
   metrics.gpuMemBytes = toNumber(obj['Runtime GPU Memory Usage']);
   metrics.timestamp = timestamp;
   metrics.timestampMs = timestamp === null ? null : parseLogTimestamp(timestamp);
-  return { ok: true, iter: counter - 1, sourceIter: counter, metrics };
+  return metrics;
 }

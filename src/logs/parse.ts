@@ -12,9 +12,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { constants as bufferConstants } from 'node:buffer';
 import { InputError } from '../errors.js';
-import { locateRecord } from './detect.js';
+import { locateRecord, type RecordLocation } from './detect.js';
 import { isIterationStatsObject, normalizeIterationStats } from './iterationStats.js';
-import { isLegacyObject, normalizeLegacy } from './legacy.js';
+import { isLegacyObject, isTritonStatsObject, normalizeLegacy, normalizeTritonStats } from './legacy.js';
 import { parsePyLiteral, PyLiteralError } from './pyLiteral.js';
 import { normalizePytorchText, parseTextFields } from './pytorchText.js';
 import {
@@ -29,6 +29,7 @@ import {
   type ParsedIterationLog,
 } from './types.js';
 import { isPlainObject } from './values.js';
+import { normalizeVllmIterationLine } from './vllmIterationDetails.js';
 
 /** What one line yields: records (a `[{...},{...}]` line yields several), nothing, or a skip. */
 export type LineResult =
@@ -47,14 +48,39 @@ export function parseIterationLogLine(line: string, lineNo = 1, file = DEFAULT_N
   if (line.trim() === '') return { kind: 'empty' };
   // U+FFFD is what a lenient UTF-8 decoder makes of invalid bytes; NUL never occurs in a text log.
   if (line.includes('\u0000') || line.includes('\uFFFD')) return skipped('binary data or invalid UTF-8');
-  const loc = locateRecord(line);
-  if (loc === null) return skipped('not an iteration record');
+  let result = parseAt(line, locateRecord(line), lineNo, file);
+  // A prefix's own `{...}` may have looked like the payload: try the next candidates.
+  for (let tries = 0; result.retryFrom !== undefined && tries < 3; tries++) {
+    const next = parseAt(line, locateRecord(line, result.retryFrom), lineNo, file);
+    if (next.result.kind === 'skipped' && next.result.reason === NOT_A_RECORD) break;
+    result = next;
+  }
+  return result.result;
+}
+
+const NOT_A_RECORD = 'not an iteration record';
+
+/** One candidate payload; `retryFrom` when a JSON/dict payload failed to parse and a later one might. */
+function parseAt(line: string, loc: RecordLocation | null, lineNo: number, file: string): { result: LineResult; retryFrom?: number } {
+  if (loc === null) return { result: skipped(NOT_A_RECORD) };
+  const result = parsePayload(line, loc, lineNo, file);
+  // Only a payload that did not parse at all may be a prefix's braces; a parsed object that is no
+  // record (e.g. counter 0) is the record, skipped for its own reason.
+  const unparsable = result.kind === 'skipped' && /^invalid (JSON|Python literal)/.test(result.reason);
+  return unparsable ? { result, retryFrom: loc.start + 1 } : { result };
+}
+
+function parsePayload(line: string, loc: RecordLocation, lineNo: number, file: string): LineResult {
   const payload = line.slice(loc.start).trimEnd();
   switch (loc.format) {
     case 'pytorch-text': {
       const parsed = parseTextFields(payload);
       if (!parsed.ok) return skipped(parsed.reason);
       return single(toRecord(normalizePytorchText(parsed.fields), 'pytorch-text', parsed.fields, file, lineNo));
+    }
+    case 'vllm-iteration-details': {
+      const { normalized, raw } = normalizeVllmIterationLine(line.slice(0, loc.start), payload);
+      return single(toRecord(normalized, 'vllm-iteration-details', raw, file, lineNo));
     }
     case 'iteration-stats-pyrepr': {
       let value: unknown;
@@ -68,6 +94,7 @@ export function parseIterationLogLine(line: string, lineNo = 1, file = DEFAULT_N
       return single(objectToRecord(value, 'pyrepr', file, lineNo));
     }
     case 'legacy-json':
+    case 'triton-stats-json':
     case 'iteration-stats-json': {
       let value: unknown;
       try {
@@ -110,6 +137,7 @@ function objectToRecord(
   file: string,
   line: number,
 ): IterationLogRecord | string {
+  if (syntax === 'json' && isTritonStatsObject(obj)) return toRecord(normalizeTritonStats(obj), 'triton-stats-json', obj, file, line);
   if (syntax === 'json' && isLegacyObject(obj)) return toRecord(normalizeLegacy(obj), 'legacy-json', obj, file, line);
   if (!isIterationStatsObject(obj)) return 'object has no "iter" key';
   const format: LogFormat = syntax === 'json' ? 'iteration-stats-json' : 'iteration-stats-pyrepr';

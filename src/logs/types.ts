@@ -1,7 +1,7 @@
 /**
- * Record types for TensorRT-LLM iteration logs.
+ * Record types for TensorRT-LLM and vLLM iteration logs.
  *
- * Four unrelated on-disk formats (see docs in `detect.ts` and /work/shared/research/trtllm.md §1)
+ * Unrelated on-disk formats (see docs in `detect.ts` and /work/shared/research/trtllm.md §1)
  * are normalized into one `IterationLogRecord`, numbered the way the PyTorch backend numbers its
  * NVTX `[Executor] _forward_step N` ranges, so a record can be joined to an nsys iteration window
  * by `iter` alone.
@@ -16,7 +16,14 @@ export type LogFormat =
   /** `trtllm-bench --iteration_log`: the same dicts written as Python reprs. */
   | 'iteration-stats-pyrepr'
   /** PyTorch-backend `print_iter_log` text line: `iter = K, global_rank = ..., states = {...}`. */
-  | 'pytorch-text';
+  | 'pytorch-text'
+  /**
+   * Triton `tensorrtllm_backend` (`WaitForStats`): the legacy human-readable keys, but the executor's
+   * `IterationStats.iter` as "Iteration Counter" (no off-by-one), plus Triton-only keys.
+   */
+  | 'triton-stats-json'
+  /** vLLM `--enable-logging-iteration-details`: `Iteration(N): a context requests, t context tokens, ...`. */
+  | 'vllm-iteration-details';
 
 /**
  * The measurements a record may carry. Every field is `null` when the source format does not

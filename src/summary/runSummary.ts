@@ -1,6 +1,8 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
+import type { Engine, IterationSourceId } from '../iterations/source.js';
+import { VLLM_EXECUTE_STEP, VLLM_EXECUTE_STEP_OLD } from '../iterations/sources/vllm.js';
 import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
 import type { ExportAnalysis } from '../pipeline/types.js';
@@ -21,6 +23,12 @@ export interface PhaseFigures {
   meanMemcpyNs: number;
   /** Mean idle ns per iteration by host cause (present when gaps were analysed). */
   meanIdleByCauseNs?: Record<string, number>;
+  /** Kernels launched per iteration (engine comparison: fewer, longer kernels = fusion). */
+  meanKernelCount?: number;
+  /** Context tokens over the set (iterations whose count is unknown add 0). */
+  contextTokens?: number;
+  /** Generated tokens over the set: generation tokens, else generation requests (one token each without speculative decoding). */
+  generatedTokens?: number;
 }
 
 export interface IterationFigures {
@@ -34,6 +42,8 @@ export interface IterationFigures {
   contextRequests: number | null;
   contextTokens: number | null;
   generationRequests: number | null;
+  generationTokens?: number | null;
+  kernelCount?: number;
 }
 
 /** A compact, versioned digest of one run: what `compare` needs, small enough to keep in git. */
@@ -50,6 +60,9 @@ export interface RunSummary {
     iterationsJoined: number;
     firstIter: number | null;
     lastIter: number | null;
+    /** The engine whose iteration markers numbered the run, and the source (absent in older summaries). */
+    engine?: Engine;
+    iterationSource?: IterationSourceId;
   };
   categories: string[];
   overall: PhaseFigures;
@@ -78,6 +91,9 @@ export function phaseFigures(rows: IterationRow[], categories: string[]): PhaseF
     meanKernelNs: sum(rows.map((r) => r.kernelNs)) / n,
     meanCategoryNs,
     meanMemcpyNs: sum(rows.map((r) => r.memcpyNs)) / n,
+    meanKernelCount: sum(rows.map((r) => r.kernelCount)) / n,
+    contextTokens: sum(rows.map((r) => r.contextTokens ?? 0)),
+    generatedTokens: sum(rows.map((r) => r.generationTokens ?? r.generationRequests ?? 0)),
     ...(rows.some((r) => r.idleByCauseNs) ? { meanIdleByCauseNs: meanByKey(rows.map((r) => r.idleByCauseNs ?? {}), n) } : {}),
   };
 }
@@ -91,15 +107,20 @@ function meanByKey(records: Record<string, number>[], n: number): Record<string,
 }
 
 /**
- * Per-iteration labels (`[Executor] _forward_step 17: ...`) are unique per iteration, so two runs
- * never share them: fold them into one `[Executor] _forward_step (all iterations)` row.
+ * Per-iteration labels (`[Executor] _forward_step 17: ...`, vLLM's `execute_context_1(512)_...`)
+ * name one iteration or one batch shape, so two runs rarely share them: fold them into one
+ * `... (all iterations)` row per engine.
  */
 function collapseIterationLabels(rows: RunSummary['nvtx']): RunSummary['nvtx'] {
   const out = new Map<string, RunSummary['nvtx'][number]>();
   for (const r of rows) {
     const sep = r.range.indexOf(':');
     const text = r.range.slice(sep + 1);
-    const range = PYTORCH_FORWARD_STEP.test(text) ? `${r.range.slice(0, sep)}:[Executor] _forward_step (all iterations)` : r.range;
+    const range = PYTORCH_FORWARD_STEP.test(text)
+      ? `${r.range.slice(0, sep)}:[Executor] _forward_step (all iterations)`
+      : VLLM_EXECUTE_STEP.test(text) || VLLM_EXECUTE_STEP_OLD.test(text)
+        ? `${r.range.slice(0, sep)}:execute_* (all iterations)`
+        : r.range;
     const key = `${r.style}\u0000${range}`;
     const prev = out.get(key);
     if (prev) {
@@ -145,6 +166,8 @@ export function summarizeRun(a: ExportAnalysis, version = '0.1.0'): RunSummary {
       iterationsJoined: analysis.coverage.joined,
       firstIter: iters.length ? Math.min(...iters) : null,
       lastIter: iters.length ? Math.max(...iters) : null,
+      engine: analysis.coverage.source.engine,
+      iterationSource: analysis.coverage.source.id,
     },
     categories: analysis.categories,
     overall: phaseFigures(rows, analysis.categories),
@@ -160,6 +183,8 @@ export function summarizeRun(a: ExportAnalysis, version = '0.1.0'): RunSummary {
       contextRequests: r.contextRequests,
       contextTokens: r.contextTokens,
       generationRequests: r.generationRequests,
+      generationTokens: r.generationTokens,
+      kernelCount: r.kernelCount,
     })),
     kernels,
     nvtx,

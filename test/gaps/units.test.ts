@@ -47,6 +47,8 @@ describe('nvtxCauseName', () => {
     expect(nvtxCauseName('[Executor] _forward_step 12: 0 ctx reqs, 0 ctx tokens, 16 gen reqs')).toBe('[Executor] _forward_step');
     expect(nvtxCauseName('[Executor] _forward_step: 1 ctx reqs, 2 gen reqs')).toBe('[Executor] _forward_step');
     expect(nvtxCauseName('_sample_async')).toBe('_sample_async');
+    expect(nvtxCauseName('execute_context_1(512)_generation_15(15)')).toBe('execute_context');
+    expect(nvtxCauseName('execute_new_2_cached_14')).toBe('execute_new');
     expect(nvtxCauseName('aten::view, op_id = 314290')).toBe('aten::view');
     expect(nvtxCauseName('aten::native_layer_norm, seq = 12, op_id = 7')).toBe('aten::native_layer_norm');
     expect(nvtxCauseName('FSDP::pre_forward (shared), op_id = 3')).toBe('FSDP::pre_forward (shared)');

@@ -1,0 +1,66 @@
+import type { ExportHandle } from '../../../queries/handle.js';
+import { hasMatchingNvtxRange } from '../../../queries/iterationRanges.js';
+import { IterationError } from '../../errors.js';
+import type { IterationRangeSpec } from '../rangeSpec.js';
+import type { Engine, IterationSource } from '../source.js';
+import { collectRanges, type FoundIterationRanges } from '../windows.js';
+import { describeSpec, nvtxRangeSource } from './nvtxRange.js';
+import { trtllmCppSource } from './trtllmCpp.js';
+import { trtllmPytorchSource } from './trtllmPytorch.js';
+import { vllmSource } from './vllm.js';
+
+/** The sources tried when the user names no range, in order: the first with ranges wins. */
+export const DEFAULT_ITERATION_SOURCES: readonly IterationSource[] = [trtllmPytorchSource, trtllmCppSource, vllmSource];
+
+/**
+ * Sources tried last, only when no default source found ranges (e.g. windows rebuilt from a
+ * log's timestamps). The one place to hook a fallback in.
+ */
+export const FALLBACK_ITERATION_SOURCES: IterationSource[] = [];
+
+/** The source for an explicit spec (`--iteration-range`, or a built-in kind named in code). */
+export function sourceForSpec(spec: IterationRangeSpec): IterationSource {
+  if (spec.kind === 'pytorch') return trtllmPytorchSource;
+  if (spec.kind === 'cpp') {
+    // That one C++ range name, with the C++ source's semantics.
+    return { ...trtllmCppSource, findRanges: (h: ExportHandle) => collectRanges(h, trtllmCppSource, (t) => t === spec.name) };
+  }
+  return nvtxRangeSource(spec);
+}
+
+/**
+ * Finds the NVTX ranges that mark executor iterations: the user's spec, else the first default
+ * source with ranges, else a fallback source. None found is an error that says which option to pass.
+ */
+export function findIterationRanges(handle: ExportHandle, spec?: IterationRangeSpec): FoundIterationRanges {
+  if (spec) {
+    const found = sourceForSpec(spec).findRanges(handle);
+    if (found.byPid.size === 0) throw new IterationError(`no NVTX ranges match --iteration-range ${describeSpec(spec)}`, handle.path);
+    return found;
+  }
+  const found = firstSourceWithRanges(handle, DEFAULT_ITERATION_SOURCES) ?? firstSourceWithRanges(handle, FALLBACK_ITERATION_SOURCES);
+  if (found) return found;
+  throw new IterationError(
+    handle.hasTable('NVTX_EVENTS')
+      ? "no iteration ranges found (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync' nor vLLM's 'execute_context_...'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration"
+      : 'the export has no NVTX events, so iterations cannot be found; profile with `-t cuda,nvtx` (and TLLM_LLMAPI_ENABLE_NVTX=1 / an --nvtx build, or vLLM with the cuda profiler)',
+    handle.path,
+  );
+}
+
+function firstSourceWithRanges(handle: ExportHandle, sources: readonly IterationSource[]): FoundIterationRanges | null {
+  for (const source of sources) {
+    const found = source.findRanges(handle);
+    if (found.byPid.size > 0) return found;
+  }
+  return null;
+}
+
+/** Which engine's iteration markers the export carries (the first default source with ranges); null when none. */
+export function detectEngine(handle: ExportHandle): { engine: Engine; source: IterationSource['id'] } | null {
+  for (const source of DEFAULT_ITERATION_SOURCES) {
+    const has = source.matchesText ? hasMatchingNvtxRange(handle, source.matchesText) : source.findRanges(handle).byPid.size > 0;
+    if (has) return { engine: source.engine, source: source.id };
+  }
+  return null;
+}
