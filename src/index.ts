@@ -3,7 +3,9 @@
  * Typed queries over the nsys schema are in `iterscope/queries`.
  */
 export * from './errors.js';
-export { openExport, withExport } from './export/openExport.js';
+export { openExport, openInput, withExport } from './export/openExport.js';
+export { detectInput, type InputKind } from './export/detectInput.js';
+export * from './kineto/index.js';
 export * from './analysis/durationStats.js';
 export * from './analysis/intervals.js';
 export * from './analysis/exportInfo.js';

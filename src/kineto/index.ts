@@ -1,0 +1,3 @@
+export { convertKinetoTrace, microsToNs, packGlobalTid, KINETO_PRODUCT_NAME, type ConversionSummary } from './convert.js';
+export { convertKinetoTraceSync, type ConvertedTrace } from './convertSync.js';
+export { readKinetoTrace, type KinetoEvent, type KinetoHeader } from './readKineto.js';
