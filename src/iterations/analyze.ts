@@ -10,7 +10,9 @@ import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
 import { numberWindows, type Numbering } from './numbering.js';
 import { parseProfileRanges, type IterationRangeSpec, type LabelCounts, type ProfileRange } from './rangeSpec.js';
-import { findIterationRanges, type IterationRange } from './windows.js';
+import { findIterationRanges, type FoundIterationRanges, type IterationRange } from './windows.js';
+import { fallbackIterationRanges, NO_ITERATION_SOURCE_HINT } from './fallbackRanges.js';
+import { IterationError } from '../errors.js';
 
 /** Batch phase of an iteration, from its context and generation request counts. */
 export type Phase = 'context' | 'mixed' | 'generation' | 'empty' | 'unknown';
@@ -93,6 +95,8 @@ export interface IterationOptions {
   gpuOps?: GpuOpColumns;
   /** CUDA API calls already loaded (`loadApiCallColumns`), shared with the gaps analysis. */
   apiCalls?: ApiCallColumns;
+  /** Time zone the logs' timestamps were written in, when they delimit the iterations (default UTC). */
+  logTz?: string;
 }
 
 function median(values: number[]): number {
@@ -159,7 +163,20 @@ function joinedLog(rec: MergedIterationRecord): JoinedLog {
  */
 export function analyzeIterations(handle: ExportHandle, opts: IterationOptions = {}): IterationAnalysis {
   const classifier = opts.classifier ?? defaultCategoryClassifier();
-  const found = findIterationRanges(handle, opts.rangeSpec);
+  let found: FoundIterationRanges;
+  let sourceNotes: string[] = [];
+  let numberingDetail: string | undefined;
+  try {
+    found = findIterationRanges(handle, opts.rangeSpec);
+  } catch (err) {
+    // No executor NVTX ranges: ProfilerStep#N, else the log's timestamps (Kineto traces, plain captures).
+    if (!(err instanceof IterationError) || opts.rangeSpec) throw err;
+    const fallback = fallbackIterationRanges(handle, opts.logs ?? [], opts.logTz);
+    if (!fallback) throw new IterationError(`${err.message.slice(handle.path.length + 2)}${NO_ITERATION_SOURCE_HINT}`, handle.path);
+    found = fallback.found;
+    sourceNotes = fallback.notes;
+    numberingDetail = fallback.numberingDetail;
+  }
   // Read after the ranges are found, so an export without iterations fails fast; shared with the
   // attribution and the last window's end (and with the gap analysis when the caller passes them).
   const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
@@ -184,7 +201,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const numbering: IterationCoverage['numbering'] = [];
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
     const num = numberWindows(ranges, { firstIter: opts.firstIter, profileRanges, captureEnvRanges, executor, logRecords: logCompositions }, handle.path);
-    numbering.push({ pid, source: num.source, detail: num.detail });
+    numbering.push({ pid, source: num.source, detail: num.source === 'label' ? (numberingDetail ?? num.detail) : num.detail });
     windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
     rangeOf.push(...ranges);
   }
@@ -251,7 +268,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const inExport = new Set(windows.map((w) => w.iter));
   const recordsOutsideCapture = [...records.keys()].filter((k) => !inExport.has(k)).sort((a, b) => a - b);
   const joined = rows.filter((r) => r.matched).length;
-  const notes: string[] = [];
+  const notes: string[] = [...sourceNotes];
   for (const nb of numbering) notes.push(`pid ${nb.pid}: ${nb.detail}`);
   notes.push(`${rows.length} iterations found (${compactRanges(rows.map((r) => r.iter).sort((a, b) => a - b))})`);
   if (opts.logs?.length) {
