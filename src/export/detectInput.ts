@@ -15,18 +15,18 @@ function head(path: string, n: number): Buffer {
   }
 }
 
-/** First non-whitespace byte after an optional UTF-8 BOM, or -1. */
-function firstSignificantByte(b: Buffer): number {
-  let i = b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
-  for (; i < b.length; i++) {
+/** The first `n` non-whitespace bytes after an optional UTF-8 BOM. */
+function significantBytes(b: Buffer, n: number): number[] {
+  const out: number[] = [];
+  for (let i = b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0; i < b.length && out.length < n; i++) {
     const c = b[i];
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return c;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) out.push(c);
   }
-  return -1;
+  return out;
 }
 
 /**
- * SQLite magic -> an nsys export; gzip magic or a JSON object (`{`, optionally after a BOM and
+ * SQLite magic -> an nsys export; gzip magic or JSON (`{`, or `[{`, optionally after a BOM and
  * whitespace) -> a PyTorch profiler (Kineto) trace, whose content the streaming reader checks;
  * `.nsys-rep` / `.qdrep` that is not SQLite -> an Nsight Systems report. Anything else, and paths
  * that cannot be read, go to the export opener, which says what is wrong with them.
@@ -42,7 +42,8 @@ export function detectInput(path: string): InputKind {
   if (b.length >= SQLITE_MAGIC.length && b.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return 'nsys-export';
   if (/\.(nsys-rep|qdrep)$/i.test(path)) return 'nsys-report';
   if (b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b) return 'kineto-trace';
-  const first = firstSignificantByte(b);
-  if (first === 0x7b /* { */) return 'kineto-trace';
+  const [first, second] = significantBytes(b, 2);
+  // A JSON object; or an array of objects (the other Chrome-trace form), so its error names the trace.
+  if (first === 0x7b /* { */ || (first === 0x5b /* [ */ && second === 0x7b)) return 'kineto-trace';
   return 'nsys-export';
 }
