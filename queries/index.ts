@@ -17,3 +17,4 @@ export * from './session.js';
 export * from './strings.js';
 export * from './gpuMetrics.js';
 export * from './launchCalls.js';
+export * from './kinetoCpuOps.js';

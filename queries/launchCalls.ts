@@ -23,3 +23,23 @@ export function selectLaunchCallsPerThread(handle: ExportHandle) {
 export function selectLastApiCallEnd(handle: ExportHandle) {
   return handle.db.selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME').select(sql<number | null>`max("end")`.as('endNs'));
 }
+
+/**
+ * Kernel-launch and graph-launch calls in time order, with their name so the caller can tell
+ * them apart (`cudaGraphLaunch` / `cuGraphLaunch` launch a whole graph).
+ */
+export function selectLaunchCalls(handle: ExportHandle) {
+  return handle.db
+    .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME as r')
+    .innerJoin('StringIds as s', 's.id', 'r.nameId')
+    .select([
+      'r.start',
+      'r.end',
+      sql<number>`(r.globalTid >> 24) & 16777215`.as('pid'),
+      sql<number>`r.globalTid & 16777215`.as('tid'),
+      'r.correlationId',
+      sql<number>`s.value LIKE 'cu%GraphLaunch%'`.as('isGraph'),
+    ])
+    .where((eb) => eb.or(LAUNCH_NAME_PATTERNS.map((p) => eb('s.value', 'like', p))))
+    .orderBy('r.start');
+}
