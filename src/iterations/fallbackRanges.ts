@@ -5,7 +5,7 @@ import { allRows } from '../../queries/run.js';
 import { IterationError } from '../errors.js';
 import { recordsByIter } from '../logs/parse.js';
 import type { ParsedIterationLog } from '../logs/types.js';
-import { logTimestampWindows, resolveLogTimeZone } from './logTimestampWindows.js';
+import { logTimestampToUtcNs, logTimestampWindows, resolveLogTimeZone } from './logTimestampWindows.js';
 import { findIterationRanges, type FoundIterationRanges } from './windows.js';
 import type { IterationRangeSpec } from './rangeSpec.js';
 
@@ -63,8 +63,17 @@ export function fallbackIterationRanges(handle: ExportHandle, logs: readonly Par
   const thread = launchingThread(handle);
   if (start === null || thread === null) return null;
   const records = [...recordsByIter([...logs]).values()];
-  const ranges = logTimestampWindows(records, start, zone, thread, { sessionEndNs: sessionEndNs(handle) });
-  if (ranges.length === 0) return null;
+  const endNs = sessionEndNs(handle);
+  const ranges = logTimestampWindows(records, start, zone, thread, { sessionEndNs: endNs });
+  if (ranges.length === 0) {
+    const stamped = records.filter((r) => r.timestamp != null && logTimestampToUtcNs(r.timestamp, zone) !== null);
+    if (stamped.length === 0) return null;
+    const startIso = new Date(Number(start / 1_000_000n)).toISOString();
+    throw new IterationError(
+      `no iteration marker in the capture, and none of the ${stamped.length} log timestamps (read as ${zone}) falls in the capture (${startIso} + ${((endNs ?? 0) / 1e6).toFixed(2)} ms): is the log from this run, or written in another zone (--log-tz)?`,
+      handle.path,
+    );
+  }
   return {
     found: { spec: { kind: 'name', name: 'iteration log timestamps' }, byPid: new Map([[thread.pid, ranges]]), ignoredOtherThreads: 0 },
     numberingDetail: 'numbers from the iteration log records whose timestamps delimit the windows',

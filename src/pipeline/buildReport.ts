@@ -69,7 +69,7 @@ export function buildReport(handle: ExportHandle, opts: ReportOptions = {}): Rep
   let iterationError: string | null = null;
   try {
     iterations = timed('iterations', () =>
-      analyzeIterations(handle, { logs: opts.logs, rangeSpec: opts.rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls }),
+      analyzeIterations(handle, { logs: opts.logs, rangeSpec: opts.rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls, logTz: opts.logTz }),
     );
   } catch (err) {
     if (!(err instanceof IterationError)) throw err;

@@ -27,6 +27,8 @@ export interface ReportOptions {
   classifier?: CategoryClassifier;
   /** Gaps of at least this many ns are reported one by one (`--min-gap`); default 100 us. */
   minGapNs?: number;
+  /** Zone of the logs' timestamps when they delimit iterations (`--log-tz`); default UTC. */
+  logTz?: string;
 }
 
 /** How much of each table the document shows. Defaults: `DEFAULT_REPORT_LAYOUT`. */

@@ -15,6 +15,10 @@ import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect, parseNonNegativeInt } from './common.js';
 import { expandExportArgs, iterationsAcrossExports } from './ranks.js';
 import { progress } from '../../ranks/progress.js';
+import { resolveLogTimeZone } from '../../iterations/logTimestampWindows.js';
+import { analyzeAtenOps } from '../../kineto/atenOps.js';
+import { attachTorchTrace } from '../../kineto/attachTorchTrace.js';
+import { hostSideTable } from '../../../reports/hostSideReport.js';
 
 interface IterationsOptions extends OutputOptions {
   log?: string[];
@@ -24,6 +28,8 @@ interface IterationsOptions extends OutputOptions {
   profileRange?: string;
   categories?: string;
   idleCauses?: boolean;
+  logTz?: string;
+  torchTrace?: string;
 }
 
 
@@ -39,7 +45,9 @@ export function registerIterations(program: Command): void {
       .option('--first-iter <n>', 'number unnumbered iteration ranges from N')
       .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
       .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')
-      .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)'),
+      .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)')
+      .option('--log-tz <zone>', "time zone the logs' timestamps were written in, when they delimit iterations (no NVTX marker, e.g. a PyTorch profiler trace): UTC (default), local, an IANA zone or +HH:MM")
+      .option('--torch-trace <file>', 'PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: aten-op CPU time per iteration, the op each launch call was made in'),
   ).action(async (inputs: string[], opts: IterationsOptions) => {
     // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
     const files = expandExportArgs(inputs);
@@ -49,6 +57,7 @@ export function registerIterations(program: Command): void {
     const firstIter = opts.firstIter !== undefined ? parseNonNegativeInt(opts.firstIter, '--first-iter') : undefined;
     const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
     const logs = (opts.log ?? []).map(parseIterationLogFile);
+    const logTz = opts.logTz !== undefined ? resolveLogTimeZone(opts.logTz) : undefined;
     // A bar on stderr for big exports, only when stderr is a terminal.
     const bar = progress('iterscope: iterations', 5, { unit: 'steps' });
     const result = withExport(file, (h) => {
@@ -58,26 +67,30 @@ export function registerIterations(program: Command): void {
         bar.tick(1, 'GPU ops read');
         const apiCalls = loadApiCallColumns(h);
         bar.tick(1, 'CUDA API calls read');
-        const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls });
+        const a = analyzeIterations(h, { logs, rangeSpec, firstIter, profileRange: opts.profileRange, classifier, gpuOps, apiCalls, logTz });
         bar.tick(1, 'iterations attributed');
         if (opts.idleCauses !== false) addIdleCauses(h, a, { gpuOps, apiCalls });
         bar.tick(1, 'idle causes found');
         const m = addGpuMetrics(h, a);
         bar.tick(1, 'GPU metrics read');
-        return { a, m };
+        // The host side from aten ops: a PyTorch profiler trace given as the input, or beside an export.
+        const host = opts.torchTrace ? attachTorchTrace(h, opts.torchTrace, a.iterations, { gpuOps }) : h.hasTable('KINETO_CPU_OPS') ? analyzeAtenOps(h, a.iterations, { gpuOps }) : null;
+        return { a, m, host };
       } finally {
         bar.done();
       }
     });
-    const { a: analysis, m: metrics } = result;
+    const { a: analysis, m: metrics, host } = result;
     for (const n of analysis.coverage.notes) note(n);
+    for (const n of host?.notes ?? []) note(n);
+    const hostTables = host ? [{ ...hostSideTable(host.iterations), notes: [] }] : [];
     if (opts.summary) {
       const phases = summarizeByPhase(analysis.iterations, analysis.categories);
       addPhaseMetrics(analysis, phases, metrics);
       emit(opts, [phaseSummaryTable(phases, analysis.categories, analysis.metricNames)], { file: analysis.file, categories: analysis.categories, phases, coverage: analysis.coverage });
     } else {
       const table = iterationsTable(analysis);
-      emit(opts, [{ ...table, notes: [] }], analysis);
+      emit(opts, [{ ...table, notes: [] }, ...hostTables], host ? { ...analysis, hostSide: host } : analysis);
     }
   });
 }

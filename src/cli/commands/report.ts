@@ -12,6 +12,7 @@ import { parseDurationNs } from '../../gaps/duration.js';
 import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import { buildReport } from '../../pipeline/buildReport.js';
+import { resolveLogTimeZone } from '../../iterations/logTimestampWindows.js';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../reports/document/renderReport.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportData } from '../../pipeline/types.js';
 
@@ -27,6 +28,7 @@ export interface ReportCommandOptions {
   firstIter?: number;
   profileRange?: string;
   categories?: string;
+  logTz?: string;
 }
 
 
@@ -54,7 +56,7 @@ export async function runReport(input: string | readonly string[], opts: Partial
   const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
   const logs = (opts.log ?? []).map(parseIterationLogFile);
   const data = withExport(file, (h) =>
-    buildReport(h, { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS }),
+    buildReport(h, { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS, logTz: opts.logTz }),
   );
   if (files.length > 1) {
     data.crossRank = await crossRankFromExports(files, {
@@ -93,6 +95,7 @@ export function registerReport(program: Command): void {
     .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
     .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
+    .option('--log-tz <zone>', "time zone of the logs' timestamps when they delimit iterations (no NVTX marker): UTC (default), local, IANA zone, +HH:MM", (v: string) => resolveLogTimeZone(v))
     .action(async (inputs: string[], opts: ReportCommandOptions) => {
       const { format, text } = await runReport(inputs, opts);
       if (opts.output) writeFileSync(opts.output, text);
