@@ -144,6 +144,8 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
   const processNames = new Map<number, string>();
   const threadNames = new Map<string, string>();
   const cpuThreads = new Map<string, { pid: number; tid: number }>();
+  // Kernel names repeat: derive each short name once.
+  const shortNameIds = new Map<number, number>();
   const skip = (what: string) => {
     skipped[what] = (skipped[what] ?? 0) + 1;
   };
@@ -198,6 +200,8 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
         return;
       case 'kernel': {
         const nameId = stringId(name);
+        let shortId = shortNameIds.get(nameId);
+        if (shortId === undefined) shortNameIds.set(nameId, (shortId = stringId(kernelShortName(name))));
         insKernel.run(
           start,
           end,
@@ -206,7 +210,7 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
           num(args.stream),
           intOrNull(args.correlation),
           nameId,
-          stringId(kernelShortName(name)),
+          shortId,
           num(args['registers per thread']),
           dim(args.grid, 0),
           dim(args.grid, 1),
