@@ -1,4 +1,4 @@
-import type { IterationHostSide } from '../src/kineto/hostSide.js';
+import type { GroupHostSide, IterationHostSide } from '../src/kineto/hostSide.js';
 import type { Column, DataTable } from './table.js';
 import { formatNs } from './units.js';
 
@@ -36,4 +36,25 @@ export function hostSideTable(iterations: readonly IterationHostSide[], title = 
     gpuTimeByOp: opList(r.gpuTimeByOp.map((o) => ({ name: o.name, ns: o.kernelNs, count: o.kernels }))),
   }));
   return { title, columns, rows, notes };
+}
+
+/** Per batch phase: iterations, CPU time in aten ops, launch calls made inside an op, the top ops by self time. */
+export function hostSidePhaseTable(groups: readonly GroupHostSide[], title = 'Top aten ops by phase (self time)'): DataTable {
+  const columns: Column[] = [
+    { key: 'group', header: 'Phase', kind: 'text' },
+    { key: 'iterations', header: 'Iterations', kind: 'int' },
+    { key: 'cpuOpNs', header: 'CPU in aten ops (ns)', kind: 'ns' },
+    { key: 'launchCalls', header: 'Launch calls', kind: 'int' },
+    { key: 'attributedLaunchCalls', header: 'In an aten op', kind: 'int' },
+    { key: 'topOps', header: 'Top ops by self time', kind: 'text' },
+  ];
+  const rows = groups.map((g) => ({
+    group: g.group,
+    iterations: g.iterations,
+    cpuOpNs: g.cpuOpNs,
+    launchCalls: g.launchCalls,
+    attributedLaunchCalls: g.attributedLaunchCalls,
+    topOps: opList(g.topOps.map((o) => ({ name: o.name, ns: o.selfNs, count: o.count }))),
+  }));
+  return { title, columns, rows };
 }

@@ -6,7 +6,7 @@ import { KinetoTraceError } from '../errors.js';
 import { openInput } from '../export/openExport.js';
 import { kernelsOf } from './atenOps.js';
 import { alignTorchClock, type TorchAlignmentOptions, type TorchClockAlignment } from './clockAlignment.js';
-import { hostSideByIteration, loadCpuOps, loadLaunchCalls, type CpuOpColumns, type HostSideTotals, type HostWindow, type IterationHostSide, type LaunchCallColumns } from './hostSide.js';
+import { hostSideByIteration, loadCpuOps, loadLaunchCalls, type CpuOpColumns, type GroupHostSide, type HostSideTotals, type HostWindow, type IterationHostSide, type LaunchCallColumns } from './hostSide.js';
 
 /** Dual mode: an nsys export and the PyTorch profiler trace of the same run, on one clock. */
 export interface TorchTraceAttachment {
@@ -15,6 +15,8 @@ export interface TorchTraceAttachment {
   /** Per nsys iteration: aten-op CPU time, launch calls and the aten op each was made in, GPU time by op. */
   iterations: IterationHostSide[];
   totals: HostSideTotals;
+  /** Per `groupOf` group (e.g. batch phase), when asked. */
+  groups: GroupHostSide[];
   cpuOps: number;
   /** Aten ops that start outside every nsys iteration (before the first, after the last, other threads' gaps). */
   opsOutsideIterations: number;
@@ -61,7 +63,7 @@ export function attachTorchTrace(
   handle: ExportHandle,
   kinetoFile: string,
   iterations: readonly HostWindow[],
-  opts: TorchAlignmentOptions & { topN?: number; gpuOps?: GpuOpColumns } = {},
+  opts: TorchAlignmentOptions & { topN?: number; gpuOps?: GpuOpColumns; groupOf?: (iter: number) => string | null } = {},
 ): TorchTraceAttachment {
   const kineto = openInput(kinetoFile);
   let ops: CpuOpColumns;
@@ -77,9 +79,10 @@ export function attachTorchTrace(
   const threadMapping = mapThreads(ops, launches);
   const initial = Number(kinetoStart - sessionStartUtcNs(handle, handle.path));
   const alignment = alignTorchClock(ops, launches, initial, opts);
-  const { iterations: rows, totals } = hostSideByIteration(ops, launches, kernelsOf(opts.gpuOps ?? loadGpuOpColumns(handle)), iterations, {
+  const { iterations: rows, totals, groups } = hostSideByIteration(ops, launches, kernelsOf(opts.gpuOps ?? loadGpuOpColumns(handle)), iterations, {
     shiftNs: alignment.offsetNs,
     topN: opts.topN,
+    groupOf: opts.groupOf,
   });
   const inIterations = rows.reduce((a, r) => a + r.opCount, 0);
   const notes: string[] = [];
@@ -96,5 +99,5 @@ export function attachTorchTrace(
     );
   }
   if (ops.count - inIterations > 0) notes.push(`${ops.count - inIterations} of ${ops.count} aten ops start outside the nsys iterations`);
-  return { kinetoFile, alignment, iterations: rows, totals, cpuOps: ops.count, opsOutsideIterations: ops.count - inIterations, threadMapping, notes };
+  return { kinetoFile, alignment, iterations: rows, totals, groups, cpuOps: ops.count, opsOutsideIterations: ops.count - inIterations, threadMapping, notes };
 }

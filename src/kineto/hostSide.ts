@@ -205,6 +205,17 @@ export interface IterationHostSide {
   firstOpToFirstKernelNs: number | null;
 }
 
+/** Aten-op CPU time over a group of iterations (a batch phase). */
+export interface GroupHostSide {
+  group: string;
+  iterations: number;
+  cpuOpNs: number;
+  launchCalls: number;
+  attributedLaunchCalls: number;
+  /** By self time over the group's iterations, most first (at most `topN`). */
+  topOps: OpTime[];
+}
+
 export interface HostSideTotals {
   launchCalls: number;
   attributedLaunchCalls: number;
@@ -247,8 +258,8 @@ export function hostSideByIteration(
   launches: LaunchCallColumns,
   kernels: { correlationId: Float64Array; pid: Int32Array; start: Float64Array; end: Float64Array; count: number },
   windowsIn: readonly HostWindow[],
-  opts: { shiftNs?: number; topN?: number } = {},
-): { iterations: IterationHostSide[]; totals: HostSideTotals } {
+  opts: { shiftNs?: number; topN?: number; groupOf?: (iter: number) => string | null } = {},
+): { iterations: IterationHostSide[]; totals: HostSideTotals; groups: GroupHostSide[] } {
   const shift = opts.shiftNs ?? 0;
   const topN = opts.topN ?? 5;
   const windows = [...windowsIn].sort((a, b) => a.startNs - b.startNs);
@@ -344,6 +355,38 @@ export function hostSideByIteration(
       firstOpToFirstKernelNs: fo !== null && fk !== null ? fk - fo : null,
     };
   });
+  // Per group (phase): the full per-iteration op maps summed, so the top ops are exact.
+  const groups = new Map<string, { iterations: number; cpuOpNs: number; launchCalls: number; attributed: number; ops: Map<number, { selfNs: number; count: number }> }>();
+  if (opts.groupOf) {
+    windows.forEach((win, w) => {
+      const key = opts.groupOf!(win.iter);
+      if (key === null) return;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { iterations: 0, cpuOpNs: 0, launchCalls: 0, attributed: 0, ops: new Map() }));
+      g.iterations++;
+      g.cpuOpNs += cpuOpNs[w];
+      g.launchCalls += launchCalls[w];
+      g.attributed += attributed[w];
+      for (const [id, v] of byName[w]) {
+        const cur = g.ops.get(id);
+        if (cur) {
+          cur.selfNs += v.selfNs;
+          cur.count += v.count;
+        } else g.ops.set(id, { ...v });
+      }
+    });
+  }
+  const groupRows: GroupHostSide[] = [...groups].map(([group, g]) => ({
+    group,
+    iterations: g.iterations,
+    cpuOpNs: g.cpuOpNs,
+    launchCalls: g.launchCalls,
+    attributedLaunchCalls: g.attributed,
+    topOps: [...g.ops]
+      .map(([id, v]) => ({ name: name(id), selfNs: v.selfNs, count: v.count }))
+      .sort((a, b) => b.selfNs - a.selfNs)
+      .slice(0, topN),
+  }));
   const sum = (a: Float64Array) => a.reduce((x, y) => x + y, 0);
   const totals: HostSideTotals = {
     launchCalls: sum(launchCalls),
@@ -352,5 +395,5 @@ export function hostSideByIteration(
     attributedGraphLaunches: sum(attributedGraph),
     attributedShare: sum(launchCalls) > 0 ? sum(attributed) / sum(launchCalls) : null,
   };
-  return { iterations, totals };
+  return { iterations, totals, groups: groupRows };
 }

@@ -4,4 +4,4 @@ export { readKinetoTrace, type KinetoEvent, type KinetoHeader } from './readKine
 export { analyzeAtenOps, type AtenOpAnalysis } from './atenOps.js';
 export { attachTorchTrace, type TorchTraceAttachment } from './attachTorchTrace.js';
 export { alignTorchClock, type TorchClockAlignment, type TorchAlignmentOptions } from './clockAlignment.js';
-export type { IterationHostSide, HostSideTotals, HostWindow, OpTime, OpGpuTime } from './hostSide.js';
+export type { IterationHostSide, HostSideTotals, HostWindow, OpTime, OpGpuTime, GroupHostSide } from './hostSide.js';

@@ -9,6 +9,8 @@ import { defaultCategoryClassifier } from '../categories/rules.js';
 import { IterationError } from '../errors.js';
 import { analyzeGaps } from '../gaps/analyze.js';
 import { analyzeIterations, type IterationAnalysis } from '../iterations/analyze.js';
+import { analyzeAtenOps } from '../kineto/atenOps.js';
+import { attachTorchTrace } from '../kineto/attachTorchTrace.js';
 import { addGpuMetrics, addPhaseMetrics } from '../iterations/gpuMetrics.js';
 import { addIdleCauses } from '../iterations/idleCauses.js';
 import { summarizeByPhase, type PhaseSummary } from '../iterations/summary.js';
@@ -18,7 +20,7 @@ import { nvtxSummaryTable } from '../../reports/nvtxReport.js';
 import { categoryTime } from './categoryTime.js';
 import { reportCoverage, type ReportNote } from './coverage.js';
 import { summarizeHost } from './hostSummary.js';
-import type { ReportData, ReportOptions } from './types.js';
+import type { PytorchHostSide, ReportData, ReportOptions } from './types.js';
 
 /** What the NVTX GPU projection could not see, as one-line notes. */
 export function projectionNotes(p: NvtxGpuProjection | null): string[] {
@@ -43,6 +45,15 @@ export function projectionNotes(p: NvtxGpuProjection | null): string[] {
  * An export without iteration ranges still gets a report (kernels, gaps, NVTX), with the reason
  * in `iterationError` and in the notes.
  */
+/** Aten ops per iteration and phase: from the input itself (a Kineto trace) or from `torchTrace` beside an export. */
+function pytorchHostSide(handle: ExportHandle, it: IterationAnalysis, torchTrace: string | undefined, gpuOps: GpuOpColumns): PytorchHostSide | null {
+  if (!torchTrace && !handle.hasTable('KINETO_CPU_OPS')) return null;
+  const phaseOf = new Map(it.iterations.map((r) => [r.iter, r.phase]));
+  const groupOf = (iter: number) => phaseOf.get(iter) ?? null;
+  const r = torchTrace ? attachTorchTrace(handle, torchTrace, it.iterations, { gpuOps, groupOf }) : analyzeAtenOps(handle, it.iterations, { gpuOps, groupOf });
+  return { iterations: r.iterations, byPhase: r.groups, totals: r.totals, notes: r.notes };
+}
+
 export function buildReport(handle: ExportHandle, opts: ReportOptions = {}): ReportData {
   const timingsMs: Record<string, number> = {};
   const timed = <T>(name: string, fn: () => T): T => {
@@ -79,6 +90,8 @@ export function buildReport(handle: ExportHandle, opts: ReportOptions = {}): Rep
   const gaps = timed('gaps', () =>
     iterations ? addIdleCauses(handle, iterations, { minGapNs: opts.minGapNs, gpuOps, apiCalls }) : analyzeGaps(handle, { iterations: null, minGapNs: opts.minGapNs, gpuOps, apiCalls }),
   );
+  // Timed only when there is a PyTorch profiler trace: the timings list the analyses that ran.
+  const pytorchHost = iterations && (opts.torchTrace || handle.hasTable('KINETO_CPU_OPS')) ? timed('pytorchHost', () => pytorchHostSide(handle, iterations!, opts.torchTrace, gpuOps!)) : null;
   gpuOps = undefined;
   apiCalls = undefined;
   let metrics: IterationMetricsResult | null = null;
@@ -106,6 +119,7 @@ export function buildReport(handle: ExportHandle, opts: ReportOptions = {}): Rep
   });
   return {
     file: handle.path,
+    pytorchHost,
     info,
     kernels,
     nvtx,

@@ -1,3 +1,4 @@
+import type { GroupHostSide, HostSideTotals, IterationHostSide } from '../kineto/hostSide.js';
 import type { ExportInfo } from '../analysis/exportInfo.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
@@ -29,6 +30,8 @@ export interface ReportOptions {
   minGapNs?: number;
   /** Zone of the logs' timestamps when they delimit iterations (`--log-tz`); default UTC. */
   logTz?: string;
+  /** PyTorch profiler trace of the same run (`--torch-trace`): the aten-op host side. */
+  torchTrace?: string;
 }
 
 /** How much of each table the document shows. Defaults: `DEFAULT_REPORT_LAYOUT`. */
@@ -80,4 +83,15 @@ export interface ReportData {
   timingsMs: Record<string, number>;
   /** With several exports (one per rank): the cross-rank view; the other sections are of the first. */
   crossRank?: CrossRankView | null;
+  /** Aten ops per iteration and phase (PyTorch profiler): the input is a Kineto trace, or `torchTrace` was given. */
+  pytorchHost?: PytorchHostSide | null;
+}
+
+/** The "Host side (PyTorch profiler)" section's data. */
+export interface PytorchHostSide {
+  iterations: IterationHostSide[];
+  byPhase: GroupHostSide[];
+  totals: HostSideTotals;
+  /** Clock alignment, launch attribution, what could not be matched. */
+  notes: string[];
 }

@@ -29,6 +29,7 @@ export interface ReportCommandOptions {
   profileRange?: string;
   categories?: string;
   logTz?: string;
+  torchTrace?: string;
 }
 
 
@@ -56,7 +57,7 @@ export async function runReport(input: string | readonly string[], opts: Partial
   const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
   const logs = (opts.log ?? []).map(parseIterationLogFile);
   const data = withExport(file, (h) =>
-    buildReport(h, { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS, logTz: opts.logTz }),
+    buildReport(h, { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier, minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS, logTz: opts.logTz, torchTrace: opts.torchTrace }),
   );
   if (files.length > 1) {
     data.crossRank = await crossRankFromExports(files, {
@@ -96,6 +97,7 @@ export function registerReport(program: Command): void {
     .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
     .option('--log-tz <zone>', "time zone of the logs' timestamps when they delimit iterations (no NVTX marker): UTC (default), local, IANA zone, +HH:MM", (v: string) => resolveLogTimeZone(v))
+    .option('--torch-trace <file>', 'PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: section "Host side (PyTorch profiler)"')
     .action(async (inputs: string[], opts: ReportCommandOptions) => {
       const { format, text } = await runReport(inputs, opts);
       if (opts.output) writeFileSync(opts.output, text);
