@@ -16,3 +16,5 @@ export * from './gpus.js';
 export * from './session.js';
 export * from './strings.js';
 export * from './gpuMetrics.js';
+export * from './launchCalls.js';
+export * from './kinetoCpuOps.js';

@@ -268,6 +268,27 @@ export interface TargetInfoGpuMetricsTable {
   metricName: string;
 }
 
+/**
+ * `KINETO_CPU_OPS`: not an nsys table. Written by the Kineto conversion (src/kineto/convert.ts)
+ * for the PyTorch profiler's aten ops (`cpu_op`), so it is only in converted traces: check
+ * `hasTable`. Times are ns from session start like the nsys tables.
+ */
+export interface KinetoCpuOpsTable {
+  start: number;
+  end: number;
+  globalTid: Int64 | null;
+  /** StringIds id of the op name (`aten::mm`). */
+  nameId: number;
+  /** Kineto's "External id", shared with the runtime calls the op made. */
+  externalId: number | null;
+  /** Nesting depth on the thread (0: outermost). */
+  depth: number | null;
+  /** rowid of the enclosing op, NULL at depth 0. */
+  parentRowid: number | null;
+  /** Duration minus the direct children's. */
+  selfNs: number | null;
+}
+
 export interface Database {
   CUPTI_ACTIVITY_KIND_KERNEL: KernelTable;
   CUPTI_ACTIVITY_KIND_RUNTIME: RuntimeTable;
@@ -297,6 +318,8 @@ export interface Database {
   ENUM_CUDA_KERNEL_LAUNCH_TYPE: EnumTable;
   GPU_METRICS: GpuMetricsTable;
   TARGET_INFO_GPU_METRICS: TargetInfoGpuMetricsTable;
+  /** Optional, converted Kineto traces only. */
+  KINETO_CPU_OPS: KinetoCpuOpsTable;
 }
 
 export type TableName = keyof Database;

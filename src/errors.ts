@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'E_SCHEMA' // an nsys export that lacks a table/column an analysis needs
   | 'E_LOG' // an iteration log that cannot be used at all
   | 'E_ITERATIONS' // iterations cannot be found or numbered without more options
+  | 'E_NOT_KINETO' // JSON or gzip, but not a complete PyTorch profiler (Kineto) trace
+  | 'E_NSYS_REP' // an Nsight Systems report (.nsys-rep) where an SQLite export is needed
   | 'E_REGRESSION'; // a gate found a regression
 
 export class IterscopeError extends Error {
@@ -42,6 +44,22 @@ export class InputError extends IterscopeError {
   ) {
     super(code, message, file);
     this.name = 'InputError';
+  }
+}
+
+/** A `.json` / `.json.gz` input that is truncated, malformed, or not a PyTorch profiler trace. */
+export class KinetoTraceError extends IterscopeError {
+  constructor(file: string, message: string) {
+    super('E_NOT_KINETO', message, file);
+    this.name = 'KinetoTraceError';
+  }
+}
+
+/** An `.nsys-rep` report given where an SQLite export (or a Kineto trace) is read. */
+export class NsysReportError extends IterscopeError {
+  constructor(file: string, message: string) {
+    super('E_NSYS_REP', message, file);
+    this.name = 'NsysReportError';
   }
 }
 

@@ -11,10 +11,11 @@
  */
 
 // Errors and exit codes.
-export { IterscopeError, UsageError, InputError, SchemaError, IterationError, exitCodeFor, EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, type ErrorCode } from './errors.js';
+export { IterscopeError, UsageError, InputError, SchemaError, IterationError, KinetoTraceError, NsysReportError, exitCodeFor, EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, type ErrorCode } from './errors.js';
 
 // Opening exports.
-export { openExport, withExport } from './export/openExport.js';
+export { openExport, openInput, withExport } from './export/openExport.js';
+export { detectInput, type InputKind } from './export/detectInput.js';
 export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 
 // The pipeline.
@@ -57,6 +58,10 @@ export { crossRankFromExports } from './ranks/ranksFromExports.js';
 export { mergeSummaryFiles } from './ranks/merge.js';
 export type { CrossRankView } from './ranks/crossRank.js';
 export type { RankFigures } from './ranks/rankFigures.js';
+
+// PyTorch profiler (Kineto) traces: read into the nsys data model, aten ops per iteration, dual mode.
+export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClock, type ConvertedTrace, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
+export type { PytorchHostSide } from './pipeline/types.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';

@@ -5,6 +5,7 @@ import { gapsTables } from '../gapsReport.js';
 import { phaseSummaryTable } from '../iterationsReport.js';
 import { kernelSummaryTable } from '../kernelsReport.js';
 import { nvtxSummaryTable } from '../nvtxReport.js';
+import { hostSidePhaseTable, hostSideTable } from '../hostSideReport.js';
 import type { DataTable } from '../table.js';
 import { formatInt, formatNs } from '../units.js';
 import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
@@ -160,6 +161,17 @@ function hostSection(d: ReportData): ReportSection {
   return { id: 'host', title: 'Python GC and GIL', blocks: [table(hostTable(d.host))] };
 }
 
+/** "Host side (PyTorch profiler)": top aten ops per phase, then per iteration when they fit. */
+function pytorchHostSection(d: ReportData, layout: ReportLayout): ReportSection | null {
+  const h = d.pytorchHost;
+  if (!h) return null;
+  const blocks: ReportBlock[] = [];
+  if (h.notes.length) blocks.push({ kind: 'list', items: h.notes });
+  blocks.push(table(hostSidePhaseTable(h.byPhase.map((g) => ({ ...g, group: PHASE_LABELS[g.group] ?? g.group })))));
+  if (h.iterations.length <= layout.iterationRows) blocks.push(table(hostSideTable(h.iterations, 'Per iteration')));
+  return { id: 'pytorch-host', title: 'Host side (PyTorch profiler)', blocks };
+}
+
 function metricsSection(d: ReportData): ReportSection | null {
   const names = d.iterations?.metricNames ?? [];
   if (!d.metrics?.available || names.length === 0 || d.phases.length === 0) return null;
@@ -219,6 +231,7 @@ export function reportDocument(d: ReportData, layout: Partial<ReportLayout> = {}
     idleSection(d, l),
     nvtxSection(d, l),
     hostSection(d),
+    pytorchHostSection(d, l),
     metricsSection(d),
     coverageSection(d),
   ].filter((s): s is ReportSection => s !== null);

@@ -1,7 +1,9 @@
 import { statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { InputError } from '../errors.js';
+import { InputError, NsysReportError } from '../errors.js';
+import { convertKinetoTraceSync } from '../kineto/convertSync.js';
+import { detectInput } from './detectInput.js';
 import type { Database } from '../../queries/schema.js';
 import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
 
@@ -121,6 +123,36 @@ export function openExport(path: string): ExportHandle {
 }
 
 /**
+ * Opens any input an analysis reads, decided by content (`detectInput`): an nsys SQLite export as
+ * `openExport`; a PyTorch profiler (Kineto) trace, `.json` or `.json.gz`, converted into an
+ * nsys-shaped database in os.tmpdir() (deleted on close) so every analysis runs on it unchanged;
+ * an `.nsys-rep` report is an error that says how to export it. The handle's `path` is the input.
+ */
+export function openInput(path: string): ExportHandle {
+  const kind = detectInput(path);
+  if (kind === 'nsys-report') {
+    throw new NsysReportError(path, 'an Nsight Systems report (.nsys-rep), not an export: run `nsys export --type sqlite -o FILE.sqlite ' + 'REPORT.nsys-rep` and pass the .sqlite file');
+  }
+  if (kind === 'nsys-export') return openExport(path);
+  const converted = convertKinetoTraceSync(path);
+  let handle: ExportHandle;
+  try {
+    handle = openExport(converted.dbPath);
+  } catch (err) {
+    converted.remove();
+    throw err;
+  }
+  return {
+    ...handle,
+    path,
+    close: () => {
+      handle.close();
+      converted.remove();
+    },
+  };
+}
+
+/**
  * SQLite's verdict on a damaged file, met only once a query reads the broken pages (the schema
  * pages probed by `openExport` may be intact): corrupt pages, a truncated file, not a database.
  */
@@ -129,11 +161,11 @@ function isDamagedFileError(err: unknown): err is Error {
 }
 
 /**
- * Opens, runs `fn`, and always closes. A damaged export found while `fn` reads it becomes an
+ * Opens (any input `openInput` reads), runs `fn`, and always closes. A damaged export found while `fn` reads it becomes an
  * `InputError` (one line naming the file), like the damage `openExport` itself detects.
  */
 export function withExport<T>(path: string, fn: (handle: ExportHandle) => T): T {
-  const handle = openExport(path);
+  const handle = openInput(path);
   try {
     return fn(handle);
   } catch (err) {

@@ -13,7 +13,9 @@ import { parseProfileRanges, type LabelCounts, type ProfileRange } from './range
 import type { IterationSelection } from './selection.js';
 import type { Engine, IterationSource } from './source.js';
 import { findIterationRanges } from './sources/index.js';
-import type { IterationRange } from './windows.js';
+import type { FoundIterationRanges, IterationRange } from './windows.js';
+import { fallbackIterationRanges, NO_ITERATION_SOURCE_HINT } from './fallbackRanges.js';
+import { IterationError } from '../errors.js';
 
 /** Batch phase of an iteration, from its context and generation request counts. */
 export type Phase = 'context' | 'mixed' | 'generation' | 'empty' | 'unknown';
@@ -173,7 +175,20 @@ function joinedLog(rec: MergedIterationRecord): JoinedLog {
 export function analyzeIterations(handle: ExportHandle, opts: IterationOptions = {}): IterationAnalysis {
   const classifier = opts.classifier ?? defaultCategoryClassifier();
   const selection = opts.selection ?? {};
-  const found = findIterationRanges(handle, selection.rangeSpec);
+  let found: FoundIterationRanges;
+  let sourceNotes: string[] = [];
+  let numberingDetail: string | undefined;
+  try {
+    found = findIterationRanges(handle, selection.rangeSpec);
+  } catch (err) {
+    // No executor NVTX ranges: ProfilerStep#N, else the log's timestamps (Kineto traces, plain captures).
+    if (!(err instanceof IterationError) || selection.rangeSpec) throw err;
+    const fallback = fallbackIterationRanges(handle, opts.logs ?? [], selection.logTz);
+    if (!fallback) throw new IterationError(`${err.message.slice(handle.path.length + 2)}${NO_ITERATION_SOURCE_HINT}`, handle.path);
+    found = fallback.found;
+    sourceNotes = fallback.notes;
+    numberingDetail = fallback.numberingDetail;
+  }
   // Read after the ranges are found, so an export without iterations fails fast; shared with the
   // attribution and the last window's end (and with the gap analysis when the caller passes them).
   const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
@@ -209,7 +224,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: logCompositions, hint },
       handle.path,
     );
-    numbering.push({ pid, source: num.source, detail: num.detail });
+    numbering.push({ pid, source: num.source, detail: num.source === 'label' ? (numberingDetail ?? num.detail) : num.detail });
     windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
     rangeOf.push(...ranges);
   }
@@ -274,7 +289,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const inExport = new Set(windows.map((w) => w.iter));
   const recordsOutsideCapture = [...records.keys()].filter((k) => !inExport.has(k)).sort((a, b) => a - b);
   const joined = rows.filter((r) => r.matched).length;
-  const notes: string[] = [];
+  const notes: string[] = [...sourceNotes];
   for (const nb of numbering) notes.push(`pid ${nb.pid}: ${nb.detail}`);
   notes.push(`${rows.length} iterations found (${compactRanges(rows.map((r) => r.iter).sort((a, b) => a - b))})`);
   if (opts.logs?.length) {

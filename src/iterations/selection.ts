@@ -1,4 +1,5 @@
 import { parseNonNegativeInt } from '../optionValues.js';
+import { resolveLogTimeZone } from './logTimestampWindows.js';
 import { parseIterationRangeSpec, parseProfileRanges, type IterationRangeSpec, type ProfileRange } from './rangeSpec.js';
 
 /**
@@ -13,6 +14,8 @@ export interface IterationSelection {
   firstIter?: number;
   /** A TLLM_PROFILE_START_STOP value, to number unnumbered windows. */
   profileRanges?: ProfileRange[];
+  /** Zone the logs' timestamps were written in, when they delimit the iterations (`--log-tz`; default UTC). */
+  logTz?: string;
 }
 
 /** The selection as typed on a command line (commander hands strings, or numbers once parsed). */
@@ -20,6 +23,7 @@ export interface IterationSelectionOptions {
   iterationRange?: string;
   firstIter?: string | number;
   profileRange?: string;
+  logTz?: string;
 }
 
 /** Parses the three options; a bad value is a UsageError naming the option. */
@@ -28,5 +32,6 @@ export function parseIterationSelection(opts: IterationSelectionOptions = {}): I
   if (opts.iterationRange !== undefined) out.rangeSpec = parseIterationRangeSpec(opts.iterationRange);
   if (opts.firstIter !== undefined) out.firstIter = typeof opts.firstIter === 'number' ? opts.firstIter : parseNonNegativeInt(opts.firstIter, '--first-iter');
   if (opts.profileRange !== undefined) out.profileRanges = parseProfileRanges(opts.profileRange);
+  if (opts.logTz !== undefined) out.logTz = resolveLogTimeZone(opts.logTz);
   return out;
 }

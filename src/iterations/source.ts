@@ -5,7 +5,7 @@ import type { FoundIterationRanges } from './windows.js';
 /** The serving engine whose markers an export carries. */
 export type Engine = 'tensorrt-llm' | 'vllm' | 'unknown';
 
-export type IterationSourceId = 'trtllm-pytorch' | 'trtllm-cpp' | 'vllm' | 'nvtx-range';
+export type IterationSourceId = 'trtllm-pytorch' | 'trtllm-cpp' | 'vllm' | 'nvtx-range' | 'log-timestamps';
 
 /**
  * One way an engine marks its iterations in an export: which NVTX ranges, what their text says,

@@ -23,6 +23,31 @@ export function parseLogTimestamp(text: string): number | null {
   return null;
 }
 
+/** The wall-clock fields of a log timestamp, before any time zone is applied. */
+export interface LogTimestampFields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  /** The digits after the decimal point as written ('' when none). */
+  fraction: string;
+}
+
+/** The fields of a timestamp in one of the accepted forms; null if not a valid timestamp. */
+export function parseLogTimestampFields(text: string): LogTimestampFields | null {
+  const s = text.trim();
+  let f: LogTimestampFields | null = null;
+  let m = MDY_RE.exec(s);
+  if (m) f = { year: +m[3], month: +m[1], day: +m[2], hour: +m[4], minute: +m[5], second: +m[6], fraction: m[7] ?? '' };
+  else if ((m = YMD_RE.exec(s))) f = { year: +m[1], month: +m[2], day: +m[3], hour: +m[4], minute: +m[5], second: +m[6], fraction: m[7] ?? '' };
+  if (!f || f.month < 1 || f.month > 12 || f.day < 1 || f.hour > 23 || f.minute > 59 || f.second > 59) return null;
+  const d = new Date(Date.UTC(f.year, f.month - 1, f.day));
+  if (d.getUTCFullYear() !== f.year || d.getUTCMonth() !== f.month - 1 || d.getUTCDate() !== f.day) return null;
+  return f;
+}
+
 function localMs(
   year: number,
   month: number,

@@ -11,6 +11,7 @@ import { analyzeGaps, idleByCausePerIteration } from '../gaps/analyze.js';
 import { analyzeIterations } from '../iterations/analyze.js';
 import { addGpuMetrics, addPhaseMetrics } from '../iterations/gpuMetrics.js';
 import { summarizeByPhase } from '../iterations/summary.js';
+import { hasPytorchHostSide, pytorchHostSide } from '../kineto/pytorchHostSide.js';
 import { rankFiguresFromIterations } from '../ranks/rankFigures.js';
 import { categoryTime } from './categoryTime.js';
 import { reportCoverage, type ReportNote } from './coverage.js';
@@ -66,6 +67,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     categories: null,
     coverage: null,
     rankFigures: null,
+    pytorchHost: null,
     logs: (request.logs ?? []).map((l) => ({ file: l.file, records: l.records.length, skippedLines: l.skippedLines, formats: l.formats })),
     timingsMs,
   };
@@ -107,6 +109,11 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
         const byIter = idleByCausePerIteration(out.gaps, rows, { includeFragmented: true });
         for (const row of rows) row.idleByCauseNs = byIter.get(row.iter) ?? {};
       }
+    }
+    // Aten ops per iteration when there is a PyTorch profiler trace (timed only then).
+    const it0 = out.iterations;
+    if (parts.has('pytorchHost') && it0 && hasPytorchHostSide(handle, request.torchTrace)) {
+      out.pytorchHost = timed('pytorchHost', () => pytorchHostSide(handle, it0, request.torchTrace, gpuOps!));
     }
     // `info` and the kernel summary from the columns while they are here.
     if (parts.has('info')) out.info = timed('info', () => describeExport(handle, { gpuOps, apiCalls, nvtxRangesByDomain }));

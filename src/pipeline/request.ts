@@ -30,12 +30,14 @@ export type AnalysisPart =
   /** What the numbers cover and every note, in report order. */
   | 'coverage'
   /** Per-process figures for the cross-rank view (collective kernels by iteration). */
-  | 'rankFigures';
+  | 'rankFigures'
+  /** Aten ops per iteration (PyTorch profiler): when the input is a Kineto trace or `torchTrace` is given. */
+  | 'pytorchHost';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures', 'pytorchHost'];
 
 /** Everything `iterscope report` shows. */
-export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage'];
+export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'pytorchHost'];
 
 /**
  * What to analyse and how. Plain data (structured-clone safe): worker threads receive it as it is;
@@ -62,6 +64,8 @@ export interface AnalysisRequest {
   kernels?: Pick<KernelSummaryOptions, 'nameBy' | 'includeGraphs'>;
   /** `rankFigures`: the category holding the collectives (default `communication`). */
   communicationCategory?: string;
+  /** `pytorchHost`: a PyTorch profiler trace of the same run beside an nsys export (`--torch-trace`). */
+  torchTrace?: string;
 }
 
 /** Dependencies between parts: what each one is computed from. */
@@ -71,6 +75,7 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   categories: ['kernels'],
   coverage: ['gaps', 'kernels', 'nvtx', 'categories'],
   rankFigures: ['iterations'],
+  pytorchHost: ['iterations'],
 };
 
 /** The requested parts plus everything they are computed from. */

@@ -1,5 +1,6 @@
 import type { ExportMetadata } from '../../queries/handle.js';
 import type { CaptureSettings, ExportInfo } from '../analysis/exportInfo.js';
+import type { GroupHostSide, HostSideTotals, IterationHostSide } from '../kineto/hostSide.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
@@ -51,6 +52,8 @@ export interface ExportAnalysis {
   host: HostSummary | null;
   categories: CategoryTime | null;
   coverage: ReportCoverage | null;
+  /** Aten ops per iteration and phase (PyTorch profiler): the input is a Kineto trace, or `torchTrace` was given. */
+  pytorchHost: PytorchHostSide | null;
   /** Per process with iterations: what the cross-rank view needs. */
   rankFigures: RankFigures[] | null;
   logs: ReportLogFile[];
@@ -74,4 +77,13 @@ export type ReportData = ExportAnalysis & {
 /** Narrows an analysis to `ReportData` (it was asked for `REPORT_PARTS`). */
 export function isReportData(a: ExportAnalysis): a is ReportData {
   return !!(a.info && a.kernels && a.nvtx && a.gaps && a.host && a.categories && a.coverage);
+}
+
+/** The "Host side (PyTorch profiler)" data: aten ops per iteration and per phase. */
+export interface PytorchHostSide {
+  iterations: IterationHostSide[];
+  byPhase: GroupHostSide[];
+  totals: HostSideTotals;
+  /** Clock alignment, launch attribution, what could not be matched. */
+  notes: string[];
 }

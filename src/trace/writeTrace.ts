@@ -8,6 +8,7 @@ import { formatBytes } from './format.js';
 import { writeGaps } from './gapSlices.js';
 import { writeGpuOps, type GpuOpSliceStats, type KernelNames } from './gpuOpSlices.js';
 import { writeIterations } from './iterationSlices.js';
+import { writeHostOps } from './hostOpSlices.js';
 import { selectIterations, type IterRange } from './itersOption.js';
 import { TrackRegistry } from './tracks.js';
 import { TraceFileWriter } from './writer.js';
@@ -102,6 +103,9 @@ export function writeTrace(handle: ExportHandle, output: string, analysis: Expor
     const it = writeIterations(shown, tracks, emit, idleByIter);
     const gapCount = writeGaps(gaps, tracks, emit);
     const ops = writeGpuOps(handle, tracks, emit, { classifier, kernelNames: opts.kernelNames, window: window ?? undefined });
+    // A PyTorch profiler trace's aten ops, as host tracks.
+    const hostOps = writeHostOps(handle, tracks, emit, window ?? undefined);
+    if (hostOps) notes.push(`${hostOps} aten ops (PyTorch profiler) on host tracks`);
     writer.close({ ...otherData, iterationSlices: it.slices, gapSlices: gapCount, gpuOpSlices: ops.ops, overflowOps: ops.overflowOps });
 
     if (window) notes.push(`iterations ${window.first}..${window.last}: ${shown.length} iteration slices, GPU ops and gaps overlapping ${(window.startNs / 1e6).toFixed(3)}..${(window.endNs / 1e6).toFixed(3)} ms`);

@@ -4,6 +4,7 @@ import { UsageError } from '../../errors.js';
 import { parseNonNegativeInt } from '../../optionValues.js';
 import { loadCategoryRules, type CategoryRule } from '../../categories/rules.js';
 import { parseIterationRangeSpec, parseProfileRanges } from '../../iterations/rangeSpec.js';
+import { resolveLogTimeZone } from '../../iterations/logTimestampWindows.js';
 import { parseIterationSelection, type IterationSelection, type IterationSelectionOptions } from '../../iterations/selection.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import type { ParsedIterationLog } from '../../logs/types.js';
@@ -32,7 +33,7 @@ export function nonNegativeInt(option: string): (value: string) => number {
 }
 
 /**
- * `--iteration-range`, `--first-iter` and `--profile-range` on every command that finds
+ * `--iteration-range`, `--first-iter`, `--profile-range` and `--log-tz` on every command that finds
  * iterations. Values are checked while commander parses them (a bad one fails before any export is
  * read); `selectionOf` turns them into the pipeline's `IterationSelection`.
  */
@@ -50,6 +51,10 @@ export function withSelectionOptions(cmd: Command, purpose = ''): Command {
     .option('--first-iter <n>', `number unnumbered iteration ranges from N${why}`, nonNegativeInt('--first-iter'))
     .option('--profile-range <A-B>', `TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges${why}`, (v: string) => {
       parseProfileRanges(v);
+      return v;
+    })
+    .option('--log-tz <zone>', "time zone the logs' timestamps were written in, when they delimit iterations (no NVTX marker, e.g. a PyTorch profiler trace): UTC (default), local, an IANA zone or +HH:MM", (v: string) => {
+      resolveLogTimeZone(v);
       return v;
     });
 }

@@ -6,6 +6,7 @@ import type { AnalysisPart } from '../../pipeline/request.js';
 import { progress } from '../../ranks/progress.js';
 import { categoryRulesTable, iterationsTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
 import { stackRankTables } from '../../../reports/ranksReport.js';
+import { hostSideTable } from '../../../reports/hostSideReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
 import { acrossExports, expandExportArgs } from './ranks.js';
@@ -18,6 +19,7 @@ interface IterationsOptions extends OutputOptions {
   profileRange?: string;
   categories?: string;
   idleCauses?: boolean;
+  torchTrace?: string;
 }
 
 export function registerIterations(program: Command): void {
@@ -30,11 +32,12 @@ export function registerIterations(program: Command): void {
         .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)'),
     )
       .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')
-      .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)'),
+      .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)')
+      .option('--torch-trace <file>', 'PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: aten-op CPU time per iteration, the op each launch call was made in'),
   ).action(async (inputs: string[], opts: IterationsOptions) => {
     const files = expandExportArgs(inputs);
-    const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts) };
-    const parts: AnalysisPart[] = opts.idleCauses === false ? ['iterations', 'metrics'] : ['iterations', 'gaps', 'metrics'];
+    const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), torchTrace: opts.torchTrace };
+    const parts: AnalysisPart[] = opts.idleCauses === false ? ['iterations', 'metrics', 'pytorchHost'] : ['iterations', 'gaps', 'metrics', 'pytorchHost'];
 
     // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
     if (files.length > 1) {
@@ -57,7 +60,7 @@ export function registerIterations(program: Command): void {
     }
 
     // A bar on stderr for big exports, only when stderr is a terminal.
-    const bar = progress('iterscope: iterations', parts.length + 2, { unit: 'steps' });
+    const bar = progress('iterscope: iterations', parts.length + 1, { unit: 'steps' });
     const a = withExport(files[0], (h) => {
       try {
         return analyzeExport(h, { ...request, parts, requireIterations: true }, (step) => bar.tick(1, `${step} done`));
@@ -66,11 +69,15 @@ export function registerIterations(program: Command): void {
       }
     });
     const analysis = a.iterations!;
+    const host = a.pytorchHost;
     for (const n of analysis.coverage.notes) note(n);
+    for (const n of host?.notes ?? []) note(n);
     if (opts.summary) {
       emit(opts, [phaseSummaryTable(a.phases, analysis.categories, analysis.metricNames)], { file: analysis.file, categories: analysis.categories, phases: a.phases, coverage: analysis.coverage });
     } else {
-      emit(opts, [{ ...iterationsTable(analysis), notes: [] }], analysis);
+      // The host side from aten ops: the input is a PyTorch profiler trace, or one was given beside an export.
+      const hostTables = host ? [{ ...hostSideTable(host.iterations), notes: [] }] : [];
+      emit(opts, [{ ...iterationsTable(analysis), notes: [] }, ...hostTables], host ? { ...analysis, hostSide: host } : analysis);
     }
   });
 }

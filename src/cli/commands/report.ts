@@ -26,6 +26,8 @@ export interface ReportCommandOptions {
   firstIter?: number;
   profileRange?: string;
   categories?: string;
+  logTz?: string;
+  torchTrace?: string;
 }
 
 
@@ -53,6 +55,7 @@ export async function runReport(input: string | readonly string[], opts: Partial
     selection: selectionOf(opts),
     categoryRules: categoryRulesOf(opts),
     minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS,
+    torchTrace: opts.torchTrace,
   };
   const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts: REPORT_PARTS }));
   if (!isReportData(analysis)) throw new Error(`report: the pipeline did not return every report part (${analysis.parts.join(', ')})`);
@@ -81,6 +84,7 @@ export function registerReport(program: Command): void {
     .option('--slowest <n>', 'iterations listed (slowest wall time first) when there are more than --iteration-rows', nonNegativeInt('--slowest'), DEFAULT_REPORT_LAYOUT.slowest)
     .option('--min-gap <duration>', 'report idle gaps at least this long (ns, us, ms or s)', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
+    .option('--torch-trace <file>', 'PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: section "Host side (PyTorch profiler)"')
     .action(async (inputs: string[], opts: ReportCommandOptions) => {
       const { format, text } = await runReport(inputs, opts);
       // -o whole or not at all; Markdown also to the CI job summary (both guarded against the inputs).

@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KinetoTraceError } from '../errors.js';
+import type { ConversionSummary } from './convert.js';
+
+export interface ConvertedTrace {
+  /** The nsys-shaped SQLite database (in its own directory under os.tmpdir()). */
+  dbPath: string;
+  summary: ConversionSummary;
+  /** Deletes the database and its directory (idempotent). */
+  remove(): void;
+}
+
+/** Temp directories of conversions not yet removed: deleted at exit if their handle was never closed. */
+const pending = new Set<string>();
+let exitHookInstalled = false;
+function removeAtExit(dir: string): void {
+  pending.add(dir);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const d of pending) rmSync(d, { recursive: true, force: true });
+  });
+}
+
+/**
+ * The compiled child entry. From the build it sits beside this file; from the TypeScript source
+ * (vitest) Node cannot run a `.ts` file, so the built one is used (`npm test` builds first).
+ */
+function converterEntry(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.endsWith('.ts')) return join(dirname(here), 'convertMain.js');
+  const built = join(resolve(dirname(here), '..', '..'), 'dist', 'src', 'kineto', 'convertMain.js');
+  if (!existsSync(built)) throw new Error(`${built} is missing: build first (npm run build)`);
+  return built;
+}
+
+/**
+ * Converts a Kineto trace synchronously, so the synchronous export opener (`openInput`) can take
+ * one: the streaming conversion (async: file and gunzip streams) runs in a child Node process
+ * that writes the database to a fresh temp directory. Never writes beside the input. Throws
+ * `KinetoTraceError` for truncated or non-Kineto JSON.
+ */
+export function convertKinetoTraceSync(input: string): ConvertedTrace {
+  const dir = mkdtempSync(join(tmpdir(), 'iterscope-kineto-'));
+  const remove = () => {
+    pending.delete(dir);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const dbPath = join(dir, 'trace.sqlite');
+  const r = spawnSync(process.execPath, [converterEntry(), input, dbPath], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
+  let reply: { ok?: ConversionSummary; error?: { code: string; message: string } } = {};
+  try {
+    reply = JSON.parse(line);
+  } catch {
+    // Reported below.
+  }
+  if (reply.ok) {
+    removeAtExit(dir);
+    return { dbPath, summary: reply.ok, remove };
+  }
+  remove();
+  if (reply.error?.code === 'E_NOT_KINETO') throw new KinetoTraceError(input, reply.error.message);
+  const why = reply.error?.message ?? (r.error ? r.error.message : r.signal ? `killed by ${r.signal}` : `exit status ${r.status}`);
+  throw new Error(`${input}: converting the PyTorch profiler trace failed: ${why}`);
+}

@@ -1,0 +1,230 @@
+/**
+ * A streaming scanner for Chrome-trace JSON as the PyTorch profiler (Kineto) writes it:
+ * `{ "schemaVersion": 1, ..., "traceEvents": [ {...}, {...} ], ... }`.
+ *
+ * Traces reach hundreds of MB, so the document is never parsed whole: text is fed chunk by chunk,
+ * the scanner tracks only nesting depth and string state, and hands out the text of each element
+ * of `traceEvents` (small objects: the caller `JSON.parse`s them one by one) and of the top-level
+ * values it was asked to keep. Memory is bounded by the largest single event, not the file.
+ */
+
+/** Why the text is not a Kineto trace, with how far the scan got. */
+export class TraceScanError extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+    this.name = 'TraceScanError';
+  }
+}
+
+export interface ScannerSink {
+  /** The raw text of one `traceEvents` element. */
+  event(text: string): void;
+  /** The raw text of a kept top-level value (see `keepKeys`). */
+  topLevel(key: string, text: string): void;
+}
+
+const QUOTE = 34; // "
+const BACKSLASH = 92;
+const LBRACE = 123;
+const RBRACE = 125;
+const LBRACKET = 91;
+const RBRACKET = 93;
+const COMMA = 44;
+const COLON = 58;
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/** Largest event or kept value accepted: anything bigger is not a Kineto event but a broken file. */
+const MAX_CAPTURE_CHARS = 64 * 1024 * 1024;
+
+export class KinetoJsonScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private started = false;
+  private finished = false;
+  /** At depth 1: the next string is a key. */
+  private expectKey = false;
+  /** At depth 1: a ':' was read, the next non-space char starts the value of `currentKey`. */
+  private valuePending = false;
+  private currentKey: string | null = null;
+  private keyStart = -1;
+  /** Inside the traceEvents array (its elements are at depth 2). */
+  private inEvents = false;
+  /** Whether `traceEvents` was met (opened and closed). */
+  private sawEvents = false;
+  private eventsClosed = false;
+  /** Start (in `buf`) of the event or kept value being captured; -1: none. */
+  private markStart = -1;
+  /** Key whose value is being captured at depth 1 (kept keys only). */
+  private capturingKey: string | null = null;
+  private buf = '';
+  /** Characters of the document before `buf[0]`. */
+  private consumed = 0;
+  eventCount = 0;
+
+  constructor(
+    private readonly sink: ScannerSink,
+    private readonly keepKeys: ReadonlySet<string>,
+  ) {}
+
+  /** Feeds the next piece of text (any split, including inside strings and numbers). */
+  write(chunk: string): void {
+    const carried = this.markStart >= 0 || this.keyStart >= 0 ? this.buf.slice(Math.min(...[this.markStart, this.keyStart].filter((v) => v >= 0))) : '';
+    const base = this.buf.length - carried.length;
+    this.consumed += base;
+    if (this.markStart >= 0) this.markStart -= base;
+    if (this.keyStart >= 0) this.keyStart -= base;
+    const resume = carried.length;
+    this.buf = carried + chunk;
+    this.scan(resume);
+    if (this.markStart >= 0 && this.buf.length - this.markStart > MAX_CAPTURE_CHARS) {
+      throw new TraceScanError(`an event larger than ${MAX_CAPTURE_CHARS / 1024 / 1024} MB: not a PyTorch profiler trace`, this.consumed + this.markStart);
+    }
+  }
+
+  /** Call at end of input: throws when the document is incomplete or has no `traceEvents`. */
+  end(): void {
+    const at = this.consumed + this.buf.length;
+    if (!this.started) throw new TraceScanError('empty JSON document, expected a PyTorch profiler trace ({"traceEvents": [...]})', at);
+    if (!this.finished) {
+      throw new TraceScanError(
+        this.inEvents
+          ? `truncated: the file ends inside traceEvents after ${this.eventCount} events`
+          : 'truncated: the JSON document ends before its closing brace',
+        at,
+      );
+    }
+    if (!this.sawEvents || !this.eventsClosed) throw new TraceScanError('JSON without a "traceEvents" array: not a PyTorch profiler (Kineto) trace', at);
+  }
+
+  private scan(from: number): void {
+    const s = this.buf;
+    const n = s.length;
+    let i = from;
+    while (i < n) {
+      if (this.inString) {
+        // Jump to the next quote or backslash: strings are most of the text.
+        let j = i;
+        for (; j < n; j++) {
+          const c = s.charCodeAt(j);
+          if (this.escaped) {
+            this.escaped = false;
+            continue;
+          }
+          if (c === BACKSLASH) this.escaped = true;
+          else if (c === QUOTE) break;
+        }
+        if (j >= n) return;
+        this.inString = false;
+        i = j + 1;
+        if (this.keyStart >= 0) {
+          this.currentKey = JSON.parse(s.slice(this.keyStart, i)) as string;
+          this.keyStart = -1;
+        }
+        continue;
+      }
+      const c = s.charCodeAt(i);
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      if (this.finished) throw new TraceScanError('unexpected text after the end of the JSON document', this.consumed + i);
+      if (!this.started) {
+        if (c !== LBRACE) throw new TraceScanError('not a JSON object: a PyTorch profiler trace starts with {"traceEvents": ...}', this.consumed + i);
+        this.started = true;
+        this.depth = 1;
+        this.expectKey = true;
+        i++;
+        continue;
+      }
+      if (this.depth === 1) {
+        i = this.atTopLevel(s, i, c);
+        continue;
+      }
+      if (c === QUOTE) {
+        this.inString = true;
+      } else if (c === LBRACE || c === LBRACKET) {
+        if (this.inEvents && this.depth === 2) {
+          if (c !== LBRACE) throw new TraceScanError('traceEvents holds a non-object element', this.consumed + i);
+          this.markStart = i;
+        }
+        this.depth++;
+      } else if (c === RBRACE || c === RBRACKET) {
+        this.depth--;
+        if (this.inEvents) {
+          if (this.depth === 2 && this.markStart >= 0) {
+            this.sink.event(s.slice(this.markStart, i + 1));
+            this.eventCount++;
+            this.markStart = -1;
+          } else if (this.depth === 1) {
+            if (c !== RBRACKET) throw new TraceScanError('malformed traceEvents array', this.consumed + i);
+            this.inEvents = false;
+            this.eventsClosed = true;
+          }
+        }
+      } else if (this.inEvents && this.depth === 2 && c !== COMMA) {
+        throw new TraceScanError('traceEvents holds a non-object element', this.consumed + i);
+      }
+      i++;
+    }
+  }
+
+  /** One significant character at depth 1 (the top-level object's keys, colons, values, commas). */
+  private atTopLevel(s: string, i: number, c: number): number {
+    if (this.expectKey) {
+      if (c === RBRACE) return this.close(i);
+      if (c !== QUOTE) throw new TraceScanError('malformed JSON: expected a key in the top-level object', this.consumed + i);
+      this.keyStart = i;
+      this.inString = true;
+      this.expectKey = false;
+      return i + 1;
+    }
+    if (this.currentKey !== null && !this.valuePending && this.markStart < 0 && this.capturingKey === null && c === COLON) {
+      this.valuePending = true;
+      return i + 1;
+    }
+    if (this.valuePending) {
+      this.valuePending = false;
+      const key = this.currentKey!;
+      if (key === 'traceEvents') {
+        if (c !== LBRACKET) throw new TraceScanError('"traceEvents" is not an array: not a PyTorch profiler trace', this.consumed + i);
+        this.sawEvents = true;
+        this.inEvents = true;
+        this.depth = 2;
+        return i + 1;
+      }
+      if (this.keepKeys.has(key)) {
+        this.capturingKey = key;
+        this.markStart = i;
+      }
+      // Fall through: the value's first character is scanned like any other.
+    }
+    if (c === COMMA || c === RBRACE) {
+      if (this.capturingKey !== null) {
+        this.sink.topLevel(this.capturingKey, s.slice(this.markStart, i).trim());
+        this.capturingKey = null;
+        this.markStart = -1;
+      }
+      this.currentKey = null;
+      if (c === RBRACE) return this.close(i);
+      this.expectKey = true;
+      return i + 1;
+    }
+    if (c === QUOTE) this.inString = true;
+    else if (c === LBRACE || c === LBRACKET) this.depth++;
+    else if (c === RBRACKET) throw new TraceScanError('malformed JSON: unbalanced ]', this.consumed + i);
+    return i + 1;
+  }
+
+  private close(i: number): number {
+    this.depth = 0;
+    this.finished = true;
+    return i + 1;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The streaming scanner: the same events whatever the chunking, top-level fields kept exactly
+ * (baseTimeNanoseconds beyond 2^53), and a typed error for truncated or non-Kineto JSON.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { KinetoJsonScanner, TraceScanError } from '../../src/kineto/jsonEventScanner.js';
+import { readKinetoTrace, type KinetoEvent } from '../../src/kineto/readKineto.js';
+import { microsToNs } from '../../src/kineto/convert.js';
+import { KinetoTraceError } from '../../src/errors.js';
+
+const DOC = `{
+  "schemaVersion": 1,
+  "deviceProperties": [ { "id": 0, "name": "GPU \\"zero\\" {[", "numSms": 132 } ],
+  "baseTimeNanoseconds": 1790857026000000001,
+  "traceEvents": [
+  { "ph": "X", "cat": "cpu_op", "name": "aten::mm}]\\\\", "pid": 1, "tid": 2, "ts": 4557702244787.773, "dur": 4.467, "args": { "Input Dims": [[16], []] } },
+  {"ph":"X","cat":"kernel","name":"k<1>(x)","pid":0,"tid":7,"ts":4557702244790.001,"dur":0.768,"args":{"correlation":8,"grid":[1,2,3]}},
+  { "name": "thread_name", "ph": "M", "pid": 1, "tid": 2, "args": { "name": "thread 2 (python3)" } }
+  ],
+  "traceName": "x.json"
+}`;
+
+function scan(chunks: string[]) {
+  const events: string[] = [];
+  const top = new Map<string, string>();
+  const s = new KinetoJsonScanner({ event: (t) => events.push(t), topLevel: (k, t) => top.set(k, t) }, new Set(['schemaVersion', 'deviceProperties', 'baseTimeNanoseconds']));
+  for (const c of chunks) s.write(c);
+  s.end();
+  return { events, top };
+}
+
+describe('KinetoJsonScanner', () => {
+  const whole = scan([DOC]);
+
+  it('hands out each event and the kept top-level values', () => {
+    expect(whole.events.map((e) => (JSON.parse(e) as KinetoEvent).name)).toEqual(['aten::mm}]\\', 'k<1>(x)', 'thread_name']);
+    expect(whole.top.get('baseTimeNanoseconds')).toBe('1790857026000000001');
+    expect(JSON.parse(whole.top.get('deviceProperties')!)[0].name).toBe('GPU "zero" {[');
+    expect(whole.top.has('traceName')).toBe(false);
+  });
+
+  it('gives the same result for every split of the text into two chunks, and one char at a time', () => {
+    for (let cut = 0; cut <= DOC.length; cut++) {
+      const r = scan([DOC.slice(0, cut), DOC.slice(cut)]);
+      expect(r.events, `cut at ${cut}`).toEqual(whole.events);
+      expect([...r.top], `cut at ${cut}`).toEqual([...whole.top]);
+    }
+    expect(scan([...DOC]).events).toEqual(whole.events);
+  });
+
+  it.each([
+    ['a truncated file', DOC.slice(0, DOC.indexOf('"kernel"')), /truncated: the file ends inside traceEvents after 1 events/],
+    ['a file cut after the array', DOC.slice(0, DOC.lastIndexOf('"traceName"')), /truncated/],
+    ['a JSON array', '[{"ph":"X"}]', /not a JSON object/],
+    ['an object without traceEvents', '{"a": [1, 2], "b": {"c": 3}}', /without a "traceEvents" array/],
+    ['traceEvents that is not an array', '{"traceEvents": {"a": 1}}', /not an array/],
+    ['an array element that is not an object', '{"traceEvents": [1, 2]}', /non-object element/],
+    ['an empty document', '   ', /empty JSON document/],
+  ])('rejects %s', (_name, text, message) => {
+    expect(() => scan([text])).toThrow(TraceScanError);
+    expect(() => scan([text])).toThrow(message);
+  });
+});
+
+describe('microsToNs', () => {
+  it('reads the written digits exactly where ts * 1000 in doubles would not', () => {
+    expect(microsToNs(4557702244787.773)).toEqual({ whole: 4557702244787, fracNs: 773 });
+    expect(microsToNs(0.768)).toEqual({ whole: 0, fracNs: 768 });
+    expect(microsToNs(12)).toEqual({ whole: 12, fracNs: 0 });
+    expect(microsToNs(1.9999)).toEqual({ whole: 2, fracNs: 0 });
+  });
+});
+
+describe('readKinetoTrace', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'iterscope-kineto-scan-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('streams a gzip file (detected by its magic bytes, whatever its name) like the plain one', async () => {
+    const plain = join(dir, 'trace.json');
+    const gz = join(dir, 'trace.bin');
+    writeFileSync(plain, DOC);
+    writeFileSync(gz, gzipSync(DOC));
+    const names = async (p: string) => {
+      const out: string[] = [];
+      const r = await readKinetoTrace(p, (e) => out.push(e.name ?? ''));
+      return { out, base: r.header.baseTimeNs, dev: r.header.deviceProperties.length };
+    };
+    const a = await names(plain);
+    expect(a).toEqual({ out: ['aten::mm}]\\', 'k<1>(x)', 'thread_name'], base: 1790857026000000001n, dev: 1 });
+    expect(await names(gz)).toEqual(a);
+  });
+
+  it('reports a truncated gzip file as a KinetoTraceError naming the file', async () => {
+    const cut = join(dir, 'cut.json.gz');
+    const z = gzipSync(DOC);
+    writeFileSync(cut, z.subarray(0, z.length - 30));
+    const err = await readKinetoTrace(cut, () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KinetoTraceError);
+    expect((err as Error).message.startsWith(`${cut}: `)).toBe(true);
+  });
+});
