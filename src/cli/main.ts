@@ -12,6 +12,7 @@ import { registerGaps } from './commands/gaps.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerTrace } from './commands/trace.js';
 import { registerReport } from './commands/report.js';
+import { registerFindings } from './commands/findings.js';
 import { registerMerge, registerRanks } from './commands/ranks.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerGaps(program);
   registerMetrics(program);
   registerReport(program);
+  registerFindings(program);
   registerCategories(program);
   registerSummarize(program);
   registerCompare(program);

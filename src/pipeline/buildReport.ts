@@ -8,6 +8,8 @@ import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColu
 import { defaultCategoryClassifier } from '../categories/rules.js';
 import { IterationError } from '../errors.js';
 import { analyzeGaps } from '../gaps/analyze.js';
+import { findGilHolders } from '../gaps/gilHolders.js';
+import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
 import { analyzeIterations, type IterationAnalysis } from '../iterations/analyze.js';
 import { addGpuMetrics, addPhaseMetrics } from '../iterations/gpuMetrics.js';
 import { addIdleCauses } from '../iterations/idleCauses.js';
@@ -90,6 +92,8 @@ export function buildReport(handle: ExportHandle, opts: ReportOptions = {}): Rep
     addPhaseMetrics(it, phases, metrics);
   }
   const host = timed('host', () => summarizeHost(handle, gaps, iterations?.iterations, info.nvtxDomains));
+  const gilHolders = timed('gilHolders', () => findGilHolders(handle, gaps, info.nvtxDomains));
+  const memory = timed('memory', () => analyzeMemoryTraffic(handle, iterations?.iterations ?? []));
   const categories = categoryTime(iterations, kernels, classifier);
   const projNotes = projectionNotes(projection);
   const coverage = reportCoverage({
@@ -117,6 +121,8 @@ export function buildReport(handle: ExportHandle, opts: ReportOptions = {}): Rep
     gaps,
     categories,
     host,
+    gilHolders,
+    memory,
     coverage,
     logs: (opts.logs ?? []).map((l) => ({ file: l.file, records: l.records.length, skippedLines: l.skippedLines, formats: l.formats })),
     timingsMs,

@@ -4,6 +4,8 @@ import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import type { GapAnalysis } from '../gaps/analyze.js';
+import type { GilHolderAnalysis } from '../gaps/gilHolders.js';
+import type { MemoryTraffic } from '../analysis/memoryTraffic.js';
 import type { IterationAnalysis } from '../iterations/analyze.js';
 import type { IterationRangeSpec } from '../iterations/rangeSpec.js';
 import type { PhaseSummary } from '../iterations/summary.js';
@@ -72,6 +74,10 @@ export interface ReportData {
   gaps: GapAnalysis;
   categories: CategoryTime;
   host: HostSummary;
+  /** Who held the GIL while each executor thread waited (empty when the GIL was not traced). */
+  gilHolders: GilHolderAnalysis[];
+  /** Memcpy by direction and pageable memory, allocations in the loop, per iteration. */
+  memory: MemoryTraffic;
   coverage: ReportCoverage;
   logs: ReportLogFile[];
   /** Wall-clock ms each analysis took (for `--verbose`-style diagnostics and benchmarks). */

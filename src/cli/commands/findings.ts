@@ -1,0 +1,107 @@
+import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { readMoeRouting } from '../../compare/compareRuns.js';
+import { defaultCategoryClassifier, loadCategoryRules } from '../../categories/rules.js';
+import { InputError, UsageError } from '../../errors.js';
+import { withExport } from '../../export/openExport.js';
+import { findFindings, resolveThresholds } from '../../findings/findFindings.js';
+import type { FindingThresholds, FindingsResult } from '../../findings/types.js';
+import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
+import { parseDurationNs } from '../../gaps/duration.js';
+import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
+import { parseIterationLogFile } from '../../logs/parse.js';
+import { buildReport } from '../../pipeline/buildReport.js';
+import { crossRankFromExports } from '../../ranks/ranksFromExports.js';
+import { summarizeExport, summarizeRun } from '../../summary/runSummary.js';
+import { renderFindings } from '../../../reports/findingsReport.js';
+import { resolveFormat, type OutputOptions } from '../output.js';
+import { collect, nonNegativeInt, withOutputOptions } from './common.js';
+import { expandExportArgs } from './ranks.js';
+
+export interface FindingsCommandOptions extends OutputOptions {
+  log?: string[];
+  minGap?: number;
+  iterationRange?: string;
+  firstIter?: number;
+  profileRange?: string;
+  categories?: string;
+  thresholds?: string;
+  perfectRouter?: string;
+  perfectRouterLog?: string[];
+}
+
+/** `--thresholds FILE.json`: an object of threshold overrides, checked against the known names. */
+export function readThresholdsFile(path: string): FindingThresholds {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT') throw new InputError('E_INPUT_MISSING', path, 'no such file');
+    throw new UsageError(`--thresholds ${path}: not valid JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--thresholds ${path}: expected a JSON object of threshold names to numbers`);
+  return resolveThresholds(parsed as Partial<FindingThresholds>, `--thresholds ${path}`);
+}
+
+/**
+ * The `findings` command's work without writing: one analysis of the first export (the pipeline's
+ * `buildReport`), the cross-rank view with several exports, the perfect-router reading with
+ * `--perfect-router`, then `findFindings` over that data.
+ */
+export async function runFindings(inputs: readonly string[], opts: FindingsCommandOptions = {}): Promise<FindingsResult> {
+  const thresholds = opts.thresholds ? readThresholdsFile(opts.thresholds) : undefined;
+  const files = expandExportArgs(inputs);
+  const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
+  const classifier = opts.categories ? loadCategoryRules(opts.categories) : defaultCategoryClassifier();
+  const logs = (opts.log ?? []).map(parseIterationLogFile);
+  const iterationOpts = { logs, rangeSpec, firstIter: opts.firstIter, profileRange: opts.profileRange, classifier };
+  let baseSummary: ReturnType<typeof summarizeRun> | null = null;
+  const data = withExport(files[0], (h) => {
+    const d = buildReport(h, { ...iterationOpts, minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS });
+    if (opts.perfectRouter && d.iterations) baseSummary = summarizeRun(h, d.iterations);
+    return d;
+  });
+  if (files.length > 1) {
+    data.crossRank = await crossRankFromExports(files, {
+      logs,
+      iterationRange: opts.iterationRange,
+      firstIter: opts.firstIter,
+      profileRange: opts.profileRange,
+      categoryRules: opts.categories ? [...classifier.rules] : undefined,
+    });
+  }
+  let moeRouting = null;
+  if (opts.perfectRouter) {
+    if (!baseSummary) throw new UsageError(`--perfect-router needs iterations in ${files[0]} (${data.iterationError ?? 'none found'})`);
+    const prLogs = (opts.perfectRouterLog ?? []).map(parseIterationLogFile);
+    const head = withExport(opts.perfectRouter, (h) => summarizeExport(h, { ...iterationOpts, logs: prLogs }));
+    moeRouting = readMoeRouting(baseSummary, head);
+  }
+  return findFindings(data, { thresholds, moeRouting });
+}
+
+/** `iterscope findings <exports...>`: what to fix first, ranked by recoverable time, with evidence and remedies. */
+export function registerFindings(program: Command): void {
+  withOutputOptions(
+    program
+      .command('findings <exports...>')
+      .description('what to fix first: findings (GC pauses, GIL contention and its holder thread, launch-bound, host sync, late launches, memory traffic, phase outliers, stragglers, MoE routing, coverage) ranked by recoverable time, with evidence and remedies')
+      .option('--log <file>', 'iteration log (same formats as `iterations --log`); repeatable', collect)
+      .option('--min-gap <duration>', 'gaps at least this long are split by host cause (ns, us, ms or s)', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
+      .option('--thresholds <file.json>', 'override rule thresholds, e.g. {"minIdleShare": 0.01, "outlierFactor": 3}')
+      .option('--perfect-router <export>', 'the same workload run with ENABLE_PERFECT_ROUTER=1: adds the MoE routing finding')
+      .option('--perfect-router-log <file>', 'iteration log of the --perfect-router run; repeatable', collect)
+      .option('--iteration-range <name|/regex/>', 'NVTX range that marks one iteration (default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync)')
+      .option('--first-iter <n>', 'number unnumbered iteration ranges from N', nonNegativeInt('--first-iter'))
+      .option('--profile-range <A-B>', 'TLLM_PROFILE_START_STOP value, to number unnumbered iteration ranges')
+      .option('--categories <rules.json>', 'kernel category rules replacing the default table'),
+  ).action(async (inputs: string[], opts: FindingsCommandOptions) => {
+    const format = resolveFormat(opts);
+    const result = await runFindings(inputs, opts);
+    const text = renderFindings(format, [result]);
+    if (opts.output) writeFileSync(opts.output, text);
+    else process.stdout.write(text);
+    if (format === 'md' && process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, text);
+  });
+}
