@@ -116,9 +116,13 @@ export function lateLaunches(ctx: RuleContext): Finding[] {
   if (!significant(ctx, idle, top[0]?.partNs ?? 0)) return [];
   const byCause = new Map<string, number>();
   const g = ctx.input.gaps;
-  for (const r of g.iterationsFound ? g.iterations.map((i) => i.idleByCauseNs) : [g.idleByCauseNs]) for (const [c, v] of Object.entries(r)) if (isLate(c)) byCause.set(c, (byCause.get(c) ?? 0) + v);
+  // Ranges that carry counters (vLLM's `execute_context_4(1984)_generation_0(0)`) group as one step.
+  const stepName = (c: string) => c.replace(/^nvtx:/, '').replace(/\d+/g, 'N');
+  for (const r of g.iterationsFound ? g.iterations.map((i) => i.idleByCauseNs) : [g.idleByCauseNs]) {
+    for (const [c, v] of Object.entries(r)) if (isLate(c)) byCause.set(stepName(c), (byCause.get(stepName(c)) ?? 0) + v);
+  }
   const breakdown = [...byCause].sort((a, b) => b[1] - a[1]);
-  const evidence: Evidence[] = [{ text: `by host step: ${breakdown.map(([c, v]) => `${c.replace(/^nvtx:/, '')} ${formatNs(v)}`).join(', ')}` }];
+  const evidence: Evidence[] = [{ text: `by host step: ${breakdown.map(([c, v]) => `${c} ${formatNs(v)}`).join(', ')}` }];
   evidence.push(...top.map((x) => gapEvidence(x.gap, x.partNs, 'launching late or in host code')));
   // Iterations whose GPU sat idle longer than it ran: the host step is the bottleneck there.
   const hostBound = (ctx.input.iterations?.iterations ?? []).filter((r) => r.gpuIdleNs > r.gpuBusyNs);
@@ -126,7 +130,7 @@ export function lateLaunches(ctx: RuleContext): Finding[] {
   return [
     makeFinding(ctx, {
       id: 'late-launches',
-      title: `Late launches and slow host steps: ${formatNs(idle)} of GPU idle time while the executor ran host code (largest: ${breakdown[0][0].replace(/^nvtx:/, '')})`,
+      title: `Late launches and slow host steps: ${formatNs(idle)} of GPU idle time while the executor ran host code (largest: ${breakdown[0][0]})`,
       recoverableNs: idle,
       restsOnNs: idle,
       estimate: 'GPU idle time of gaps >= --min-gap attributed to launch_late or to an NVTX host range of the launching thread, inside the iterations; overlapping the host step with the GPU can hide all of it (an upper bound)',
