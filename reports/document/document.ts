@@ -10,13 +10,17 @@ import { formatInt, formatNs } from '../units.js';
 import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
 import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable } from './tables.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportData, type ReportLayout } from '../../src/pipeline/types.js';
+import { findFindings } from '../../src/findings/findFindings.js';
+import type { FindingsResult } from '../../src/findings/types.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
 export type ReportBlock =
   | { kind: 'table'; table: DataTable }
   | { kind: 'paragraph'; text: string }
   | { kind: 'list'; items: string[] }
-  | { kind: 'chart'; chart: ReportChart };
+  | { kind: 'chart'; chart: ReportChart }
+  /** Ranked findings; each links to the section its evidence is in. */
+  | { kind: 'findings'; findings: FindingsResult };
 
 export interface ReportSection {
   /** Stable anchor (`run`, `kernels`, `categories`, `iterations`, `idle`, `nvtx`, `host`, `metrics`, `coverage`). */
@@ -207,9 +211,16 @@ function crossRankSection(d: ReportData): ReportSection | null {
   };
 }
 
+/** What to fix first, ranked by recoverable time: the report opens with it. */
+function findingsSection(d: ReportData): ReportSection {
+  const findings = d.findings ?? findFindings(d);
+  return { id: 'findings', title: 'Findings', blocks: [{ kind: 'findings', findings }] };
+}
+
 export function reportDocument(d: ReportData, layout: Partial<ReportLayout> = {}): ReportDocument {
   const l: ReportLayout = { ...DEFAULT_REPORT_LAYOUT, ...layout };
   const sections = [
+    findingsSection(d),
     runSection(d),
     kernelsSection(d, l),
     categoriesSection(d),

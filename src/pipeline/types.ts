@@ -56,6 +56,7 @@ export interface ReportLogFile {
  * Markdown and HTML documents are both rendered from this object.
  */
 import type { CrossRankView } from '../ranks/crossRank.js';
+import type { FindingsResult } from '../findings/types.js';
 
 export interface ReportData {
   file: string;
@@ -84,4 +85,6 @@ export interface ReportData {
   timingsMs: Record<string, number>;
   /** With several exports (one per rank): the cross-rank view; the other sections are of the first. */
   crossRank?: CrossRankView | null;
+  /** What to fix first (`findFindings` over this data); the report computes it when absent. */
+  findings?: FindingsResult;
 }

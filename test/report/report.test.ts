@@ -42,6 +42,7 @@ describe('iterscope report (Markdown) on pytorch-dense with both logs', () => {
   it('has every section, in order, with a table of contents', () => {
     const headings = md.split('\n').filter((l) => l.startsWith('## '));
     expect(headings).toEqual([
+      '## Findings',
       '## Run',
       '## Top kernels',
       '## GPU time by kernel category',
@@ -152,7 +153,7 @@ describe('iterscope report (Markdown) on pytorch-dense with both logs', () => {
   });
 
   it('runs each analysis once (one timing per analysis)', () => {
-    expect(Object.keys(data.timingsMs).sort()).toEqual(['gaps', 'host', 'info', 'iterations', 'kernels', 'metrics', 'nvtx', 'nvtxGpu']);
+    expect(Object.keys(data.timingsMs).sort()).toEqual(['gaps', 'gilHolders', 'host', 'info', 'iterations', 'kernels', 'memory', 'metrics', 'nvtx', 'nvtxGpu']);
   });
 });
 
