@@ -4,6 +4,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { InputError } from '../errors.js';
 import type { Database } from '../../queries/schema.js';
 import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
+import { resolveNsysReport } from './nsysRep.js';
 
 /** Tables whose presence marks a file as an nsys export (at least one, plus StringIds or metadata). */
 const NSYS_MARKER_TABLES = [
@@ -62,7 +63,9 @@ function readMetadata(sqlite: BetterSqlite3.Database, tables: Set<string>): Expo
  * SQLite, and an SQLite file that is not an nsys export. Any nsys table may be absent (exports are
  * lazy): callers ask `hasTable` / `hasColumn`.
  */
-export function openExport(path: string): ExportHandle {
+export function openExport(input: string): ExportHandle {
+  // An .nsys-rep opens as its SQLite export (exported once with nsys, see nsysRep.ts).
+  const path = resolveNsysReport(input);
   assertReadableFile(path);
   let sqlite: BetterSqlite3.Database;
   try {
