@@ -1,5 +1,6 @@
 import type { Phase } from '../iterations/analyze.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
+import { findingChanges, type FindingChanges } from '../findings/digest.js';
 
 export type Scope = 'all' | Phase;
 
@@ -49,6 +50,8 @@ export interface Comparison {
   kernelChanges: NamedChange[];
   nvtxChanges: NamedChange[];
   moeRouting: MoeRoutingReading | null;
+  /** Findings that appeared or disappeared (null when a summary has no findings). */
+  findings: FindingChanges | null;
 }
 
 export interface CompareOptions {
@@ -154,5 +157,6 @@ export function compareRuns(base: RunSummary, head: RunSummary, opts: CompareOpt
       head.run.iterationsFound,
     ),
     moeRouting: perfect ? readMoeRouting(base, head) : null,
+    findings: base.findings && head.findings ? findingChanges(base.findings, head.findings) : null,
   };
 }

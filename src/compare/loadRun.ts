@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
 import { withExport } from '../export/openExport.js';
 import type { IterationOptions } from '../iterations/analyze.js';
-import { summarizeExport, SUMMARY_SCHEMA, type RunSummary } from '../summary/runSummary.js';
+import { SUMMARY_SCHEMA, type RunSummary } from '../summary/runSummary.js';
+import { summarizeExportWithFindings } from '../findings/summarizeWithFindings.js';
 
 /** A summary.json written by `iterscope summarize` (checked for its schema tag). */
 export function readSummaryFile(path: string): RunSummary {
@@ -18,8 +19,8 @@ export function readSummaryFile(path: string): RunSummary {
   return json as RunSummary;
 }
 
-/** `compare`'s inputs: a summary.json, or an export summarised on the fly. */
+/** `compare`'s inputs: a summary.json, or an export summarised on the fly (with its findings). */
 export function loadRun(path: string, opts: IterationOptions = {}): RunSummary {
   if (/\.json$/i.test(path)) return readSummaryFile(path);
-  return withExport(path, (h) => summarizeExport(h, opts));
+  return withExport(path, (h) => summarizeExportWithFindings(h, opts));
 }

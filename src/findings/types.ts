@@ -45,6 +45,8 @@ export interface Finding {
   /** Report section the evidence is in (a Markdown/HTML anchor). */
   section: string;
   confidence: { level: 'measured' | 'inferred' | 'not-traced'; traced: string[]; notTraced: string[] };
+  /** Coverage only: ids of the findings the missing traces make impossible to look for. */
+  hides?: string[];
 }
 
 /** Thresholds of the rules (all overridable with `--thresholds FILE.json`). */

@@ -8,6 +8,8 @@ import { loadGpuOpColumns } from '../analysis/gpuOpColumns.js';
 import { loadApiCallColumns } from '../analysis/apiCallColumns.js';
 import { analyzeIterations, PHASES, type IterationAnalysis, type IterationOptions, type IterationRow, type Phase } from '../iterations/analyze.js';
 
+import type { FindingDigest } from '../findings/digest.js';
+
 /** Bumped when a field changes meaning; `compare` refuses summaries of another major version. */
 export const SUMMARY_SCHEMA = 'iterscope.summary/1';
 
@@ -62,6 +64,8 @@ export interface RunSummary {
   kernels: { name: string; totalNs: number; instances: number }[];
   /** NVTX ranges by total CPU time (`nvtx_sum`), at most 50. */
   nvtx: { range: string; style: string; totalNs: number; instances: number }[];
+  /** The run's findings (`iterscope findings`), when the summary was made with them; absent in older summaries. */
+  findings?: FindingDigest[];
 }
 
 const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);

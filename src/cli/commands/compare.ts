@@ -4,7 +4,7 @@ import { IterscopeError } from '../../errors.js';
 import { withExport } from '../../export/openExport.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import { parseIterationRangeSpec } from '../../iterations/rangeSpec.js';
-import { summarizeExport } from '../../summary/runSummary.js';
+import { summarizeExportWithFindings } from '../../findings/summarizeWithFindings.js';
 import { loadRun } from '../../compare/loadRun.js';
 import { compareRuns } from '../../compare/compareRuns.js';
 import { parseThreshold } from '../../compare/threshold.js';
@@ -26,7 +26,7 @@ export function registerSummarize(program: Command): void {
     .action((file: string, opts: OutputOptions & { log?: string[]; iterationRange?: string }) => {
       const logs = (opts.log ?? []).map(parseIterationLogFile);
       const rangeSpec = opts.iterationRange !== undefined ? parseIterationRangeSpec(opts.iterationRange) : undefined;
-      const summary = withExport(file, (h) => summarizeExport(h, { logs, rangeSpec }));
+      const summary = withExport(file, (h) => summarizeExportWithFindings(h, { logs, rangeSpec }));
       if (opts.format === undefined || opts.format === 'json') {
         const text = toJson(summary);
         if (opts.output) writeFileSync(opts.output, text);
@@ -60,6 +60,8 @@ export function registerCompare(program: Command): void {
     const head = loadRun(headPath, { logs: (opts.headLog ?? []).map(parseIterationLogFile) });
     const comparison = compareRuns(base, head, { threshold, minDeltaNs, perfectRouterHead: opts.perfectRouterHead });
     if (comparison.moeRouting) note(`MoE routing check: ${comparison.moeRouting.reading}`);
+    for (const f of comparison.findings?.appeared ?? []) note(`new finding in head: ${f.title} [${f.id}]`);
+    for (const f of comparison.findings?.disappeared ?? []) note(`finding gone in head: ${f.title} [${f.id}]`);
     emit(opts, comparisonTables(comparison), comparison);
     if (comparison.regressions.length) {
       const names = comparison.regressions.map((r) => `${r.metric} [${r.scope}] ${r.relative == null ? '' : `+${(r.relative * 100).toFixed(1)}%`}`.trim());
