@@ -3,15 +3,9 @@ import type { GapOp } from '../src/gaps/findGaps.js';
 import type { DataTable } from './table.js';
 import { formatNs } from './units.js';
 
-const NAME_WIDTH = 80;
-
-function shortName(name: string): string {
-  return name.length > NAME_WIDTH ? `${name.slice(0, NAME_WIDTH - 1)}…` : name;
-}
-
+/** The op's full name (the human-readable writers shorten kernel names, CSV/JSON keep them whole). */
 function opText(op: GapOp | null): string {
-  if (!op) return '';
-  return op.kind === 'kernel' ? shortName(op.name) : op.name;
+  return op ? op.name : '';
 }
 
 function share(part: number, whole: number): number {
@@ -40,8 +34,8 @@ export function topGapsTable(analysis: GapAnalysis, top: number): DataTable {
       { key: 'causesText', header: 'Causes', kind: 'text' },
       ...(rows.some((r) => r.smActivePct != null) ? [{ key: 'smActivePct', header: 'SMs Active (%)', kind: 'percent' } as const] : []),
       { key: 'launch', header: 'Launch API', kind: 'text' },
-      { key: 'before', header: 'Op before', kind: 'text' },
-      { key: 'after', header: 'Op after', kind: 'text' },
+      { key: 'before', header: 'Op before', kind: 'text', display: 'kernel-name' },
+      { key: 'after', header: 'Op after', kind: 'text', display: 'kernel-name' },
     ],
     rows: rows.map((r) => ({
       deviceId: r.deviceId,

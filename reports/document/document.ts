@@ -7,6 +7,7 @@ import { kernelSummaryTable } from '../kernelsReport.js';
 import { nvtxSummaryTable } from '../nvtxReport.js';
 import type { DataTable } from '../table.js';
 import { formatInt, formatNs } from '../units.js';
+import { shortKernelName } from '../kernelName.js';
 import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
 import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable } from './tables.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportData, type ReportLayout } from '../../src/pipeline/types.js';
@@ -58,7 +59,7 @@ function runSection(d: ReportData): ReportSection {
   const facts: [string, string][] = [['Export', d.file]];
   facts.push(['nsys version', `${info.productVersion ?? 'unknown'}${info.schemaVersion ? ` (export schema ${info.schemaVersion})` : ''}`]);
   facts.push(['GPUs', info.gpus.length ? info.gpus.map((g) => `${g.id}: ${g.name ?? 'unknown'}${g.smCount ? ` (${g.smCount} SMs)` : ''}`).join('; ') : 'not listed']);
-  facts.push(['Devices with GPU work', info.activeDevices.length ? info.activeDevices.join(', ') : 'none']);
+  facts.push(['Devices with GPU work', info.activeDevices.length ? info.activeDevices.map((d) => `device ${d}`).join(', ') : 'none']);
   if (info.sessionStartUtc) facts.push(['Session start (UTC)', info.sessionStartUtc]);
   if (info.durationNs != null) facts.push(['Session duration', formatNs(info.durationNs)]);
   if (info.activityStartNs != null && info.activityEndNs != null) {
@@ -110,7 +111,7 @@ function highlights(d: ReportData): string[] {
     );
   }
   const k = d.kernels.rows[0];
-  if (k) out.push(`Top kernel: ${shorten(k.name, 70)}, ${formatNs(k.total)} (${k.timePercent.toFixed(1)}% of kernel time) in ${formatInt(k.count)} instances.`);
+  if (k) out.push(`Top kernel: ${shortKernelName(k.name)}, ${formatNs(k.total)} (${k.timePercent.toFixed(1)}% of kernel time) in ${formatInt(k.count)} instances.`);
   return out;
 }
 
