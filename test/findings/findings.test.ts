@@ -25,6 +25,7 @@ function expectWellFormed(r: FindingsResult): void {
     expect(f.remedy.length, f.id).toBeGreaterThan(20);
     expect(f.estimate.length, f.id).toBeGreaterThan(10);
     expect(f.recoverableNs, f.id).toBeGreaterThanOrEqual(0);
+    expect(Number.isInteger(f.recoverableNs), f.id).toBe(true);
     expect(f.recoverableNs, f.id).toBeLessThanOrEqual(f.restsOnNs);
     if (f.recoverableShare !== null) expect(f.recoverableShare).toBeCloseTo(f.recoverableNs / r.basis.wallNs, 12);
   }

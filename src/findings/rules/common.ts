@@ -72,7 +72,8 @@ export function makeFinding(
   ctx: RuleContext,
   f: Omit<Finding, 'recoverableShare' | 'severity' | 'remedy'> & { severity?: Finding['severity']; remedy?: string },
 ): Finding {
-  const recoverableNs = Math.max(0, Math.min(f.recoverableNs, f.restsOnNs));
+  // Whole ns, never more than what the finding rests on.
+  const recoverableNs = Math.min(Math.round(Math.max(0, f.recoverableNs)), Math.floor(f.restsOnNs));
   const remedy = f.remedy ?? REMEDIES[f.id]?.[ctx.engine] ?? REMEDIES[f.id]?.unknown ?? '';
   return { ...f, recoverableNs, recoverableShare: ctx.share(recoverableNs), severity: f.severity ?? ctx.severity(recoverableNs), remedy };
 }
