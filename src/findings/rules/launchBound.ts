@@ -28,6 +28,9 @@ export function launchBound(ctx: RuleContext): Finding[] {
     { text: `${pct(shortShare)} of kernel time (${formatNs(shortNs)}, ${shortCount.toLocaleString('en-US')} launches) is in kernels averaging under ${formatNs(ctx.t.shortKernelNs)} (threshold ${pct(ctx.t.shortKernelShare)})`, valueNs: shortNs },
     { text: `CUDA-graph trace: ${info.graphTraceMode}${info.graphTraceModeConfigured ? ` (configured ${info.graphTraceModeConfigured})` : ''}` },
   ];
+  // With CUDA graphs already replayed, the short gaps sit between eager kernels and replays.
+  const graphLaunches = (ctx.input.iterations?.iterations ?? []).reduce((a, r) => a + r.graphLaunches, 0);
+  if (graphLaunches > 0) evidence.push({ text: `${graphLaunches.toLocaleString('en-US')} CUDA-graph launches in the iterations: graphs are on, so the short gaps are in the eager parts and between replays (widen the captured region and batch sizes)` });
   for (const d of gaps.devices) evidence.push({ text: `device ${d.deviceId}: busy ${pct(d.spanNs > 0 ? d.busyNs / d.spanNs : 0)} of its span; ${d.fragmentedGaps.toLocaleString('en-US')} short gaps, ${formatNs(d.fragmentedIdleNs)}`, deviceId: d.deviceId, valueNs: d.fragmentedIdleNs });
   const worst = [...its].sort((a, b) => b.fragmentedIdleNs - a.fragmentedIdleNs || a.iter - b.iter).slice(0, ctx.t.evidenceRows);
   for (const it of worst) evidence.push({ text: `iteration ${it.iter} (${it.phase}): ${it.fragmentedGaps} short gaps, ${formatNs(it.fragmentedIdleNs)}`, iter: it.iter, startNs: it.startNs, durationNs: it.endNs - it.startNs, valueNs: it.fragmentedIdleNs });
