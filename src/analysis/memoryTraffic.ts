@@ -66,6 +66,9 @@ export interface MemoryTraffic {
   iterationsWithAllocations: number;
   /** The largest allocations inside iterations (at most 5). */
   largestInIterations: AllocationEvent[];
+  /** Without iteration windows: allocations between the first and last GPU op (`gpuSpan`), and the largest 5. */
+  allocationsDuringGpuWork: number;
+  largestDuringGpuWork: AllocationEvent[];
 }
 
 interface Window {
@@ -104,7 +107,7 @@ function windowLookup(windows: readonly Window[]): (pid: number, t: number) => n
  * memory, and (with `--cuda-memory-usage`) the allocations made inside the iteration loop. A copy or
  * an allocation belongs to the iteration whose window holds its start (GPU start for copies).
  */
-export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly Window[]): MemoryTraffic {
+export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly Window[], gpuSpan?: { startNs: number; endNs: number } | null): MemoryTraffic {
   const lookup = windowLookup(iterations);
   const opLabels = selectEnumLabels(handle, 'ENUM_CUDA_MEMCPY_OPER');
   const kindLabels = selectEnumLabels(handle, 'ENUM_CUDA_MEM_KIND');
@@ -158,6 +161,7 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
   let inIterBytes = 0;
   const iterSeen = new Set<number>();
   const inside: AllocationEvent[] = [];
+  const duringGpu: AllocationEvent[] = [];
   for (const e of events) {
     if (e.operation === 1) {
       deallocations++;
@@ -165,6 +169,7 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
     }
     if (e.operation !== 0 || e.memKind === MEM_KIND_DEVICE_STATIC || e.memKind === MEM_KIND_MANAGED_STATIC) continue;
     allocations++;
+    if (gpuSpan && e.start >= gpuSpan.startNs && e.start < gpuSpan.endNs) duringGpu.push({ startNs: e.start, bytes: e.bytes, memKind: kindLabels.get(e.memKind) ?? `kind ${e.memKind}`, deviceId: e.deviceId, iter: null });
     const k = lookup(e.pid, e.start);
     if (k < 0) continue;
     inIter++;
@@ -173,6 +178,7 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
     inside.push({ startNs: e.start, bytes: e.bytes, memKind: kindLabels.get(e.memKind) ?? `kind ${e.memKind}`, deviceId: e.deviceId, iter: iterations[k].iter });
   }
   inside.sort((a, b) => b.bytes - a.bytes || a.startNs - b.startNs);
+  duringGpu.sort((a, b) => b.bytes - a.bytes || a.startNs - b.startNs);
   return {
     memcpyTraced: handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY'),
     memoryKindsRecorded: kindsRecorded,
@@ -186,5 +192,7 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
     allocationBytesInIterations: inIterBytes,
     iterationsWithAllocations: iterSeen.size,
     largestInIterations: inside.slice(0, 5),
+    allocationsDuringGpuWork: duringGpu.length,
+    largestDuringGpuWork: duringGpu.slice(0, 5),
   };
 }

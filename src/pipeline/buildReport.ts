@@ -93,7 +93,8 @@ export function buildReport(handle: ExportHandle, opts: ReportOptions = {}): Rep
   }
   const host = timed('host', () => summarizeHost(handle, gaps, iterations?.iterations, info.nvtxDomains));
   const gilHolders = timed('gilHolders', () => findGilHolders(handle, gaps, info.nvtxDomains));
-  const memory = timed('memory', () => analyzeMemoryTraffic(handle, iterations?.iterations ?? []));
+  const gpuSpan = gaps.devices.length ? { startNs: Math.min(...gaps.devices.map((d) => d.spanStartNs)), endNs: Math.max(...gaps.devices.map((d) => d.spanEndNs)) } : null;
+  const memory = timed('memory', () => analyzeMemoryTraffic(handle, iterations?.iterations ?? [], gpuSpan));
   const categories = categoryTime(iterations, kernels, classifier);
   const projNotes = projectionNotes(projection);
   const coverage = reportCoverage({

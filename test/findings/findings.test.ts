@@ -146,7 +146,7 @@ describe('findings on fieldguide-vllm (no GC/GIL trace, --cuda-memory-usage)', (
     expect(ids).not.toContain('gc-pauses');
     expect(ids).not.toContain('gil-contention');
     const cov = byId(result, 'coverage');
-    expect(cov.evidence.some((e) => /^Python GC .* was not traced/.test(e.text))).toBe(true);
+    expect(cov.evidence.some((e) => /^Python GC .* was not traced: this hides GC pauses/.test(e.text))).toBe(true);
     expect(cov.evidence.some((e) => /^the GIL .* was not traced/.test(e.text))).toBe(true);
     expect(cov.confidence.level).toBe('not-traced');
     expect(cov.recoverableNs).toBe(0);
@@ -161,6 +161,26 @@ describe('findings on fieldguide-vllm (no GC/GIL trace, --cuda-memory-usage)', (
     expect(mem.evidence[0].text).toContain(`CUDA_GPU_MEMORY_USAGE_EVENTS: ${all} events, ${nonStatic} allocations of non-static memory`);
     expect(mem.evidence.slice(1).every((e) => e.startNs !== undefined && e.iter !== undefined)).toBe(true);
     expect(mem.confidence.traced.join(' ')).toContain('--cuda-memory-usage');
+  });
+});
+
+describe('findings on fieldguide-vllm without iteration windows', () => {
+  it('places allocations by the GPU activity span and says the loop is not delimited', async () => {
+    const file = fixture('fieldguide-vllm', 'trace.sqlite');
+    const result = await runFindings([file]);
+    expect(result.basis.wallSource).toBe('gpu-span');
+    const db = new BetterSqlite3(file, { readonly: true });
+    const span = db
+      .prepare(
+        `SELECT min(s) AS s, max(e) AS e FROM (SELECT start AS s, "end" AS e FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMSET)`,
+      )
+      .get() as { s: number; e: number };
+    const n = (db.prepare('SELECT count(*) AS n FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE memoryOperationType = 0 AND memKind NOT IN (5, 6) AND start >= ? AND start < ?').get(span.s, span.e) as { n: number }).n;
+    db.close();
+    const mem = byId(result, 'allocations-in-loop');
+    expect(mem.title).toBe(`Memory: ${n} device memory allocations while the GPU was running (no iteration windows)`);
+    expect(mem.confidence.level).toBe('inferred');
+    expect(byId(result, 'coverage').evidence.some((e) => e.text.startsWith('iteration ranges were not found'))).toBe(true);
   });
 });
 

@@ -55,6 +55,7 @@ function highH2d(ctx: RuleContext): Finding[] {
 /** Device memory allocations inside the iteration loop (`--cuda-memory-usage=true`). */
 function allocationsInLoop(ctx: RuleContext): Finding[] {
   const m = ctx.input.memory;
+  if (m.allocationsTraced && m.iterations.length === 0) return allocationsDuringGpuWork(ctx);
   if (!m.allocationsTraced || m.allocationsInIterations < ctx.t.allocationsInLoop) return [];
   const evidence: Evidence[] = [
     {
@@ -73,6 +74,28 @@ function allocationsInLoop(ctx: RuleContext): Finding[] {
       section: 'iterations',
       severity: m.allocationsInIterations >= ctx.input.memory.iterations.length ? 'medium' : 'low',
       confidence: { level: 'measured', traced: ['CUDA_GPU_MEMORY_USAGE_EVENTS (--cuda-memory-usage=true)'], notTraced: ['allocations served by the PyTorch caching allocator do not reach the driver'] },
+    }),
+  ];
+}
+
+/** Without iteration windows: allocations between the first and last GPU op (the loop, most likely). */
+function allocationsDuringGpuWork(ctx: RuleContext): Finding[] {
+  const m = ctx.input.memory;
+  if (m.allocationsDuringGpuWork < ctx.t.allocationsInLoop) return [];
+  return [
+    makeFinding(ctx, {
+      id: 'allocations-in-loop',
+      title: `Memory: ${m.allocationsDuringGpuWork} device memory allocations while the GPU was running (no iteration windows)`,
+      recoverableNs: 0,
+      restsOnNs: 0,
+      estimate: 'not estimated: allocation events carry no duration (a cudaMalloc while work runs synchronizes the device)',
+      evidence: [
+        { text: `CUDA_GPU_MEMORY_USAGE_EVENTS: ${m.allocationEvents} events, ${m.allocations} allocations of non-static memory, ${m.allocationsDuringGpuWork} of them between the first and the last GPU op, ${m.deallocations} deallocations` },
+        ...m.largestDuringGpuWork.map((a) => ({ text: `${bytes(a.bytes)} ${a.memKind} allocation at ${formatNs(a.startNs)} on device ${a.deviceId}`, deviceId: a.deviceId, startNs: a.startNs })),
+      ],
+      section: 'coverage',
+      severity: 'low',
+      confidence: { level: 'inferred', traced: ['CUDA_GPU_MEMORY_USAGE_EVENTS (--cuda-memory-usage=true)'], notTraced: ['iteration windows: allocations are placed by the GPU activity span, not by iteration'] },
     }),
   ];
 }
