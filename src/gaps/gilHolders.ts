@@ -1,6 +1,6 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectGilRanges, selectThreadNames } from '../../queries/gilRanges.js';
-import { coveredLength, intersectIntervals, intersectionLength, overlapLength, unionIntervals, type IntervalSet } from '../analysis/intervals.js';
+import { coveredLength, intersectIntervals, intersectionLength, overlapLength, unionIntervals } from '../analysis/intervals.js';
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GapAnalysis } from './analyze.js';
@@ -75,7 +75,6 @@ export function findGilHolders(handle: ExportHandle, gaps: GapAnalysis, nvtxDoma
     const gapSet = unionIntervals(gapRows.map((g) => g.startNs), gapRows.map((g) => g.endNs));
     const gapWaits = intersectIntervals(waitSet, gapSet);
     const holders: GilHolder[] = [];
-    let anyHeld: IntervalSet = { starts: new Float64Array(0), ends: new Float64Array(0) };
     const heldStarts: number[] = [];
     const heldEnds: number[] = [];
     for (const [k, l] of holds) {
@@ -108,7 +107,7 @@ export function findGilHolders(handle: ExportHandle, gaps: GapAnalysis, nvtxDoma
         longestOverlapStartNs: longestStart,
       });
     }
-    anyHeld = unionIntervals(heldStarts, heldEnds);
+    const anyHeld = unionIntervals(heldStarts, heldEnds);
     holders.sort((a, b) => b.heldDuringWaitsNs - a.heldDuringWaitsNs || a.tid - b.tid);
     const waitNs = coveredLength(waitSet);
     out.push({

@@ -1,3 +1,4 @@
+import type { MoeRoutingReading } from '../../compare/compareRuns.js';
 import type { Evidence, Finding, RuleContext } from '../types.js';
 import { formatNs, makeFinding, pct } from './common.js';
 
@@ -55,11 +56,10 @@ export function stragglers(ctx: RuleContext): Finding[] {
 }
 
 /** MoE routing imbalance: TensorRT-LLM's perfect-router reading (> 10% faster = routing matters). */
-export function moeRouting(ctx: RuleContext, reading: NonNullable<import('../types.js').FindingsOptions['moeRouting']>): Finding[] {
+export function moeRouting(ctx: RuleContext, reading: MoeRoutingReading): Finding[] {
   const n = ctx.input.iterations?.iterations.length ?? 0;
   const saved = Math.max(0, reading.baseGpuBusyNs - reading.headGpuBusyNs) * n;
-  const significant = reading.speedup > ctx.t.moeSpeedup;
-  if (!significant) return [];
+  if (!(reading.speedup > ctx.t.moeSpeedup)) return [];
   return [
     makeFinding(ctx, {
       id: 'moe-routing',
