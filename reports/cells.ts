@@ -1,4 +1,5 @@
-import type { Cell, ColumnKind } from './table.js';
+import type { Cell, Column, ColumnKind } from './table.js';
+import { shortKernelName } from './kernelName.js';
 import { formatDecimal1, formatFloat, formatInt, formatNs } from './units.js';
 
 /** A cell as raw text for machine-readable output (CSV): ns and ints as digits, decimals fixed. */
@@ -38,4 +39,10 @@ export function humanCell(value: Cell, kind: ColumnKind): string {
     default:
       return String(value);
   }
+}
+
+/** A cell as the human-readable writers print it under `column` (kernel names shortened). */
+export function displayCell(value: Cell, column: Column): string {
+  const text = humanCell(value, column.kind);
+  return column.display === 'kernel-name' ? shortKernelName(text) : text;
 }

@@ -68,6 +68,25 @@ export function comparisonTables(c: Comparison): DataTable[] {
       ]),
     );
   }
+  if (c.findings) {
+    const f = c.findings;
+    tables.push({
+      title: 'Findings that appeared or disappeared (see `iterscope findings`)',
+      columns: [
+        { key: 'change', header: 'Change', kind: 'text' },
+        { key: 'id', header: 'Id', kind: 'text' },
+        { key: 'baseNs', header: 'Base recoverable', kind: 'ns' },
+        { key: 'headNs', header: 'Head recoverable', kind: 'ns' },
+        { key: 'title', header: 'Finding', kind: 'text' },
+      ],
+      rows: [
+        ...f.appeared.map((x) => ({ change: 'appeared', id: x.id, baseNs: null, headNs: x.recoverableNs, title: x.title })),
+        ...f.disappeared.map((x) => ({ change: 'disappeared', id: x.id, baseNs: x.recoverableNs, headNs: null, title: x.title })),
+        ...f.persisted.map((x) => ({ change: 'in both', id: x.id, baseNs: x.baseNs, headNs: x.headNs, title: x.title })),
+        ...f.untraced.map((x) => ({ change: `not traced in ${x.missingIn}`, id: x.id, baseNs: x.missingIn === 'head' ? x.recoverableNs : null, headNs: x.missingIn === 'base' ? x.recoverableNs : null, title: x.title })),
+      ],
+    });
+  }
   return tables;
 }
 

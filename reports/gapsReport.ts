@@ -4,15 +4,9 @@ import type { RankGap } from '../src/ranks/acrossExports.js';
 import type { DataTable } from './table.js';
 import { formatNs } from './units.js';
 
-const NAME_WIDTH = 80;
-
-function shortName(name: string): string {
-  return name.length > NAME_WIDTH ? `${name.slice(0, NAME_WIDTH - 1)}…` : name;
-}
-
+/** The op's full name (the human-readable writers shorten kernel names, CSV/JSON keep them whole). */
 function opText(op: GapOp | null): string {
-  if (!op) return '';
-  return op.kind === 'kernel' ? shortName(op.name) : op.name;
+  return op ? op.name : '';
 }
 
 function share(part: number, whole: number): number {
@@ -38,8 +32,8 @@ function gapColumns(withSmActive: boolean): DataTable['columns'] {
     { key: 'causesText', header: 'Causes', kind: 'text' },
     ...(withSmActive ? [{ key: 'smActivePct', header: 'SMs Active (%)', kind: 'percent' } as const] : []),
     { key: 'launch', header: 'Launch API', kind: 'text' },
-    { key: 'before', header: 'Op before', kind: 'text' },
-    { key: 'after', header: 'Op after', kind: 'text' },
+    { key: 'before', header: 'Op before', kind: 'text', display: 'kernel-name' },
+    { key: 'after', header: 'Op after', kind: 'text', display: 'kernel-name' },
   ];
 }
 

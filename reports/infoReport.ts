@@ -12,7 +12,7 @@ export function exportInfoTables(info: ExportInfo): DataTable[] {
     ['session start (UTC)', info.sessionStartUtc ?? 'unknown'],
     ['session duration', info.durationNs == null ? 'unknown' : `${info.durationNs} ns`],
     ['activity span', info.activityStartNs == null ? 'none' : `${info.activityStartNs} .. ${info.activityEndNs} ns`],
-    ['devices with GPU work', info.activeDevices.length ? info.activeDevices.join(', ') : 'none'],
+    ['devices with GPU work', info.activeDevices.length ? info.activeDevices.map((d) => `device ${d}`).join(', ') : 'none'],
     ['CUDA graph trace', `${info.graphTraceMode}${info.graphTraceModeConfigured ? ` (configured: ${info.graphTraceModeConfigured})` : ''}`],
     ['GIL traced (GIL Trace domain)', yesNo(info.gilTraced)],
     ['GC traced (Python GC ranges)', yesNo(info.gcTraced)],

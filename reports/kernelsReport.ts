@@ -8,7 +8,7 @@ export function kernelSummaryTable(summary: KernelSummary): DataTable {
     title: 'CUDA GPU kernel summary (cuda_gpu_kern_sum)',
     columns: [
       ...nsysStatColumns(),
-      { key: 'name', header: 'Name', kind: 'text' },
+      { key: 'name', header: 'Name', kind: 'text', display: 'kernel-name' },
     ],
     rows: summary.rows as unknown as DataTable['rows'],
     notes: kernelSummaryNotes(summary),

@@ -1,6 +1,7 @@
-import { humanCell } from './cells.js';
+import { displayCell } from './cells.js';
+import { collapseColumnGroups } from './collapseColumns.js';
 import { oneLine } from './controlChars.js';
-import { isNumericKind, type DataTable } from './table.js';
+import { humanHeader, isNumericKind, type DataTable } from './table.js';
 
 /**
  * Escapes text for a Markdown table cell: `|` and line breaks (`\n`, a bare `\r`, any control
@@ -12,13 +13,14 @@ export function mdEscape(text: string): string {
 }
 
 /** One table as GitHub-flavoured Markdown; numbers right-aligned, in human units. */
-export function tableToMarkdown(table: DataTable, headingLevel = 3): string {
+export function tableToMarkdown(full: DataTable, headingLevel = 3): string {
+  const table = collapseColumnGroups(full);
   const out: string[] = [];
   if (table.title) out.push(`${'#'.repeat(headingLevel)} ${mdEscape(table.title)}`, '');
-  out.push(`| ${table.columns.map((c) => mdEscape(c.header)).join(' | ')} |`);
+  out.push(`| ${table.columns.map((c) => mdEscape(humanHeader(c))).join(' | ')} |`);
   out.push(`| ${table.columns.map((c) => (isNumericKind(c.kind) ? '---:' : '---')).join(' | ')} |`);
   for (const row of table.rows) {
-    out.push(`| ${table.columns.map((c) => mdEscape(humanCell(row[c.key], c.kind))).join(' | ')} |`);
+    out.push(`| ${table.columns.map((c) => mdEscape(displayCell(row[c.key], c))).join(' | ')} |`);
   }
   if (table.notes?.length) out.push('', ...table.notes.map((n) => `> ${mdEscape(n)}`));
   return out.join('\n') + '\n';

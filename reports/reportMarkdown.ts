@@ -1,12 +1,13 @@
 import type { ReportBlock, ReportDocument } from './document/document.js';
 import { mdEscape, tableToMarkdown } from './markdown.js';
+import { findingMarkdown } from './findingsReport.js';
 
 /** Text outside tables: line breaks become spaces; `|` and `\` are escaped as in cells. */
 function mdText(text: string): string {
   return mdEscape(text);
 }
 
-function blockToMarkdown(block: ReportBlock): string | null {
+function blockToMarkdown(block: ReportBlock, sectionLink: (id: string) => string | null): string | null {
   switch (block.kind) {
     case 'table':
       return tableToMarkdown(block.table, 3).trimEnd();
@@ -14,6 +15,11 @@ function blockToMarkdown(block: ReportBlock): string | null {
       return mdText(block.text);
     case 'list':
       return block.items.length ? block.items.map((i) => `- ${mdText(i)}`).join('\n') : null;
+    case 'findings': {
+      const f = block.findings;
+      if (f.findings.length === 0) return 'No finding passed its threshold.';
+      return f.findings.map((x, i) => findingMarkdown(x, i + 1, sectionLink)).join('\n');
+    }
     case 'chart':
       // Charts are SVG and live in the HTML report (`--format html`); the tables carry their numbers.
       return null;
@@ -36,10 +42,12 @@ export function githubSlug(heading: string): string {
 export function reportToMarkdown(doc: ReportDocument): string {
   const out: string[] = [`# ${mdText(doc.title)}`, ''];
   out.push(doc.sections.map((s) => `[${mdText(s.title)}](#${githubSlug(s.title)})`).join(' · '), '');
+  const titles = new Map(doc.sections.map((s) => [s.id, s.title]));
+  const sectionLink = (id: string) => (titles.has(id) ? `#${githubSlug(titles.get(id)!)}` : null);
   for (const s of doc.sections) {
     out.push(`## ${mdText(s.title)}`, '');
     for (const b of s.blocks) {
-      const text = blockToMarkdown(b);
+      const text = blockToMarkdown(b, sectionLink);
       if (text) out.push(text, '');
     }
   }

@@ -21,6 +21,13 @@ export interface Column {
   /** Header as printed (CSV headers match `nsys stats` where the report mirrors one). */
   header: string;
   kind: ColumnKind;
+  /**
+   * Columns of one family (`categories`): Markdown and terminal tables keep the largest few and
+   * sum the rest into one `other <group>` column; CSV, JSON and HTML keep every column.
+   */
+  group?: string;
+  /** `kernel-name`: Markdown, terminal and HTML print `shortKernelName` (HTML: full name on hover); CSV/JSON the full name. */
+  display?: 'kernel-name';
 }
 
 export type Cell = string | number | bigint | boolean | null | undefined;
@@ -50,4 +57,12 @@ export function keyValueTable(title: string, pairs: [string, string][]): DataTab
     ],
     rows: pairs.map(([field, value]) => ({ field, value })),
   };
+}
+
+/**
+ * The header people see over human-unit cells: `Wall (ns)` over `9.85 ms` would lie, so the unit
+ * suffix of an `ns` column is dropped (CSV keeps it: its cells are raw ns).
+ */
+export function humanHeader(column: Column): string {
+  return column.kind === 'ns' ? column.header.replace(/ \(ns\)$/, '') : column.header;
 }

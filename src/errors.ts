@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'E_INPUT_EMPTY' // zero-byte file
   | 'E_NOT_SQLITE' // not an SQLite database (or truncated/corrupt)
   | 'E_NOT_NSYS' // SQLite, but not an nsys export
+  | 'E_NSYS_REP' // an .nsys-rep report that cannot be exported to SQLite here (no nsys, or nsys failed)
   | 'E_SCHEMA' // an nsys export that lacks a table/column an analysis needs
   | 'E_LOG' // an iteration log that cannot be used at all
   | 'E_ITERATIONS' // iterations cannot be found or numbered without more options
@@ -38,7 +39,7 @@ export class UsageError extends IterscopeError {
 
 export class InputError extends IterscopeError {
   constructor(
-    code: Extract<ErrorCode, 'E_INPUT_MISSING' | 'E_INPUT_NOT_FILE' | 'E_INPUT_EMPTY' | 'E_NOT_SQLITE' | 'E_NOT_NSYS' | 'E_LOG'>,
+    code: Extract<ErrorCode, 'E_INPUT_MISSING' | 'E_INPUT_NOT_FILE' | 'E_INPUT_EMPTY' | 'E_NOT_SQLITE' | 'E_NOT_NSYS' | 'E_NSYS_REP' | 'E_LOG'>,
     file: string,
     message: string,
   ) {

@@ -63,6 +63,10 @@ export type { RankFigures } from './ranks/rankFigures.js';
 export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClock, type ConvertedTrace, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
 export type { PytorchHostSide } from './pipeline/types.js';
 
+// Findings: what to fix first, from the analysis.
+export { findFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
+export { FINDINGS_SCHEMA, type Finding, type FindingsResult, type FindingsInput, type FindingThresholds } from './findings/types.js';
+
 // GPU metrics over iteration windows, and the Perfetto trace.
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
@@ -91,3 +95,4 @@ export {
 } from '../reports/index.js';
 export { crossRankTables } from '../reports/ranksReport.js';
 export { metricsTable } from '../reports/metricsReport.js';
+export { renderFindings } from '../reports/findingsReport.js';

@@ -8,17 +8,21 @@ import { nvtxSummaryTable } from '../nvtxReport.js';
 import { hostSidePhaseTable, hostSideTable } from '../hostSideReport.js';
 import type { DataTable } from '../table.js';
 import { formatInt, formatNs } from '../units.js';
+import { shortKernelName } from '../kernelName.js';
 import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
 import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable } from './tables.js';
 import type { ReportData } from '../../src/pipeline/types.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './layout.js';
+import type { FindingsResult } from '../../src/findings/types.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
 export type ReportBlock =
   | { kind: 'table'; table: DataTable }
   | { kind: 'paragraph'; text: string }
   | { kind: 'list'; items: string[] }
-  | { kind: 'chart'; chart: ReportChart };
+  | { kind: 'chart'; chart: ReportChart }
+  /** Ranked findings; each links to the section its evidence is in. */
+  | { kind: 'findings'; findings: FindingsResult };
 
 export interface ReportSection {
   /** Stable anchor (`run`, `kernels`, `categories`, `iterations`, `idle`, `nvtx`, `host`, `metrics`, `coverage`). */
@@ -56,7 +60,7 @@ function runSection(d: ReportData): ReportSection {
   const facts: [string, string][] = [['Export', d.file]];
   facts.push(['nsys version', `${info.productVersion ?? 'unknown'}${info.schemaVersion ? ` (export schema ${info.schemaVersion})` : ''}`]);
   facts.push(['GPUs', info.gpus.length ? info.gpus.map((g) => `${g.id}: ${g.name ?? 'unknown'}${g.smCount ? ` (${g.smCount} SMs)` : ''}`).join('; ') : 'not listed']);
-  facts.push(['Devices with GPU work', info.activeDevices.length ? info.activeDevices.join(', ') : 'none']);
+  facts.push(['Devices with GPU work', info.activeDevices.length ? info.activeDevices.map((d) => `device ${d}`).join(', ') : 'none']);
   if (info.sessionStartUtc) facts.push(['Session start (UTC)', info.sessionStartUtc]);
   if (info.durationNs != null) facts.push(['Session duration', formatNs(info.durationNs)]);
   if (info.activityStartNs != null && info.activityEndNs != null) {
@@ -108,7 +112,7 @@ function highlights(d: ReportData): string[] {
     );
   }
   const k = d.kernels.rows[0];
-  if (k) out.push(`Top kernel: ${shorten(k.name, 70)}, ${formatNs(k.total)} (${k.timePercent.toFixed(1)}% of kernel time) in ${formatInt(k.count)} instances.`);
+  if (k) out.push(`Top kernel: ${shortKernelName(k.name)}, ${formatNs(k.total)} (${k.timePercent.toFixed(1)}% of kernel time) in ${formatInt(k.count)} instances.`);
   return out;
 }
 
@@ -204,7 +208,7 @@ function coverageSection(d: ReportData): ReportSection {
   };
 }
 
-/** Assembles the report's sections from its data (`buildReport`). Pure: no I/O. */
+/** Assembles the report's sections from its data (`analyzeExport` with `REPORT_PARTS`). Pure: no I/O. */
 /** With one export per rank: busy spread, straggler, communication and collective wait per iteration. */
 function crossRankSection(d: ReportData): ReportSection | null {
   if (!d.crossRank) return null;
@@ -220,9 +224,16 @@ function crossRankSection(d: ReportData): ReportSection | null {
   };
 }
 
+/** What to fix first, ranked by recoverable time: the report opens with it. */
+function findingsSection(d: ReportData): ReportSection {
+  const findings = d.findings;
+  return { id: 'findings', title: 'Findings', blocks: [{ kind: 'findings', findings }] };
+}
+
 export function reportDocument(d: ReportData, layout: Partial<ReportLayout> = {}): ReportDocument {
   const l: ReportLayout = { ...DEFAULT_REPORT_LAYOUT, ...layout };
   const sections = [
+    findingsSection(d),
     runSection(d),
     kernelsSection(d, l),
     categoriesSection(d),

@@ -2,6 +2,7 @@ import type { ReportBlock, ReportDocument } from '../document/document.js';
 import type { ReportChart } from '../document/charts.js';
 import { escapeHtml, tableToHtml } from './htmlTable.js';
 import { renderCharts } from './renderCharts.js';
+import { findingsToHtml } from './findingsCards.js';
 import { REPORT_CSS } from './style.js';
 
 /**
@@ -20,10 +21,12 @@ function inlineSvg(svg: string): string {
   return svg.replace(/^<\?xml[^>]*>\s*/, '');
 }
 
-function blockToHtml(block: ReportBlock, svgs: ReadonlyMap<string, string>): string {
+function blockToHtml(block: ReportBlock, svgs: ReadonlyMap<string, string>, sections: ReadonlyMap<string, string>): string {
   switch (block.kind) {
     case 'table':
       return tableToHtml(block.table);
+    case 'findings':
+      return findingsToHtml(block.findings, sections);
     case 'paragraph':
       return `<p>${escapeHtml(block.text)}</p>`;
     case 'list':
@@ -36,16 +39,27 @@ function blockToHtml(block: ReportBlock, svgs: ReadonlyMap<string, string>): str
   }
 }
 
+/** The page leads with the findings, then the sections with charts, then the tables (each group in document order). */
+export function htmlSectionOrder(sections: readonly ReportDocument['sections'][number][]): ReportDocument['sections'] {
+  const hasChart = (s: ReportDocument['sections'][number]) => s.blocks.some((b) => b.kind === 'chart');
+  const findings = sections.filter((s) => s.id === 'findings');
+  const charts = sections.filter((s) => s.id !== 'findings' && hasChart(s));
+  const rest = sections.filter((s) => s.id !== 'findings' && !hasChart(s));
+  return [...findings, ...charts, ...rest];
+}
+
 /**
  * The document as one self-contained HTML page: inline CSS, charts rendered to inline SVG at build
  * time (Vega-Lite → Vega → SVG, no browser needed), no scripts and nothing fetched when opened
  * (a Content-Security-Policy of `default-src 'none'` enforces it).
  */
 export function documentToHtml(doc: ReportDocument, svgs: ReadonlyMap<string, string>, opts: { generator?: string } = {}): string {
+  doc = { ...doc, sections: htmlSectionOrder(doc.sections) };
   const nav = doc.sections.map((s) => `<a href="#${escapeHtml(s.id)}">${escapeHtml(s.title)}</a>`).join('\n');
+  const titles = new Map(doc.sections.map((s) => [s.id, s.title]));
   const sections = doc.sections
     .map((s) => {
-      const blocks = s.blocks.map((b) => blockToHtml(b, svgs)).filter((x) => x);
+      const blocks = s.blocks.map((b) => blockToHtml(b, svgs, titles)).filter((x) => x);
       return `<section id="${escapeHtml(s.id)}">\n<h2>${escapeHtml(s.title)}</h2>\n${blocks.join('\n')}\n</section>`;
     })
     .join('\n');

@@ -24,5 +24,14 @@ figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; }
 ul { padding-left: 20px; }
 li { margin: 2px 0; }
 p.note { color: var(--muted); font-size: 12.5px; margin: 4px 0; }
+.findings { display: grid; gap: 12px; }
+.finding { border: 1px solid var(--line); border-left: 6px solid var(--muted); border-radius: 6px; padding: 8px 14px; }
+.finding.sev-high { border-left-color: #cf222e; }
+.finding.sev-medium { border-left-color: #d4a72c; }
+.finding.sev-low { border-left-color: #0969da; }
+.finding h3 { font-size: 15px; margin: 4px 0; }
+.finding-meta { color: var(--muted); margin: 2px 0 6px; }
+.finding-link { margin-left: 8px; color: var(--accent); }
+.finding ul { margin: 4px 0; font-size: 13px; }
 footer { color: var(--muted); font-size: 12px; padding: 24px; border-top: 1px solid var(--line); margin-top: 32px; }
 `;

@@ -10,6 +10,8 @@ import { registerGaps } from './commands/gaps.js';
 import { registerMetrics } from './commands/metrics.js';
 import { registerTrace } from './commands/trace.js';
 import { registerReport } from './commands/report.js';
+import { registerFindings } from './commands/findings.js';
+import { NSYS_ENV, takeNsysOption } from '../export/nsysRep.js';
 import { registerMerge, registerRanks } from './commands/ranks.js';
 import { expandInputs } from '../ranks/expandInputs.js';
 import { guardOutputs, stderrLine } from './output.js';
@@ -17,7 +19,7 @@ import { guardOutputs, stderrLine } from './output.js';
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
   const program = new Command('iterscope')
-    .description('Where an LLM-serving engine spends its GPU time, iteration by iteration (Nsight Systems SQLite exports + TensorRT-LLM iteration logs).\nExit codes: 0 success, 1 regression found by a gate, 2 bad usage or unreadable input.')
+    .description('Where an LLM-serving engine spends its GPU time, iteration by iteration (Nsight Systems SQLite exports + TensorRT-LLM iteration logs).\nExit codes: 0 success, 1 regression found by a gate, 2 bad usage or unreadable input.\nInputs may be .nsys-rep reports: exported once to SQLite with nsys (on PATH, or --nsys PATH), reused while newer than the report.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
@@ -28,6 +30,7 @@ export function buildProgram(): Command {
   registerGaps(program);
   registerMetrics(program);
   registerReport(program);
+  registerFindings(program);
   registerCategories(program);
   registerSummarize(program);
   registerCompare(program);
@@ -75,7 +78,10 @@ function guardInputs(action: Command): void {
 /** Runs the CLI; user errors print one line and exit 2 (1 for a gate's regression). */
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    // `--nsys PATH` (any position): the nsys that exports .nsys-rep inputs, for every command and worker.
+    const { argv: rest, nsys } = takeNsysOption(argv);
+    if (nsys !== undefined) process.env[NSYS_ENV] = nsys;
+    await buildProgram().parseAsync(rest);
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -1,6 +1,7 @@
 import type { Phase } from '../iterations/analyze.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
 import { compareEngines, type EngineComparison } from './engineComparison.js';
+import { findingChanges, type FindingChanges } from '../findings/digest.js';
 
 export type Scope = 'all' | Phase;
 
@@ -52,6 +53,8 @@ export interface Comparison {
   moeRouting: MoeRoutingReading | null;
   /** Both runs side by side per phase, each engine named (information, never gated). */
   engines: EngineComparison;
+  /** Findings that appeared or disappeared (null when a summary has no findings). */
+  findings: FindingChanges | null;
 }
 
 export interface CompareOptions {
@@ -158,5 +161,6 @@ export function compareRuns(base: RunSummary, head: RunSummary, opts: CompareOpt
     ),
     moeRouting: perfect ? readMoeRouting(base, head) : null,
     engines: compareEngines(base, head),
+    findings: base.findings && head.findings ? findingChanges(base.findings, head.findings) : null,
   };
 }

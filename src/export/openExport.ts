@@ -6,6 +6,7 @@ import { convertKinetoTraceSync } from '../kineto/convertSync.js';
 import { detectInput } from './detectInput.js';
 import type { Database } from '../../queries/schema.js';
 import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
+import { resolveNsysReport } from './nsysRep.js';
 
 /** Tables whose presence marks a file as an nsys export (at least one, plus StringIds or metadata). */
 const NSYS_MARKER_TABLES = [
@@ -64,7 +65,9 @@ function readMetadata(sqlite: BetterSqlite3.Database, tables: Set<string>): Expo
  * SQLite, and an SQLite file that is not an nsys export. Any nsys table may be absent (exports are
  * lazy): callers ask `hasTable` / `hasColumn`.
  */
-export function openExport(path: string): ExportHandle {
+export function openExport(input: string): ExportHandle {
+  // An .nsys-rep opens as its SQLite export (exported once with nsys, see nsysRep.ts).
+  const path = resolveNsysReport(input);
   assertReadableFile(path);
   let sqlite: BetterSqlite3.Database;
   try {

@@ -16,6 +16,9 @@ import { rankFiguresFromIterations } from '../ranks/rankFigures.js';
 import { categoryTime } from './categoryTime.js';
 import { reportCoverage, type ReportNote } from './coverage.js';
 import { summarizeHost } from './hostSummary.js';
+import { findGilHolders } from '../gaps/gilHolders.js';
+import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
+import { findFindings, findingsInputOf } from '../findings/findFindings.js';
 import { resolveParts, type AnalysisRequest } from './request.js';
 import type { ExportAnalysis } from './types.js';
 
@@ -68,6 +71,9 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     coverage: null,
     rankFigures: null,
     pytorchHost: null,
+    gilHolders: null,
+    memory: null,
+    findings: null,
     logs: (request.logs ?? []).map((l) => ({ file: l.file, records: l.records.length, skippedLines: l.skippedLines, formats: l.formats })),
     timingsMs,
   };
@@ -137,6 +143,16 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     const gaps = out.gaps;
     out.host = timed('host', () => summarizeHost(handle, gaps, it?.iterations, out.info?.nvtxDomains));
   }
+  if (parts.has('gilHolders') && out.gaps && out.info) {
+    const gaps = out.gaps;
+    const domains = out.info.nvtxDomains;
+    out.gilHolders = timed('gilHolders', () => findGilHolders(handle, gaps, domains));
+  }
+  if (parts.has('memory') && out.gaps) {
+    const d = out.gaps.devices;
+    const gpuSpan = d.length ? { startNs: Math.min(...d.map((x) => x.spanStartNs)), endNs: Math.max(...d.map((x) => x.spanEndNs)) } : null;
+    out.memory = timed('memory', () => analyzeMemoryTraffic(handle, it?.iterations ?? [], gpuSpan));
+  }
   if (parts.has('categories') && out.kernels) out.categories = categoryTime(it, out.kernels, classifier);
   if (parts.has('coverage') && out.gaps && out.kernels && out.nvtx && out.categories) {
     out.coverage = reportCoverage({
@@ -151,6 +167,10 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
       categories: out.categories,
       extraNotes,
     });
+  }
+  if (parts.has('findings')) {
+    const input = findingsInputOf(out);
+    if (input) out.findings = timed('findings', () => findFindings(input, { thresholds: request.findingThresholds }));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type { KernelSummaryOptions } from '../analysis/kernelSummary.js';
 import type { CategoryRule } from '../categories/rules.js';
+import type { FindingThresholds } from '../findings/types.js';
 import type { IterationSelection } from '../iterations/selection.js';
 import type { ParsedIterationLog } from '../logs/types.js';
 
@@ -32,12 +33,18 @@ export type AnalysisPart =
   /** Per-process figures for the cross-rank view (collective kernels by iteration). */
   | 'rankFigures'
   /** Aten ops per iteration (PyTorch profiler): when the input is a Kineto trace or `torchTrace` is given. */
-  | 'pytorchHost';
+  | 'pytorchHost'
+  /** Which threads held the GIL while each executor thread waited for it. */
+  | 'gilHolders'
+  /** Memcpy by direction, pageable memory, allocations in the loop. */
+  | 'memory'
+  /** What to fix first, ranked by recoverable time (`findFindings` over the other parts). */
+  | 'findings';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures', 'pytorchHost'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
 
 /** Everything `iterscope report` shows. */
-export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'pytorchHost'];
+export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
 
 /**
  * What to analyse and how. Plain data (structured-clone safe): worker threads receive it as it is;
@@ -64,6 +71,8 @@ export interface AnalysisRequest {
   kernels?: Pick<KernelSummaryOptions, 'nameBy' | 'includeGraphs'>;
   /** `rankFigures`: the category holding the collectives (default `communication`). */
   communicationCategory?: string;
+  /** `findings`: rule thresholds replacing the defaults (`--thresholds`). */
+  findingThresholds?: Partial<FindingThresholds>;
   /** `pytorchHost`: a PyTorch profiler trace of the same run beside an nsys export (`--torch-trace`). */
   torchTrace?: string;
 }
@@ -76,6 +85,9 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   coverage: ['gaps', 'kernels', 'nvtx', 'categories'],
   rankFigures: ['iterations'],
   pytorchHost: ['iterations'],
+  gilHolders: ['gaps', 'info'],
+  memory: ['gaps'],
+  findings: ['info', 'kernels', 'iterations', 'metrics', 'gaps', 'host', 'gilHolders', 'memory'],
 };
 
 /** The requested parts plus everything they are computed from. */

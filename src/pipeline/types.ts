@@ -5,6 +5,8 @@ import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
 import type { GapAnalysis } from '../gaps/analyze.js';
+import type { GilHolderAnalysis } from '../gaps/gilHolders.js';
+import type { MemoryTraffic } from '../analysis/memoryTraffic.js';
 import type { IterationAnalysis } from '../iterations/analyze.js';
 import type { PhaseSummary } from '../iterations/summary.js';
 import type { LogFormat } from '../logs/types.js';
@@ -15,6 +17,7 @@ import type { CategoryTime } from './categoryTime.js';
 import type { ReportCoverage } from './coverage.js';
 import type { HostSummary } from './hostSummary.js';
 import type { AnalysisPart } from './request.js';
+import type { FindingsResult } from '../findings/types.js';
 
 /** One `--log` file as the analysis describes it. */
 export interface ReportLogFile {
@@ -52,6 +55,12 @@ export interface ExportAnalysis {
   host: HostSummary | null;
   categories: CategoryTime | null;
   coverage: ReportCoverage | null;
+  /** Who held the GIL while each executor thread waited (empty when the GIL was not traced). */
+  gilHolders: GilHolderAnalysis[] | null;
+  /** Memcpy by direction and pageable memory, allocations in the loop, per iteration. */
+  memory: MemoryTraffic | null;
+  /** What to fix first, ranked (`findFindings` over this analysis). */
+  findings: FindingsResult | null;
   /** Aten ops per iteration and phase (PyTorch profiler): the input is a Kineto trace, or `torchTrace` was given. */
   pytorchHost: PytorchHostSide | null;
   /** Per process with iterations: what the cross-rank view needs. */
@@ -72,11 +81,14 @@ export type ReportData = ExportAnalysis & {
   host: HostSummary;
   categories: CategoryTime;
   coverage: ReportCoverage;
+  gilHolders: GilHolderAnalysis[];
+  memory: MemoryTraffic;
+  findings: FindingsResult;
 };
 
 /** Narrows an analysis to `ReportData` (it was asked for `REPORT_PARTS`). */
 export function isReportData(a: ExportAnalysis): a is ReportData {
-  return !!(a.info && a.kernels && a.nvtx && a.gaps && a.host && a.categories && a.coverage);
+  return !!(a.info && a.kernels && a.nvtx && a.gaps && a.host && a.categories && a.coverage && a.gilHolders && a.memory && a.findings);
 }
 
 /** The "Host side (PyTorch profiler)" data: aten ops per iteration and per phase. */

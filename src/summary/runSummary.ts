@@ -7,6 +7,8 @@ import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
 import type { ExportAnalysis } from '../pipeline/types.js';
 
+import { digestFindings, type FindingDigest } from '../findings/digest.js';
+
 /** Bumped when a field changes meaning; `compare` refuses summaries of another major version. */
 export const SUMMARY_SCHEMA = 'iterscope.summary/1';
 
@@ -72,6 +74,8 @@ export interface RunSummary {
   kernels: { name: string; totalNs: number; instances: number }[];
   /** NVTX ranges by total CPU time (`nvtx_sum`), at most 50. */
   nvtx: { range: string; style: string; totalNs: number; instances: number }[];
+  /** The run's findings (`iterscope findings`), when the summary was made with them; absent in older summaries. */
+  findings?: FindingDigest[];
 }
 
 const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
@@ -132,7 +136,7 @@ function collapseIterationLabels(rows: RunSummary['nvtx']): RunSummary['nvtx'] {
 }
 
 /** What a summary is built from. */
-export const SUMMARY_PARTS: readonly AnalysisPart[] = ['iterations', 'gaps', 'kernels', 'nvtx'];
+export const SUMMARY_PARTS: readonly AnalysisPart[] = ['iterations', 'gaps', 'kernels', 'nvtx', 'findings'];
 
 /** The request `summarizeExport` makes: the summary's parts, kernels with whole-graph launches. */
 export function summaryRequest(request: Omit<AnalysisRequest, 'parts'> = {}): AnalysisRequest {
@@ -188,6 +192,7 @@ export function summarizeRun(a: ExportAnalysis, version = '0.1.0'): RunSummary {
     })),
     kernels,
     nvtx,
+    ...(a.findings ? { findings: digestFindings(a.findings) } : {}),
   };
 }
 

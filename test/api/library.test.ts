@@ -9,7 +9,7 @@ import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const PUBLIC_VALUES = [
-  'ANALYSIS_PARTS', 'KinetoTraceError', 'NsysReportError', 'alignTorchClock', 'analyzeAtenOps', 'attachTorchTrace', 'convertKinetoTraceSync', 'detectInput', 'openInput', 'DEFAULT_CATEGORY_RULES', 'DEFAULT_ITERATION_SOURCES', 'compareEngines', 'detectEngine', 'DEFAULT_MIN_GAP_NS', 'DEFAULT_REPORT_LAYOUT', 'EXIT_BAD_INPUT', 'EXIT_OK', 'EXIT_REGRESSION',
+  'ANALYSIS_PARTS', 'FINDINGS_SCHEMA', 'findFindings', 'findingsInputOf', 'resolveThresholds', 'renderFindings', 'KinetoTraceError', 'NsysReportError', 'alignTorchClock', 'analyzeAtenOps', 'attachTorchTrace', 'convertKinetoTraceSync', 'detectInput', 'openInput', 'DEFAULT_CATEGORY_RULES', 'DEFAULT_ITERATION_SOURCES', 'compareEngines', 'detectEngine', 'DEFAULT_MIN_GAP_NS', 'DEFAULT_REPORT_LAYOUT', 'EXIT_BAD_INPUT', 'EXIT_OK', 'EXIT_REGRESSION',
   'InputError', 'IterationError', 'IterscopeError', 'OUTPUT_FORMATS', 'REPORT_FORMATS', 'REPORT_PARTS', 'SUMMARY_PARTS', 'SUMMARY_SCHEMA',
   'SchemaError', 'UsageError', 'analyzeAcrossExports', 'analyzeExport', 'compareRuns', 'comparisonTables', 'compileCategoryRules',
   'crossRankFromExports', 'crossRankTables', 'defaultCategoryClassifier', 'exitCodeFor', 'exportInfoTables', 'gapsTables', 'isReportData',

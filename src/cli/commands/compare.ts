@@ -56,6 +56,8 @@ export function registerCompare(program: Command): void {
     const head = loadRun(headPath, { logs: (opts.headLog ?? []).map(parseIterationLogFile) });
     const comparison = compareRuns(base, head, { threshold, minDeltaNs, perfectRouterHead: opts.perfectRouterHead });
     if (comparison.moeRouting) note(`MoE routing check: ${comparison.moeRouting.reading}`);
+    for (const f of comparison.findings?.appeared ?? []) note(`new finding in head: ${f.title} [${f.id}]`);
+    for (const f of comparison.findings?.disappeared ?? []) note(`finding gone in head: ${f.title} [${f.id}]`);
     emit(opts, comparisonTables(comparison), comparison);
     if (comparison.regressions.length) {
       const names = comparison.regressions.map((r) => `${r.metric} [${r.scope}] ${r.relative == null ? '' : `+${(r.relative * 100).toFixed(1)}%`}`.trim());

@@ -1,3 +1,4 @@
+import { resolveNsysReport } from '../../export/nsysRep.js';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { analyzeAcrossExports, type ResultsAcrossExports } from '../../ranks/acrossExports.js';
@@ -21,7 +22,8 @@ function positiveInt(option: string) {
 
 /** Export arguments: files, directories (their *.sqlite) and quoted globs (`'run/rank*.sqlite'`). */
 export function expandExportArgs(inputs: readonly string[]): string[] {
-  return expandInputs(inputs, { extensions: ['.sqlite'], what: 'nsys exports' });
+  // .nsys-rep reports become their SQLite exports here, once, before any worker opens them.
+  return expandInputs(inputs, { extensions: ['.sqlite'], what: 'nsys exports' }).map((f) => resolveNsysReport(f));
 }
 
 /** Worker threads for several exports: `--jobs`, else ITERSCOPE_JOBS, else one per core. */

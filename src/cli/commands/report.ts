@@ -9,6 +9,7 @@ import { writeResult } from '../output.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
 import { parseDurationNs } from '../../gaps/duration.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
+import { findFindings, findingsInputOf } from '../../findings/findFindings.js';
 import { REPORT_PARTS } from '../../pipeline/request.js';
 import { isReportData, type ReportData } from '../../pipeline/types.js';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../reports/document/renderReport.js';
@@ -59,7 +60,11 @@ export async function runReport(input: string | readonly string[], opts: Partial
   };
   const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts: REPORT_PARTS }));
   if (!isReportData(analysis)) throw new Error(`report: the pipeline did not return every report part (${analysis.parts.join(', ')})`);
-  if (files.length > 1) analysis.crossRank = await crossRankFromExports(files, request);
+  if (files.length > 1) {
+    analysis.crossRank = await crossRankFromExports(files, request);
+    // The rules read the cross-rank view too (stragglers, collective wait).
+    analysis.findings = findFindings({ ...findingsInputOf(analysis)!, crossRank: analysis.crossRank });
+  }
   const text = await renderReport(analysis, format, {
     top: opts.top ?? DEFAULT_REPORT_LAYOUT.top,
     iterationRows: opts.iterationRows ?? DEFAULT_REPORT_LAYOUT.iterationRows,

@@ -1,0 +1,56 @@
+import type { ExportHandle } from './handle.js';
+
+/** One memcpy: GPU start/end, bytes, direction and the host memory kinds (null where not recorded). */
+export interface MemcpyRow {
+  pid: number;
+  start: number;
+  end: number;
+  bytes: number;
+  copyKind: number;
+  srcKind: number | null;
+  dstKind: number | null;
+}
+
+/** Every memcpy, in start order, with `srcKind`/`dstKind` when this nsys version records them. */
+export function selectMemcpyTraffic(handle: ExportHandle): MemcpyRow[] {
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY')) return [];
+  const kinds = handle.hasColumn('CUPTI_ACTIVITY_KIND_MEMCPY', 'srcKind') && handle.hasColumn('CUPTI_ACTIVITY_KIND_MEMCPY', 'dstKind');
+  return handle.sqlite
+    .prepare(
+      `SELECT (coalesce(globalPid, 0) >> 24) & 16777215 AS pid, start, "end", bytes, copyKind,
+              ${kinds ? 'srcKind, dstKind' : 'NULL AS srcKind, NULL AS dstKind'}
+       FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY start`,
+    )
+    .all() as MemcpyRow[];
+}
+
+/** One `--cuda-memory-usage` event (CUDA_GPU_MEMORY_USAGE_EVENTS). */
+export interface MemoryUsageRow {
+  pid: number;
+  start: number;
+  deviceId: number;
+  bytes: number;
+  memKind: number;
+  /** 0: allocation, 1: deallocation (ENUM_CUDA_DEV_MEM_EVENT_OPER). */
+  operation: number;
+}
+
+/** Allocation and deallocation events, in time order; [] when `--cuda-memory-usage` was off. */
+export function selectMemoryUsageEvents(handle: ExportHandle): MemoryUsageRow[] {
+  if (!handle.hasTable('CUDA_GPU_MEMORY_USAGE_EVENTS')) return [];
+  return handle.sqlite
+    .prepare(
+      `SELECT (globalPid >> 24) & 16777215 AS pid, start, deviceId, bytes, memKind, memoryOperationType AS operation
+       FROM CUDA_GPU_MEMORY_USAGE_EVENTS ORDER BY start`,
+    )
+    .all() as MemoryUsageRow[];
+}
+
+/** `id -> label` of an nsys enum table (`ENUM_CUDA_MEM_KIND`, `ENUM_CUDA_MEMCPY_OPER`); empty when absent. */
+export function selectEnumLabels(handle: ExportHandle, table: 'ENUM_CUDA_MEM_KIND' | 'ENUM_CUDA_MEMCPY_OPER'): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!handle.hasTable(table) || !handle.hasColumn(table, 'label')) return out;
+  // The table name is one of two literals above, never user text.
+  for (const r of handle.sqlite.prepare(`SELECT id, label FROM ${table}`).all() as { id: number; label: string }[]) out.set(r.id, r.label);
+  return out;
+}

@@ -1,0 +1,116 @@
+import type { Finding, FindingsResult } from '../src/findings/types.js';
+import { mdEscape } from './markdown.js';
+import { tablesToCsv } from './csv.js';
+import { toJson } from './json.js';
+import type { DataTable, OutputFormat } from './table.js';
+import { tablesToTerminal } from './terminal.js';
+import { formatNs } from './units.js';
+
+const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+
+/** One row per finding (CSV carries raw ns and 0..1 shares; Markdown/terminal human units). */
+export function findingsTable(result: FindingsResult): DataTable {
+  return {
+    title: `Findings (${result.findings.length}), ranked by recoverable time`,
+    columns: [
+      { key: 'rank', header: '#', kind: 'int' },
+      { key: 'id', header: 'Id', kind: 'text' },
+      { key: 'severity', header: 'Severity', kind: 'text' },
+      { key: 'recoverableNs', header: 'Recoverable (ns)', kind: 'ns' },
+      { key: 'recoverablePercent', header: 'Of wall (%)', kind: 'percent' },
+      { key: 'restsOnNs', header: 'Rests on (ns)', kind: 'ns' },
+      { key: 'confidence', header: 'Confidence', kind: 'text' },
+      { key: 'title', header: 'Finding', kind: 'text' },
+    ],
+    rows: result.findings.map((f, i) => ({
+      rank: i + 1,
+      id: f.id,
+      severity: f.severity,
+      recoverableNs: f.recoverableNs,
+      recoverablePercent: f.recoverableShare === null ? null : f.recoverableShare * 100,
+      restsOnNs: f.restsOnNs,
+      confidence: f.confidence.level,
+      title: f.title,
+    })),
+  };
+}
+
+/** One line per piece of evidence, for CSV (raw ns). */
+export function evidenceTable(result: FindingsResult): DataTable {
+  return {
+    title: 'Evidence',
+    columns: [
+      { key: 'id', header: 'Id', kind: 'text' },
+      { key: 'iter', header: 'Iteration', kind: 'int' },
+      { key: 'rank', header: 'Rank', kind: 'int' },
+      { key: 'deviceId', header: 'Device', kind: 'int' },
+      { key: 'tid', header: 'Thread', kind: 'int' },
+      { key: 'startNs', header: 'Start (ns)', kind: 'ns' },
+      { key: 'durationNs', header: 'Duration (ns)', kind: 'ns' },
+      { key: 'valueNs', header: 'Counted (ns)', kind: 'ns' },
+      { key: 'text', header: 'Evidence', kind: 'text' },
+    ],
+    rows: result.findings.flatMap((f) => f.evidence.map((e) => ({ id: f.id, ...e }))),
+  };
+}
+
+function thresholdsLine(result: FindingsResult): string {
+  return `thresholds: ${Object.entries(result.thresholds)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')} (override with --thresholds FILE.json)`;
+}
+
+function basisLine(result: FindingsResult): string {
+  const b = result.basis;
+  const wall = b.wallSource === 'iterations' ? `${b.iterations} iterations, ${formatNs(b.wallNs)} of wall time` : b.wallSource === 'gpu-span' ? `no iterations; shares are of the GPU span, ${formatNs(b.wallNs)}` : 'no iterations and no GPU work';
+  return `engine: ${result.engine}; basis: ${wall}`;
+}
+
+/** A finding as Markdown: title line, then evidence, estimate, remedy and confidence. */
+export function findingMarkdown(f: Finding, n: number, sectionLink?: (section: string) => string | null): string {
+  const link = sectionLink?.(f.section);
+  const head = `${n}. **${mdEscape(f.title)}** — \`${f.id}\`, ${f.severity}; recoverable ${formatNs(f.recoverableNs)}${f.recoverableShare !== null ? ` (${pct(f.recoverableShare)} of the wall)` : ''}${link ? ` · [details](${link})` : ''}`;
+  const lines = [head];
+  for (const e of f.evidence) lines.push(`   - ${mdEscape(e.text)}`);
+  lines.push(`   - *How estimated*: ${mdEscape(f.estimate)}`);
+  lines.push(`   - *Remedy*: ${mdEscape(f.remedy)}`);
+  const c = f.confidence;
+  lines.push(`   - *Confidence*: ${c.level}${c.traced.length ? `; traced: ${mdEscape(c.traced.join('; '))}` : ''}${c.notTraced.length ? `; not traced: ${mdEscape(c.notTraced.join('; '))}` : ''}`);
+  return lines.join('\n');
+}
+
+/** The findings as Markdown (top items first), with the basis and the thresholds in force. */
+export function findingsToMarkdown(result: FindingsResult, opts: { headingLevel?: number; sectionLink?: (section: string) => string | null } = {}): string {
+  const h = '#'.repeat(opts.headingLevel ?? 2);
+  const out = [`${h} Findings: ${mdEscape(result.file)}`, '', mdEscape(basisLine(result)), ''];
+  if (result.findings.length === 0) out.push('No finding passed its threshold.', '');
+  result.findings.forEach((f, i) => out.push(findingMarkdown(f, i + 1, opts.sectionLink), ''));
+  out.push(`> ${mdEscape(thresholdsLine(result))}`);
+  return out.join('\n') + '\n';
+}
+
+/** The findings for a terminal: the ranked table, then each finding's evidence and remedy. */
+export function findingsToTerminal(result: FindingsResult): string {
+  const out = [basisLine(result), '', tablesToTerminal([findingsTable(result)])];
+  result.findings.forEach((f, i) => {
+    out.push(`${i + 1}. ${f.title} [${f.id}]`);
+    for (const e of f.evidence) out.push(`   - ${e.text}`);
+    out.push(`   how estimated: ${f.estimate}`, `   remedy: ${f.remedy}`, `   confidence: ${f.confidence.level}${f.confidence.notTraced.length ? ` (not traced: ${f.confidence.notTraced.join('; ')})` : ''}`, '');
+  });
+  out.push(thresholdsLine(result));
+  return out.join('\n') + '\n';
+}
+
+/** `iterscope findings` output in any format. JSON is the versioned result itself. */
+export function renderFindings(format: OutputFormat, results: FindingsResult[]): string {
+  switch (format) {
+    case 'json':
+      return toJson(results.length === 1 ? results[0] : results);
+    case 'csv':
+      return tablesToCsv(results.flatMap((r) => [findingsTable(r), evidenceTable(r)]));
+    case 'md':
+      return results.map((r) => findingsToMarkdown(r)).join('\n');
+    case 'table':
+      return results.map(findingsToTerminal).join('\n');
+  }
+}

@@ -1,0 +1,27 @@
+import type { FindingsResult } from '../../src/findings/types.js';
+import { formatNs } from '../units.js';
+import { escapeHtml } from './htmlTable.js';
+
+/**
+ * The findings as cards, most recoverable time first: title, severity, recoverable time, the
+ * evidence, the remedy, the confidence, and a link to the report section the evidence is in.
+ */
+export function findingsToHtml(result: FindingsResult, sections: ReadonlyMap<string, string>): string {
+  if (result.findings.length === 0) return '<p>No finding passed its threshold.</p>';
+  const cards = result.findings.map((f, i) => {
+    const share = f.recoverableShare === null ? '' : ` (${(f.recoverableShare * 100).toFixed(1)}% of the wall)`;
+    const section = sections.get(f.section);
+    const link = section ? `<a class="finding-link" href="#${escapeHtml(f.section)}">${escapeHtml(section)} →</a>` : '';
+    const c = f.confidence;
+    return `<article class="finding sev-${f.severity}" id="finding-${escapeHtml(f.id)}">
+<h3><span class="finding-rank">${i + 1}.</span> ${escapeHtml(f.title)}</h3>
+<p class="finding-meta"><code>${escapeHtml(f.id)}</code> · <span class="sev">${f.severity}</span> · recoverable <strong>${escapeHtml(formatNs(f.recoverableNs))}</strong>${escapeHtml(share)} ${link}</p>
+<ul>
+${f.evidence.map((e) => `<li>${escapeHtml(e.text)}</li>`).join('\n')}
+</ul>
+<p><strong>Remedy:</strong> ${escapeHtml(f.remedy)}</p>
+<p class="note">How estimated: ${escapeHtml(f.estimate)}. Confidence: ${c.level}${c.traced.length ? `; traced: ${escapeHtml(c.traced.join('; '))}` : ''}${c.notTraced.length ? `; not traced: ${escapeHtml(c.notTraced.join('; '))}` : ''}.</p>
+</article>`;
+  });
+  return `<div class="findings">\n${cards.join('\n')}\n</div>`;
+}

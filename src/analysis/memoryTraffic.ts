@@ -1,0 +1,198 @@
+import type { ExportHandle } from '../../queries/handle.js';
+import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents } from '../../queries/memoryTraffic.js';
+
+/** Memory kinds of ENUM_CUDA_MEM_KIND that are stable across nsys versions. */
+export const MEM_KIND_PAGEABLE = 0;
+/** Static device memory (module globals loaded with the code): not an allocation the loop makes. */
+const MEM_KIND_DEVICE_STATIC = 5;
+const MEM_KIND_MANAGED_STATIC = 6;
+const DIRECTION_FALLBACK: Record<number, string> = { 1: 'Host-to-Device', 2: 'Device-to-Host', 8: 'Device-to-Device', 10: 'Peer-to-Peer' };
+
+export interface MemcpyDirection {
+  direction: string;
+  copies: number;
+  bytes: number;
+  /** Summed GPU duration of the copies. */
+  ns: number;
+  /** Copies whose host side is pageable memory (srcKind or dstKind = Pageable). */
+  pageableCopies: number;
+  pageableBytes: number;
+  pageableNs: number;
+  /** Copies that start inside an iteration window of their process. */
+  inIterations: number;
+  inIterationsBytes: number;
+  inIterationsNs: number;
+  pageableInIterations: number;
+  pageableInIterationsNs: number;
+}
+
+export interface MemcpyIteration {
+  iter: number;
+  startNs: number;
+  h2dCopies: number;
+  h2dBytes: number;
+  d2hCopies: number;
+  d2hBytes: number;
+  pageableCopies: number;
+  pageableNs: number;
+}
+
+export interface AllocationEvent {
+  startNs: number;
+  bytes: number;
+  memKind: string;
+  deviceId: number;
+  iter: number | null;
+}
+
+export interface MemoryTraffic {
+  /** The export has a memcpy table. */
+  memcpyTraced: boolean;
+  /** srcKind/dstKind recorded (pageable vs pinned can be told apart). */
+  memoryKindsRecorded: boolean;
+  byDirection: MemcpyDirection[];
+  /** Per iteration (every iteration, in the order given). */
+  iterations: MemcpyIteration[];
+  /** `--cuda-memory-usage` was on (CUDA_GPU_MEMORY_USAGE_EVENTS present). */
+  allocationsTraced: boolean;
+  allocationEvents: number;
+  /** Allocations of non-static memory (static device memory is module loading). */
+  allocations: number;
+  deallocations: number;
+  /** Allocations that happen inside an iteration window of their process. */
+  allocationsInIterations: number;
+  allocationBytesInIterations: number;
+  /** Iterations with at least one allocation. */
+  iterationsWithAllocations: number;
+  /** The largest allocations inside iterations (at most 5). */
+  largestInIterations: AllocationEvent[];
+  /** Without iteration windows: allocations between the first and last GPU op (`gpuSpan`), and the largest 5. */
+  allocationsDuringGpuWork: number;
+  largestDuringGpuWork: AllocationEvent[];
+}
+
+interface Window {
+  iter: number;
+  pid: number;
+  startNs: number;
+  endNs: number;
+}
+
+/** Index of the window of `pid` holding t, or -1 (windows of a process are sorted and disjoint). */
+function windowLookup(windows: readonly Window[]): (pid: number, t: number) => number {
+  const byPid = new Map<number, number[]>();
+  windows.forEach((w, i) => {
+    const l = byPid.get(w.pid) ?? [];
+    l.push(i);
+    byPid.set(w.pid, l);
+  });
+  for (const l of byPid.values()) l.sort((a, b) => windows[a].startNs - windows[b].startNs);
+  return (pid, t) => {
+    const l = byPid.get(pid);
+    if (!l) return -1;
+    let lo = 0;
+    let hi = l.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (windows[l[mid]].startNs <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    const k = lo - 1;
+    return k >= 0 && t < windows[l[k]].endNs ? l[k] : -1;
+  };
+}
+
+/**
+ * Memory traffic per iteration: memcpys by direction and bytes, those from or to pageable host
+ * memory, and (with `--cuda-memory-usage`) the allocations made inside the iteration loop. A copy or
+ * an allocation belongs to the iteration whose window holds its start (GPU start for copies).
+ */
+export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly Window[], gpuSpan?: { startNs: number; endNs: number } | null): MemoryTraffic {
+  const lookup = windowLookup(iterations);
+  const opLabels = selectEnumLabels(handle, 'ENUM_CUDA_MEMCPY_OPER');
+  const kindLabels = selectEnumLabels(handle, 'ENUM_CUDA_MEM_KIND');
+  const copies = selectMemcpyTraffic(handle);
+  const byDir = new Map<string, MemcpyDirection>();
+  const perIter: MemcpyIteration[] = iterations.map((w) => ({ iter: w.iter, startNs: w.startNs, h2dCopies: 0, h2dBytes: 0, d2hCopies: 0, d2hBytes: 0, pageableCopies: 0, pageableNs: 0 }));
+  let kindsRecorded = false;
+  for (const c of copies) {
+    const direction = opLabels.get(c.copyKind) ?? DIRECTION_FALLBACK[c.copyKind] ?? `kind ${c.copyKind}`;
+    let d = byDir.get(direction);
+    if (!d) {
+      d = { direction, copies: 0, bytes: 0, ns: 0, pageableCopies: 0, pageableBytes: 0, pageableNs: 0, inIterations: 0, inIterationsBytes: 0, inIterationsNs: 0, pageableInIterations: 0, pageableInIterationsNs: 0 };
+      byDir.set(direction, d);
+    }
+    const ns = c.end - c.start;
+    if (c.srcKind != null || c.dstKind != null) kindsRecorded = true;
+    const pageable = c.srcKind === MEM_KIND_PAGEABLE || c.dstKind === MEM_KIND_PAGEABLE;
+    d.copies++;
+    d.bytes += c.bytes;
+    d.ns += ns;
+    if (pageable) {
+      d.pageableCopies++;
+      d.pageableBytes += c.bytes;
+      d.pageableNs += ns;
+    }
+    const k = lookup(c.pid, c.start);
+    if (k < 0) continue;
+    d.inIterations++;
+    d.inIterationsBytes += c.bytes;
+    d.inIterationsNs += ns;
+    const it = perIter[k];
+    if (c.copyKind === 1) {
+      it.h2dCopies++;
+      it.h2dBytes += c.bytes;
+    } else if (c.copyKind === 2) {
+      it.d2hCopies++;
+      it.d2hBytes += c.bytes;
+    }
+    if (pageable) {
+      d.pageableInIterations++;
+      d.pageableInIterationsNs += ns;
+      it.pageableCopies++;
+      it.pageableNs += ns;
+    }
+  }
+
+  const events = selectMemoryUsageEvents(handle);
+  let allocations = 0;
+  let deallocations = 0;
+  let inIter = 0;
+  let inIterBytes = 0;
+  const iterSeen = new Set<number>();
+  const inside: AllocationEvent[] = [];
+  const duringGpu: AllocationEvent[] = [];
+  for (const e of events) {
+    if (e.operation === 1) {
+      deallocations++;
+      continue;
+    }
+    if (e.operation !== 0 || e.memKind === MEM_KIND_DEVICE_STATIC || e.memKind === MEM_KIND_MANAGED_STATIC) continue;
+    allocations++;
+    if (gpuSpan && e.start >= gpuSpan.startNs && e.start < gpuSpan.endNs) duringGpu.push({ startNs: e.start, bytes: e.bytes, memKind: kindLabels.get(e.memKind) ?? `kind ${e.memKind}`, deviceId: e.deviceId, iter: null });
+    const k = lookup(e.pid, e.start);
+    if (k < 0) continue;
+    inIter++;
+    inIterBytes += e.bytes;
+    iterSeen.add(k);
+    inside.push({ startNs: e.start, bytes: e.bytes, memKind: kindLabels.get(e.memKind) ?? `kind ${e.memKind}`, deviceId: e.deviceId, iter: iterations[k].iter });
+  }
+  inside.sort((a, b) => b.bytes - a.bytes || a.startNs - b.startNs);
+  duringGpu.sort((a, b) => b.bytes - a.bytes || a.startNs - b.startNs);
+  return {
+    memcpyTraced: handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY'),
+    memoryKindsRecorded: kindsRecorded,
+    byDirection: [...byDir.values()].sort((a, b) => b.bytes - a.bytes || a.direction.localeCompare(b.direction)),
+    iterations: perIter,
+    allocationsTraced: handle.hasTable('CUDA_GPU_MEMORY_USAGE_EVENTS'),
+    allocationEvents: events.length,
+    allocations,
+    deallocations,
+    allocationsInIterations: inIter,
+    allocationBytesInIterations: inIterBytes,
+    iterationsWithAllocations: iterSeen.size,
+    largestInIterations: inside.slice(0, 5),
+    allocationsDuringGpuWork: duringGpu.length,
+    largestDuringGpuWork: duringGpu.slice(0, 5),
+  };
+}

@@ -1,0 +1,80 @@
+import type { ExportAnalysis } from '../pipeline/types.js';
+import { UsageError } from '../errors.js';
+import { coverage } from './rules/coverage.js';
+import { gcPauses, gilContention, hostSync, lateLaunches } from './rules/hostCauses.js';
+import { launchBound } from './rules/launchBound.js';
+import { memoryTraffic } from './rules/memory.js';
+import { phaseOutliers } from './rules/phaseOutliers.js';
+import { moeRouting, stragglers } from './rules/scale.js';
+import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type RuleContext, type Severity } from './types.js';
+
+/** The engine whose remedies apply, from what the export recorded. */
+export function detectEngine(input: Pick<FindingsInput, 'info' | 'iterations'>): Engine {
+  if (input.info.nvtxDomains.some((d) => d.name === 'TensorRT-LLM')) return 'tensorrt-llm';
+  const label = input.iterations?.iterations[0]?.label ?? '';
+  if (/^\[Executor\]|TrtGptModelInflightBatching/.test(label)) return 'tensorrt-llm';
+  if (/^execute_context_\d+\(/.test(label)) return 'vllm';
+  if (Object.keys(input.info.environment).some((k) => k.startsWith('TLLM_'))) return 'tensorrt-llm';
+  return 'unknown';
+}
+
+/** Thresholds with overrides; unknown keys and non-finite or negative values are usage errors. */
+export function resolveThresholds(overrides: Partial<FindingThresholds> = {}, source = 'thresholds'): FindingThresholds {
+  const out: FindingThresholds = { ...DEFAULT_THRESHOLDS };
+  for (const [k, v] of Object.entries(overrides)) {
+    if (!(k in DEFAULT_THRESHOLDS)) throw new UsageError(`${source}: unknown threshold '${k}' (known: ${Object.keys(DEFAULT_THRESHOLDS).join(', ')})`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new UsageError(`${source}: threshold '${k}' must be a non-negative number (got ${JSON.stringify(v)})`);
+    (out as unknown as Record<string, number>)[k] = v;
+  }
+  return out;
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { high: 0, medium: 1, low: 2, info: 3 };
+
+/**
+ * Findings from one export's analysis: each rule reads the analysis (never the export), states
+ * what it rests on, clamps its estimate to that, and names a remedy for the engine. Ranked by
+ * recoverable time, then severity, then id (stable).
+ */
+/** The analysis as the rules read it: null when a part they rest on was not computed. */
+export function findingsInputOf(a: ExportAnalysis): FindingsInput | null {
+  if (!a.info || !a.kernels || !a.gaps || !a.host || !a.gilHolders || !a.memory) return null;
+  return { ...a, info: a.info, kernels: a.kernels, gaps: a.gaps, host: a.host, gilHolders: a.gilHolders, memory: a.memory };
+}
+
+export function findFindings(input: FindingsInput, opts: FindingsOptions = {}): FindingsResult {
+  const t = resolveThresholds(opts.thresholds);
+  const rows = input.iterations?.iterations ?? [];
+  let wallNs = rows.reduce((a, r) => a + r.wallNs, 0);
+  let wallSource: FindingsResult['basis']['wallSource'] = rows.length ? 'iterations' : 'none';
+  if (!rows.length) {
+    wallNs = input.gaps.devices.reduce((a, d) => Math.max(a, d.spanNs), 0);
+    if (wallNs > 0) wallSource = 'gpu-span';
+  }
+  const share = (ns: number) => (wallNs > 0 ? ns / wallNs : null);
+  const ctx: RuleContext = {
+    input,
+    t,
+    engine: detectEngine(input),
+    wallNs,
+    share,
+    severity: (ns) => {
+      const s = share(ns) ?? 0;
+      return s >= t.highShare ? 'high' : s >= t.mediumShare ? 'medium' : 'low';
+    },
+  };
+  const findings: Finding[] = [
+    ...gcPauses(ctx),
+    ...gilContention(ctx),
+    ...launchBound(ctx),
+    ...hostSync(ctx),
+    ...lateLaunches(ctx),
+    ...memoryTraffic(ctx),
+    ...phaseOutliers(ctx),
+    ...stragglers(ctx),
+    ...(opts.moeRouting ? moeRouting(ctx, opts.moeRouting) : []),
+    ...coverage(ctx),
+  ];
+  findings.sort((a, b) => b.recoverableNs - a.recoverableNs || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { schema: FINDINGS_SCHEMA, file: input.file, engine: ctx.engine, basis: { iterations: rows.length, wallNs, wallSource }, thresholds: t, findings };
+}

@@ -1,0 +1,79 @@
+import { formatNs } from '../../../reports/units.js';
+import type { GapRow } from '../../gaps/analyze.js';
+import { REMEDIES } from '../remedies.js';
+import type { Evidence, Finding, RuleContext } from '../types.js';
+
+export { formatNs };
+
+/** `12.3%` of a 0..1 share. */
+export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/**
+ * Idle time of one host cause (or of the causes `match` accepts) inside the iteration windows, or
+ * in every reported gap when the export has no iterations: what a host-cause finding rests on.
+ */
+export function causeIdleNs(ctx: RuleContext, match: (cause: string) => boolean): number {
+  const g = ctx.input.gaps;
+  const recs = g.iterationsFound ? g.iterations.map((i) => i.idleByCauseNs) : [g.idleByCauseNs];
+  let ns = 0;
+  for (const r of recs) for (const [c, v] of Object.entries(r)) if (match(c)) ns += v;
+  return ns;
+}
+
+/** The part of a gap that `match` accepts. */
+export function gapPartNs(g: GapRow, match: (cause: string) => boolean): number {
+  let ns = 0;
+  for (const [c, v] of Object.entries(g.causes)) if (match(c)) ns += v;
+  return ns;
+}
+
+/** Gaps (inside iterations when there are any) with the most time of the matched causes. */
+export function topGaps(ctx: RuleContext, match: (cause: string) => boolean): { gap: GapRow; partNs: number }[] {
+  const g = ctx.input.gaps;
+  return g.gaps
+    .filter((r) => !g.iterationsFound || r.iter !== null)
+    .map((gap) => ({ gap, partNs: gapPartNs(gap, match) }))
+    .filter((x) => x.partNs > 0)
+    .sort((a, b) => b.partNs - a.partNs || a.gap.startNs - b.gap.startNs)
+    .slice(0, ctx.t.evidenceRows);
+}
+
+/** One gap as evidence: where it is, how long, how much of it the finding counts. */
+export function gapEvidence(gap: GapRow, partNs: number, label: string): Evidence {
+  const where = gap.iter !== null ? `iteration ${gap.iter}` : 'outside the iterations';
+  return {
+    text: `${where}: ${formatNs(gap.durationNs)} GPU idle gap at ${formatNs(gap.startNs)} on device ${gap.deviceId}, ${formatNs(partNs)} of it ${label}${gap.launchCall ? ` (ended by ${gap.launchCall.name})` : ''}`,
+    ...(gap.iter !== null ? { iter: gap.iter } : {}),
+    deviceId: gap.deviceId,
+    startNs: gap.startNs,
+    durationNs: gap.durationNs,
+    valueNs: partNs,
+  };
+}
+
+/** Iterations with the most idle time of the matched causes. */
+export function topIterations(ctx: RuleContext, match: (cause: string) => boolean, label: string): Evidence[] {
+  return ctx.input.gaps.iterations
+    .map((it) => ({ it, ns: Object.entries(it.idleByCauseNs).reduce((a, [c, v]) => a + (match(c) ? v : 0), 0) }))
+    .filter((x) => x.ns > 0)
+    .sort((a, b) => b.ns - a.ns || a.it.iter - b.it.iter)
+    .slice(0, ctx.t.evidenceRows)
+    .map(({ it, ns }) => ({
+      text: `iteration ${it.iter} (${it.phase}, ${formatNs(it.startNs)}..${formatNs(it.endNs)}): ${formatNs(ns)} idle in ${label}`,
+      iter: it.iter,
+      startNs: it.startNs,
+      durationNs: it.endNs - it.startNs,
+      valueNs: ns,
+    }));
+}
+
+/** Assembles a finding: clamps the estimate to what it rests on, fills share, severity and remedy. */
+export function makeFinding(
+  ctx: RuleContext,
+  f: Omit<Finding, 'recoverableShare' | 'severity' | 'remedy'> & { severity?: Finding['severity']; remedy?: string },
+): Finding {
+  // Whole ns, never more than what the finding rests on.
+  const recoverableNs = Math.min(Math.round(Math.max(0, f.recoverableNs)), Math.floor(f.restsOnNs));
+  const remedy = f.remedy ?? REMEDIES[f.id]?.[ctx.engine] ?? REMEDIES[f.id]?.unknown ?? '';
+  return { ...f, recoverableNs, recoverableShare: ctx.share(recoverableNs), severity: f.severity ?? ctx.severity(recoverableNs), remedy };
+}

@@ -1,0 +1,126 @@
+import type { ReportData } from '../pipeline/types.js';
+import type { MoeRoutingReading } from '../compare/compareRuns.js';
+
+/** Bumped when a field of the findings JSON changes meaning (CI and agents read it). */
+export const FINDINGS_SCHEMA = 'iterscope.findings/1';
+
+/** What the rules read: parts of the one analysis of an export (nothing is queried again). */
+export type FindingsInput = Pick<ReportData, 'file' | 'info' | 'kernels' | 'iterations' | 'phases' | 'metrics' | 'gaps' | 'host' | 'gilHolders' | 'memory' | 'logs'> & {
+  crossRank?: ReportData['crossRank'];
+};
+
+export type Severity = 'high' | 'medium' | 'low' | 'info';
+
+/** The engine whose remedies apply: from the NVTX domains and iteration ranges. */
+export type Engine = 'tensorrt-llm' | 'vllm' | 'unknown';
+
+/** One thing a finding rests on, with enough to find it in Perfetto (session ns). */
+export interface Evidence {
+  text: string;
+  iter?: number;
+  rank?: number;
+  deviceId?: number;
+  tid?: number;
+  startNs?: number;
+  durationNs?: number;
+  /** The part of `durationNs` this finding counts. */
+  valueNs?: number;
+}
+
+export interface Finding {
+  /** Stable id (`gc-pauses`, `gil-contention`, ...): the same problem keeps its id across runs. */
+  id: string;
+  title: string;
+  severity: Severity;
+  /** Estimated recoverable time (ns), never more than `restsOnNs`. */
+  recoverableNs: number;
+  /** recoverableNs / the iterations' wall time (0..1); null without iterations. */
+  recoverableShare: number | null;
+  /** How `recoverableNs` was estimated. */
+  estimate: string;
+  /** The measured time the finding rests on (idle time, copy time, wait time). */
+  restsOnNs: number;
+  evidence: Evidence[];
+  remedy: string;
+  /** Report section the evidence is in (a Markdown/HTML anchor). */
+  section: string;
+  confidence: { level: 'measured' | 'inferred' | 'not-traced'; traced: string[]; notTraced: string[] };
+  /** Coverage only: ids of the findings the missing traces make impossible to look for. */
+  hides?: string[];
+}
+
+/** Thresholds of the rules (all overridable with `--thresholds FILE.json`). */
+export interface FindingThresholds {
+  /** A host-cause finding (gc, gil_wait, sync, late launches) needs at least this share of the iterations' wall. */
+  minIdleShare: number;
+  /** ... or one gap of at least this many ns with that cause. */
+  minGapNs: number;
+  /** Launch-bound: fragmented (sub --min-gap) idle share of the iterations' wall. */
+  fragmentedIdleShare: number;
+  /** Launch-bound: kernels whose mean duration is below this are short. */
+  shortKernelNs: number;
+  /** Launch-bound: share of kernel time in short kernels. */
+  shortKernelShare: number;
+  /** Memory: mean H2D bytes per iteration above which traffic is high. */
+  h2dBytesPerIteration: number;
+  /** Memory: pageable copies per iteration at or above which they are reported. */
+  pageableCopiesPerIteration: number;
+  /** Memory: allocations inside the loop at or above which they are reported. */
+  allocationsInLoop: number;
+  /** Phase outliers: GPU ns per token at least this many times its phase's median. */
+  outlierFactor: number;
+  /** Cross-rank: share of the iterations' wall the ranks spend waiting in collectives. */
+  collectiveWaitShare: number;
+  /** MoE: the perfect router must be this much faster (GPU busy per iteration) to blame routing (TensorRT-LLM's 10%). */
+  moeSpeedup: number;
+  /** Severity: high at or above this share of the wall, medium at or above `mediumShare`. */
+  highShare: number;
+  mediumShare: number;
+  /** Evidence rows per finding. */
+  evidenceRows: number;
+}
+
+export const DEFAULT_THRESHOLDS: Readonly<FindingThresholds> = Object.freeze({
+  minIdleShare: 0.005,
+  minGapNs: 5_000_000,
+  fragmentedIdleShare: 0.05,
+  shortKernelNs: 10_000,
+  shortKernelShare: 0.3,
+  h2dBytesPerIteration: 64 * 1024 * 1024,
+  pageableCopiesPerIteration: 1,
+  allocationsInLoop: 1,
+  outlierFactor: 2,
+  collectiveWaitShare: 0.05,
+  moeSpeedup: 0.1,
+  highShare: 0.1,
+  mediumShare: 0.03,
+  evidenceRows: 5,
+});
+
+export interface FindingsOptions {
+  thresholds?: Partial<FindingThresholds>;
+  /** The perfect-router reading when a normal and a perfect-router run were given. */
+  moeRouting?: MoeRoutingReading | null;
+}
+
+export interface FindingsResult {
+  schema: typeof FINDINGS_SCHEMA;
+  file: string;
+  engine: Engine;
+  /** The wall time shares are of: the iterations' summed wall (or the GPU span without iterations). */
+  basis: { iterations: number; wallNs: number; wallSource: 'iterations' | 'gpu-span' | 'none' };
+  thresholds: FindingThresholds;
+  /** Ranked by recoverable time (then severity, then id). */
+  findings: Finding[];
+}
+
+/** What every rule gets: the input, the thresholds and shared figures. */
+export interface RuleContext {
+  input: FindingsInput;
+  t: FindingThresholds;
+  engine: Engine;
+  wallNs: number;
+  /** recoverable / wall, null when there is no wall. */
+  share(ns: number): number | null;
+  severity(ns: number): Severity;
+}
