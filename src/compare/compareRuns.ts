@@ -1,3 +1,5 @@
+import type { ColumnTable } from 'arquero';
+import { aq, op } from '../analysis/arqueroOps.js';
 import type { Phase } from '../iterations/analyze.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
 import { compareEngines, type EngineComparison } from './engineComparison.js';
@@ -100,18 +102,33 @@ function scopeMetrics(scope: Scope, b: PhaseFigures, h: PhaseFigures, categories
   return out;
 }
 
+/** One row per name with its total (a repeated name keeps its last total, at its first place) and its place (1-based). */
+function totalsByName(rows: { name: string; totalNs: number }[], total: string, seen: string): ColumnTable {
+  const byName = new Map(rows.map((k) => [k.name, k.totalNs]));
+  return aq.table({ name: [...byName.keys()], [total]: [...byName.values()] }).derive({ [seen]: op.row_number() });
+}
+
+/**
+ * The `top` names whose time per iteration changed most: base and head totals full-outer-joined on
+ * the name (a name missing on one side counts 0 there), per iteration of each run, ordered by the
+ * size of the change, ties in order of first appearance (base names, then head-only names).
+ */
 function namedChanges(base: { name: string; totalNs: number }[], head: { name: string; totalNs: number }[], baseIters: number, headIters: number, top = 10): NamedChange[] {
-  const names = new Set([...base.map((k) => k.name), ...head.map((k) => k.name)]);
-  const bm = new Map(base.map((k) => [k.name, k.totalNs]));
-  const hm = new Map(head.map((k) => [k.name, k.totalNs]));
-  return [...names]
-    .map((name) => {
-      const b = (bm.get(name) ?? 0) / Math.max(1, baseIters);
-      const h = (hm.get(name) ?? 0) / Math.max(1, headIters);
-      return { name, baseNsPerIter: b, headNsPerIter: h, deltaNsPerIter: h - b };
+  const baseTotals = totalsByName(base, 'baseTotalNs', 'baseSeen');
+  const headTotals = totalsByName(head, 'headTotalNs', 'headSeen');
+  const changes = baseTotals
+    .join_full(headTotals, 'name')
+    .params({ baseIters: Math.max(1, baseIters), headIters: Math.max(1, headIters), baseNames: baseTotals.numRows() })
+    .derive({
+      baseNsPerIter: (d: { baseTotalNs?: number }, $: { baseIters: number }) => (d.baseTotalNs ?? 0) / $.baseIters,
+      headNsPerIter: (d: { headTotalNs?: number }, $: { headIters: number }) => (d.headTotalNs ?? 0) / $.headIters,
+      seen: (d: { baseSeen?: number; headSeen: number }, $: { baseNames: number }) => d.baseSeen ?? $.baseNames + d.headSeen,
     })
-    .sort((a, b) => Math.abs(b.deltaNsPerIter) - Math.abs(a.deltaNsPerIter))
+    .derive({ deltaNsPerIter: (d: { baseNsPerIter: number; headNsPerIter: number }) => d.headNsPerIter - d.baseNsPerIter })
+    .derive({ size: (d: { deltaNsPerIter: number }) => op.abs(d.deltaNsPerIter) })
+    .orderby(aq.desc('size'), 'seen')
     .slice(0, top);
+  return (changes.objects() as NamedChange[]).map((r) => ({ name: r.name, baseNsPerIter: r.baseNsPerIter, headNsPerIter: r.headNsPerIter, deltaNsPerIter: r.deltaNsPerIter }));
 }
 
 /**

@@ -4,6 +4,7 @@ import { GpuOpKind } from '../../queries/gpuOps.js';
 import { loadStrings } from '../../queries/strings.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
 import { formatNs } from '../units.js';
+import { aq, op } from '../analysis/arqueroOps.js';
 import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
 import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { describeOp, gapCount, loadGpuTimelines, resolveBoundaryOps, type GapOp, type GpuOpColumns } from './findGaps.js';
@@ -475,12 +476,25 @@ export function idleByCausePerIteration(
 ): Map<number, Record<string, number>> {
   const out = new Map<number, Record<string, number>>();
   for (const it of iterations ?? []) if (!out.has(it.iter)) out.set(it.iter, {});
+  // The per-iteration summaries as one long (iter, cause, ns) table, summed per iteration and cause.
+  const iter: number[] = [];
+  const cause: string[] = [];
+  const ns: number[] = [];
   for (const s of analysis.iterations) {
-    let rec = out.get(s.iter);
-    if (!rec) out.set(s.iter, (rec = {}));
-    addTo(rec, s.idleByCauseNs);
-    if (opts.includeFragmented && s.fragmentedIdleNs > 0) rec.fragmented = (rec.fragmented ?? 0) + s.fragmentedIdleNs;
+    if (!out.has(s.iter)) out.set(s.iter, {});
+    for (const [k, v] of Object.entries(s.idleByCauseNs)) {
+      iter.push(s.iter);
+      cause.push(k);
+      ns.push(v);
+    }
+    if (opts.includeFragmented && s.fragmentedIdleNs > 0) {
+      iter.push(s.iter);
+      cause.push('fragmented');
+      ns.push(s.fragmentedIdleNs);
+    }
   }
+  const byIterCause = aq.table({ iter, cause, ns }).groupby('iter', 'cause').rollup({ ns: op.sum('ns') });
+  for (const r of byIterCause.objects() as { iter: number; cause: string; ns: number }[]) out.get(r.iter)![r.cause] = r.ns;
   for (const [k, v] of out) out.set(k, sortCauses(v));
   return out;
 }

@@ -1,3 +1,4 @@
+import { aq, column, op } from '../analysis/arqueroOps.js';
 import { PHASES, type IterationRow, type Phase } from './analyze.js';
 
 /** Statistics of one phase (context-only, mixed, generation-only, ...). */
@@ -28,51 +29,83 @@ export interface PhaseSummary {
   metrics?: Record<string, number | null>;
 }
 
-/** Nearest-rank percentile (p in 0..100) of values (not modified). */
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const rank = Math.ceil((p / 100) * s.length);
-  return s[Math.min(s.length - 1, Math.max(0, rank - 1))];
-}
+/** Kept importable from here; the aggregate `op.percentile` (analysis/arqueroOps) is the same function. */
+export { percentile } from '../analysis/percentile.js';
 
-const mean = (v: number[]) => (v.length ? v.reduce((a, b) => a + b, 0) / v.length : 0);
+/** Column of category `c` in the per-iteration table (prefixed: a category may be named like a field). */
+const categoryColumn = (c: string) => `category:${c}`;
 
-/** `iterations --summary`: per-phase aggregates of the per-iteration rows. */
+/**
+ * `iterations --summary`: per-phase aggregates of the per-iteration rows (one arquero rollup per
+ * phase, in PHASES order). Means are sum / count in row order, percentiles nearest-rank
+ * (`op.percentile`).
+ */
 export function summarizeByPhase(rows: IterationRow[], categories: string[]): PhaseSummary[] {
-  const out: PhaseSummary[] = [];
-  for (const phase of PHASES) {
-    const rs = rows.filter((r) => r.phase === phase);
-    if (rs.length === 0) continue;
-    const busy = rs.map((r) => r.gpuBusyNs);
-    const idleShare = rs.map((r) => (r.wallNs > 0 ? r.gpuIdleNs / r.wallNs : 0));
-    const meanCategoryNs: Record<string, number> = {};
-    for (const c of categories) meanCategoryNs[c] = mean(rs.map((r) => r.categoryNs[c] ?? 0));
-    const kernel = rs.reduce((a, r) => a + r.kernelNs, 0);
-    const ctxTokens = rs.reduce((a, r) => a + (r.contextTokens ?? 0), 0);
-    const genReqs = rs.reduce((a, r) => a + (r.generationRequests ?? 0), 0);
-    const genTokensKnown = rs.every((r) => r.generationTokens != null);
-    const genTokens = rs.reduce((a, r) => a + (r.generationTokens ?? 0), 0);
-    out.push({
-      phase,
-      iterations: rs.length,
-      meanGpuBusyNs: mean(busy),
-      p50GpuBusyNs: percentile(busy, 50),
-      p90GpuBusyNs: percentile(busy, 90),
-      p99GpuBusyNs: percentile(busy, 99),
-      meanIdleShare: mean(idleShare),
-      p50IdleShare: percentile(idleShare, 50),
-      p90IdleShare: percentile(idleShare, 90),
-      p99IdleShare: percentile(idleShare, 99),
-      meanWallNs: mean(rs.map((r) => r.wallNs)),
-      meanKernelNs: mean(rs.map((r) => r.kernelNs)),
-      meanCategoryNs,
-      gpuNsPerContextToken: ctxTokens > 0 ? kernel / ctxTokens : null,
-      gpuNsPerGenerationRequest: genReqs > 0 ? kernel / genReqs : null,
-      ...(genTokensKnown ? { gpuNsPerGenerationToken: genTokens > 0 ? kernel / genTokens : null } : {}),
-      contextTokens: ctxTokens,
-      generationRequests: genReqs,
-    });
+  if (rows.length === 0) return [];
+  const columns: Record<string, unknown[]> = {
+    phaseOrder: rows.map((r) => PHASES.indexOf(r.phase)),
+    phase: rows.map((r) => r.phase),
+    gpuBusyNs: rows.map((r) => r.gpuBusyNs),
+    idleShare: rows.map((r) => (r.wallNs > 0 ? r.gpuIdleNs / r.wallNs : 0)),
+    wallNs: rows.map((r) => r.wallNs),
+    kernelNs: rows.map((r) => r.kernelNs),
+    contextTokens: rows.map((r) => r.contextTokens ?? 0),
+    generationRequests: rows.map((r) => r.generationRequests ?? 0),
+    generationTokens: rows.map((r) => r.generationTokens ?? 0),
+    generationTokensKnown: rows.map((r) => (r.generationTokens != null ? 1 : 0)),
+  };
+  const categoryMeans: Record<string, string> = {};
+  for (const c of categories) {
+    columns[categoryColumn(c)] = rows.map((r) => r.categoryNs[c] ?? 0);
+    categoryMeans[categoryColumn(c)] = `op.sum(d[${column(categoryColumn(c))}]) / op.count()`;
   }
-  return out;
+  const phases = aq
+    .table(columns)
+    .filter((d: { phaseOrder: number }) => d.phaseOrder >= 0)
+    .groupby('phaseOrder', 'phase')
+    .rollup({
+      iterations: op.count(),
+      meanGpuBusyNs: (d: { gpuBusyNs: number }) => op.sum(d.gpuBusyNs) / op.count(),
+      p50GpuBusyNs: (d: { gpuBusyNs: number }) => op.percentile(d.gpuBusyNs, 50),
+      p90GpuBusyNs: (d: { gpuBusyNs: number }) => op.percentile(d.gpuBusyNs, 90),
+      p99GpuBusyNs: (d: { gpuBusyNs: number }) => op.percentile(d.gpuBusyNs, 99),
+      meanIdleShare: (d: { idleShare: number }) => op.sum(d.idleShare) / op.count(),
+      p50IdleShare: (d: { idleShare: number }) => op.percentile(d.idleShare, 50),
+      p90IdleShare: (d: { idleShare: number }) => op.percentile(d.idleShare, 90),
+      p99IdleShare: (d: { idleShare: number }) => op.percentile(d.idleShare, 99),
+      meanWallNs: (d: { wallNs: number }) => op.sum(d.wallNs) / op.count(),
+      meanKernelNs: (d: { kernelNs: number }) => op.sum(d.kernelNs) / op.count(),
+      kernelNs: (d: { kernelNs: number }) => op.sum(d.kernelNs),
+      contextTokens: (d: { contextTokens: number }) => op.sum(d.contextTokens),
+      generationRequests: (d: { generationRequests: number }) => op.sum(d.generationRequests),
+      generationTokens: (d: { generationTokens: number }) => op.sum(d.generationTokens),
+      generationTokensKnown: (d: { generationTokensKnown: number }) => op.sum(d.generationTokensKnown),
+      ...categoryMeans,
+    })
+    .derive({
+      gpuNsPerContextToken: (d: { kernelNs: number; contextTokens: number }) => (d.contextTokens > 0 ? d.kernelNs / d.contextTokens : null),
+      gpuNsPerGenerationRequest: (d: { kernelNs: number; generationRequests: number }) => (d.generationRequests > 0 ? d.kernelNs / d.generationRequests : null),
+    })
+    .orderby('phaseOrder');
+  return (phases.objects() as Record<string, number & Phase>[]).map((p) => ({
+    phase: p.phase,
+    iterations: p.iterations,
+    meanGpuBusyNs: p.meanGpuBusyNs,
+    p50GpuBusyNs: p.p50GpuBusyNs,
+    p90GpuBusyNs: p.p90GpuBusyNs,
+    p99GpuBusyNs: p.p99GpuBusyNs,
+    meanIdleShare: p.meanIdleShare,
+    p50IdleShare: p.p50IdleShare,
+    p90IdleShare: p.p90IdleShare,
+    p99IdleShare: p.p99IdleShare,
+    meanWallNs: p.meanWallNs,
+    meanKernelNs: p.meanKernelNs,
+    meanCategoryNs: Object.fromEntries(categories.map((c) => [c, p[categoryColumn(c)]])),
+    gpuNsPerContextToken: p.gpuNsPerContextToken,
+    gpuNsPerGenerationRequest: p.gpuNsPerGenerationRequest,
+    // Per generated token only when every iteration of the phase counts its generation tokens (vLLM).
+    ...(p.generationTokensKnown === p.iterations ? { gpuNsPerGenerationToken: p.generationTokens > 0 ? p.kernelNs / p.generationTokens : null } : {}),
+    contextTokens: p.contextTokens,
+    generationRequests: p.generationRequests,
+  }));
 }

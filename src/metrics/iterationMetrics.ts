@@ -1,4 +1,5 @@
 import type { ExportHandle } from '../../queries/handle.js';
+import { aq } from '../analysis/arqueroOps.js';
 import { PHASES, type Phase } from '../iterations/analyze.js';
 import { ITERATION_METRICS, metricGpuByPid, readMetricCatalog, resolveMetrics, type MetricCatalog, type MetricDef } from './catalog.js';
 import { accumulateIntervals, meanOf } from './timeWeighted.js';
@@ -120,23 +121,26 @@ export function iterationMetrics(handle: ExportHandle, iterations: readonly Iter
  */
 export function phaseMetrics(iterations: readonly IterationWindowLike[], result: IterationMetricsResult): Map<string, Record<string, number | null>> {
   const out = new Map<string, Record<string, number | null>>();
-  if (!result.available) return out;
+  if (!result.available || iterations.length === 0) return out;
   const K = result.metricNames.length;
-  const phases = [...PHASES as readonly string[], ...new Set(iterations.map((r) => String(r.phase ?? 'unknown')).filter((p) => !(PHASES as readonly string[]).includes(p)))];
-  for (const phase of phases) {
-    const idx = iterations.map((r, i) => (String(r.phase ?? 'unknown') === phase ? i : -1)).filter((i) => i >= 0);
-    if (idx.length === 0) continue;
+  // Phases in PHASES order, then any other phase in order of first appearance.
+  const phase = iterations.map((r) => String(r.phase ?? 'unknown'));
+  const order = new Map<string, number>(PHASES.map((p, i) => [p, i]));
+  for (const p of phase) if (!order.has(p)) order.set(p, order.size);
+  // One row per iteration: value x ns and covered ns of each metric k (columns s<k>, c<k>).
+  const columns: Record<string, ArrayLike<unknown>> = { phaseOrder: phase.map((p) => order.get(p)!), phase };
+  const sums: Record<string, string> = {};
+  for (let k = 0; k < K; k++) {
+    columns[`s${k}`] = Float64Array.from(iterations, (_, i) => result.sums[i * K + k]);
+    columns[`c${k}`] = Float64Array.from(iterations, (_, i) => result.coveredNs[i * K + k]);
+    sums[`s${k}`] = `op.sum(d.s${k})`;
+    sums[`c${k}`] = `op.sum(d.c${k})`;
+  }
+  const byPhase = aq.table(columns).groupby('phaseOrder', 'phase').rollup(sums).orderby('phaseOrder');
+  for (const p of byPhase.objects() as Record<string, number>[]) {
     const rec: Record<string, number | null> = {};
-    for (let k = 0; k < K; k++) {
-      let sum = 0;
-      let cov = 0;
-      for (const i of idx) {
-        sum += result.sums[i * K + k];
-        cov += result.coveredNs[i * K + k];
-      }
-      rec[result.metricNames[k]] = meanOf(sum, cov);
-    }
-    out.set(phase, rec);
+    for (let k = 0; k < K; k++) rec[result.metricNames[k]] = meanOf(p[`s${k}`] ?? 0, p[`c${k}`] ?? 0);
+    out.set(String(p.phase), rec);
   }
   return out;
 }

@@ -1,3 +1,5 @@
+import type { ColumnTable } from 'arquero';
+import { aq, op } from '../analysis/arqueroOps.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { PHASES, type IterationAnalysis, type Phase } from '../iterations/analyze.js';
@@ -27,53 +29,95 @@ export interface CategoryTime {
   captureKernelNs: number;
 }
 
-const percent = (part: number, whole: number) => (whole > 0 ? (part * 100) / whole : 0);
-
 /**
  * Kernel time by category, overall and per phase (context-only, mixed, generation-only): sums of
  * the per-iteration `categoryNs`, so every number adds up to what `iterations` prints. The
  * whole-capture column classifies the `kernels` summary rows with the same rules (kernels launched
  * outside any iteration window are only there).
+ *
+ * Built with arquero: the iterations' non-zero `categoryNs` as one long (category, phase, ns) table
+ * summed by category and pivoted by phase (`phaseNs`), full-outer-joined on the category to the
+ * capture's kernel time by category. Sums run in row order, as the plain loops did.
  */
 export function categoryTime(analysis: IterationAnalysis | null, kernels: KernelSummary, classifier: CategoryClassifier): CategoryTime {
-  const byCategory = new Map<string, CategoryTotal>();
-  const get = (category: string): CategoryTotal => {
-    let row = byCategory.get(category);
-    if (!row) byCategory.set(category, (row = { category, iterationNs: 0, iterationPercent: 0, phaseNs: {}, captureNs: 0, capturePercent: 0 }));
-    return row;
-  };
-  const phaseTotals = new Map<Phase, { iterations: number; kernelNs: number }>();
-  let iterationKernelNs = 0;
-  for (const r of analysis?.iterations ?? []) {
-    iterationKernelNs += r.kernelNs;
-    const p = phaseTotals.get(r.phase) ?? { iterations: 0, kernelNs: 0 };
-    p.iterations++;
-    p.kernelNs += r.kernelNs;
-    phaseTotals.set(r.phase, p);
-    for (const [c, ns] of Object.entries(r.categoryNs)) {
-      if (!ns) continue;
-      const row = get(c);
-      row.iterationNs += ns;
-      row.phaseNs[r.phase] = (row.phaseNs[r.phase] ?? 0) + ns;
+  const iterations = analysis?.iterations ?? [];
+  const perIteration = aq.table({ phaseOrder: iterations.map((r) => PHASES.indexOf(r.phase)), phase: iterations.map((r) => r.phase), kernelNs: iterations.map((r) => r.kernelNs) });
+  const iterationKernelNs = sumOf(perIteration, 'kernelNs');
+  const phases = (
+    perIteration
+      .filter((d: { phaseOrder: number }) => d.phaseOrder >= 0)
+      .groupby('phaseOrder', 'phase')
+      .rollup({ iterations: op.count(), kernelNs: op.sum('kernelNs') })
+      .orderby('phaseOrder')
+      .objects() as { phase: Phase; iterations: number; kernelNs: number }[]
+  ).map(({ phase, iterations: n, kernelNs }) => ({ phase, iterations: n, kernelNs }));
+
+  // Kernel time in iterations: one row per iteration and category with time.
+  const category: string[] = [];
+  const phase: Phase[] = [];
+  const ns: number[] = [];
+  for (const r of iterations) {
+    for (const [c, v] of Object.entries(r.categoryNs)) {
+      if (!v) continue;
+      category.push(c);
+      phase.push(r.phase);
+      ns.push(v);
     }
   }
-  let captureKernelNs = 0;
-  for (const k of kernels.rows) {
-    captureKernelNs += k.total;
-    get(classifier.categories[classifier.classify(k.name)]).captureNs += k.total;
-  }
-  for (const row of byCategory.values()) {
-    row.iterationPercent = percent(row.iterationNs, iterationKernelNs);
-    row.capturePercent = percent(row.captureNs, captureKernelNs);
-  }
+  const inIterations = aq.table({ category, phase, ns });
+  const byPhase = inIterations
+    .groupby('category', 'phase')
+    .rollup({ ns: op.sum('ns') })
+    .groupby('category')
+    .rollup({ phaseNs: op.object_agg('phase', 'ns') });
+  const iterationTotals = inIterations
+    .groupby('category')
+    .rollup({ iterationNs: op.sum('ns') })
+    .derive({ iterationSeen: op.row_number() })
+    .join_left(byPhase, 'category');
+
+  // Kernel time of the whole capture, by the category of each kernel summary row.
+  const capture = aq.table({ category: kernels.rows.map((k) => classifier.categories[classifier.classify(k.name)]), ns: kernels.rows.map((k) => k.total) });
+  const captureKernelNs = sumOf(capture, 'ns');
+  const captureTotals = capture.groupby('category').rollup({ captureNs: op.sum('ns') }).derive({ captureSeen: op.row_number() });
+
   const order = analysis?.categories ?? classifier.categories;
   const rank = (c: string) => {
     const i = order.indexOf(c);
     return i < 0 ? order.length : i;
   };
-  const rows = [...byCategory.values()]
-    .filter((r) => r.iterationNs > 0 || r.captureNs > 0)
-    .sort((a, b) => b.iterationNs - a.iterationNs || b.captureNs - a.captureNs || rank(a.category) - rank(b.category));
-  const phases = PHASES.filter((p) => phaseTotals.has(p)).map((phase) => ({ phase, ...phaseTotals.get(phase)! }));
-  return { rows, phases, iterationKernelNs, captureKernelNs };
+  const rows = iterationTotals
+    .join_full(captureTotals, 'category')
+    .params({ iterationKernelNs, captureKernelNs, iterationCategories: iterationTotals.numRows() })
+    .derive({
+      iterationNs: (d: { iterationNs?: number }) => d.iterationNs ?? 0,
+      captureNs: (d: { captureNs?: number }) => d.captureNs ?? 0,
+      rank: aq.escape((d: { category: string }) => rank(d.category)),
+      // Ties keep the order categories were first met: in iterations, then in the capture.
+      seen: (d: { iterationSeen?: number; captureSeen: number }, $: { iterationCategories: number }) => d.iterationSeen ?? $.iterationCategories + d.captureSeen,
+    })
+    .filter((d: { iterationNs: number; captureNs: number }) => d.iterationNs > 0 || d.captureNs > 0)
+    .derive({
+      iterationPercent: (d: { iterationNs: number }, $: { iterationKernelNs: number }) => ($.iterationKernelNs > 0 ? (d.iterationNs * 100) / $.iterationKernelNs : 0),
+      capturePercent: (d: { captureNs: number }, $: { captureKernelNs: number }) => ($.captureKernelNs > 0 ? (d.captureNs * 100) / $.captureKernelNs : 0),
+    })
+    .orderby(aq.desc('iterationNs'), aq.desc('captureNs'), 'rank', 'seen');
+  return {
+    rows: (rows.objects() as (CategoryTotal & { phaseNs?: CategoryTotal['phaseNs'] })[]).map((r) => ({
+      category: r.category,
+      iterationNs: r.iterationNs,
+      iterationPercent: r.iterationPercent,
+      phaseNs: r.phaseNs ?? {},
+      captureNs: r.captureNs,
+      capturePercent: r.capturePercent,
+    })),
+    phases,
+    iterationKernelNs,
+    captureKernelNs,
+  };
+}
+
+/** Sum of a column in row order; 0 for an empty table. */
+function sumOf(table: ColumnTable, name: string): number {
+  return ((table.rollup({ total: op.sum(name) }).objects()[0] as { total?: number }).total ?? 0);
 }

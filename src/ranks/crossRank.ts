@@ -1,3 +1,5 @@
+import type { ColumnTable } from 'arquero';
+import { aq, op } from '../analysis/arqueroOps.js';
 import { compactRanges } from '../iterations/analyze.js';
 import type { RankSource } from './identify.js';
 import type { RankFigures } from './rankFigures.js';
@@ -165,6 +167,50 @@ function alignClocks(ranks: RankedFigures[], rowsOf: number[][]): { clock: Clock
   return { clock: { basis, offsetsNs: ranks.map((r, j) => ({ rank: r.rank, offsetNs: offsets![j] })), medianEndSkewNs, matchedCollectives: matched }, offsets, notes };
 }
 
+/** Iterations aligned by number across ranks (rank j = position in `ranks`). */
+interface IterationAlignment {
+  /** Iteration numbers every rank has, ascending. */
+  common: number[];
+  /** Iteration numbers some ranks have and others do not, ascending. */
+  partial: number[];
+  /** rowsOf[j][i]: the row of `common[i]` in rank j's iterations (the first row with that number). */
+  rowsOf: number[][];
+  /** Per rank: iteration numbers found on more than one row, ascending. */
+  repeated: number[][];
+}
+
+/**
+ * Every rank's iteration rows as one long (rank, iter, row) table: the first row of each number per
+ * rank, the numbers every rank has, and those rows pivoted to one column per rank.
+ */
+function alignIterations(ranks: readonly RankedFigures[]): IterationAlignment {
+  const rank: number[] = [];
+  const iter: number[] = [];
+  const row: number[] = [];
+  ranks.forEach(({ figures }, j) =>
+    figures.iterations.forEach((r, i) => {
+      rank.push(j);
+      iter.push(r.iter);
+      row.push(i);
+    }),
+  );
+  if (iter.length === 0) return { common: [], partial: [], rowsOf: ranks.map(() => []), repeated: ranks.map(() => []) };
+  const firstRows = aq.table({ rank, iter, row }).groupby('rank', 'iter').rollup({ row: op.min('row'), rows: op.count() });
+  const repeated = ranks.map((_, j) =>
+    numbers(firstRows.params({ j }).filter((d: { rank: number; rows: number }, $: { j: number }) => d.rank === $.j && d.rows > 1).orderby('iter'), 'iter'),
+  );
+  const ranksPerIter = firstRows.groupby('iter').rollup({ ranks: op.count() }).params({ n: ranks.length }).orderby('iter');
+  const commonIters = ranksPerIter.filter((d: { ranks: number }, $: { n: number }) => d.ranks === $.n);
+  const common = numbers(commonIters, 'iter');
+  const partial = numbers(ranksPerIter.filter((d: { ranks: number }, $: { n: number }) => d.ranks < $.n), 'iter');
+  if (common.length === 0) return { common, partial, rowsOf: ranks.map(() => []), repeated };
+  const aligned = firstRows.semijoin(commonIters, 'iter').groupby('iter').pivot('rank', 'row').orderby('iter');
+  return { common, partial, rowsOf: ranks.map((_, j) => numbers(aligned, String(j))), repeated };
+}
+
+/** A column as a plain number array (in the table's order). */
+const numbers = (table: ColumnTable, name: string): number[] => Array.from(table.array(name) as ArrayLike<number>);
+
 /**
  * The cross-rank view: iterations aligned by iteration number (those every rank has), and for each
  * the GPU busy time per rank (min / max / spread), collective and compute time per rank, the
@@ -182,24 +228,12 @@ export function crossRankView(input: readonly RankedFigures[], opts: { rankSourc
   const ranks = [...input].sort((a, b) => a.rank - b.rank);
   const notes: string[] = [];
   const category = ranks[0]?.figures.communicationCategory ?? 'communication';
-  // iter -> row index, per rank (first row wins).
-  const index = ranks.map(({ rank, figures }) => {
-    const m = new Map<number, number>();
-    const dups: number[] = [];
-    figures.iterations.forEach((r, i) => {
-      if (m.has(r.iter)) dups.push(r.iter);
-      else m.set(r.iter, i);
-    });
-    if (dups.length) notes.push(`rank ${rank}: iteration numbers repeated (first kept): ${compactRanges([...new Set(dups)].sort((a, b) => a - b))}`);
-    return m;
+  const { common, partial, rowsOf, repeated } = alignIterations(ranks);
+  ranks.forEach(({ rank }, j) => {
+    if (repeated[j].length) notes.push(`rank ${rank}: iteration numbers repeated (first kept): ${compactRanges(repeated[j])}`);
   });
-  const all = new Set<number>();
-  for (const m of index) for (const k of m.keys()) all.add(k);
-  const common = [...all].filter((it) => index.every((m) => m.has(it))).sort((a, b) => a - b);
-  const partial = [...all].filter((it) => !index.every((m) => m.has(it))).sort((a, b) => a - b);
   if (partial.length) notes.push(`iterations not found on every rank (left out): ${compactRanges(partial)}`);
   for (const r of ranks) if (r.figures.iterations.length === 0) notes.push(`rank ${r.rank} (${r.figures.file}): no iterations`);
-  const rowsOf = ranks.map((_, j) => common.map((it) => index[j].get(it)!));
   const { clock, offsets, notes: clockNotes } = alignClocks(ranks, rowsOf);
   notes.push(...clockNotes);
 

@@ -1,4 +1,5 @@
 import type { ExportHandle } from '../../queries/handle.js';
+import { aq, column, op } from '../analysis/arqueroOps.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
@@ -78,36 +79,81 @@ export interface RunSummary {
   findings?: FindingDigest[];
 }
 
-const sum = (v: number[]) => v.reduce((a, b) => a + b, 0);
+/** Column of category `c` in the per-iteration table (prefixed: a category may be named like a field). */
+const categoryColumn = (c: string) => `category:${c}`;
 
+/** Means per iteration of a set of rows: one arquero rollup; sums in row order, divided by the row count (1 when empty). */
 export function phaseFigures(rows: IterationRow[], categories: string[]): PhaseFigures {
   const n = rows.length || 1;
-  const wall = sum(rows.map((r) => r.wallNs));
-  const idle = sum(rows.map((r) => r.gpuIdleNs));
-  const meanCategoryNs: Record<string, number> = {};
-  for (const c of categories) meanCategoryNs[c] = sum(rows.map((r) => r.categoryNs[c] ?? 0)) / n;
+  const columns: Record<string, unknown[]> = {
+    wallNs: rows.map((r) => r.wallNs),
+    gpuBusyNs: rows.map((r) => r.gpuBusyNs),
+    gpuIdleNs: rows.map((r) => r.gpuIdleNs),
+    kernelNs: rows.map((r) => r.kernelNs),
+    memcpyNs: rows.map((r) => r.memcpyNs),
+    kernelCount: rows.map((r) => r.kernelCount),
+    contextTokens: rows.map((r) => r.contextTokens ?? 0),
+    generatedTokens: rows.map((r) => r.generationTokens ?? r.generationRequests ?? 0),
+  };
+  const categorySums: Record<string, string> = {};
+  for (const c of categories) {
+    columns[categoryColumn(c)] = rows.map((r) => r.categoryNs[c] ?? 0);
+    categorySums[categoryColumn(c)] = `op.sum(d[${column(categoryColumn(c))}])`;
+  }
+  // An empty set sums to 0 (arquero's sum of no values is undefined).
+  const [t] = aq
+    .table(columns)
+    .rollup({
+      wallNs: op.sum('wallNs'),
+      gpuBusyNs: op.sum('gpuBusyNs'),
+      gpuIdleNs: op.sum('gpuIdleNs'),
+      kernelNs: op.sum('kernelNs'),
+      memcpyNs: op.sum('memcpyNs'),
+      kernelCount: op.sum('kernelCount'),
+      contextTokens: op.sum('contextTokens'),
+      generatedTokens: op.sum('generatedTokens'),
+      ...categorySums,
+    })
+    .objects() as Record<string, number | undefined>[];
+  const total = (name: string) => t[name] ?? 0;
+  const wall = total('wallNs');
+  const idle = total('gpuIdleNs');
   return {
     iterations: rows.length,
     meanWallNs: wall / n,
-    meanGpuBusyNs: sum(rows.map((r) => r.gpuBusyNs)) / n,
+    meanGpuBusyNs: total('gpuBusyNs') / n,
     meanGpuIdleNs: idle / n,
     idleShare: wall > 0 ? idle / wall : 0,
-    meanKernelNs: sum(rows.map((r) => r.kernelNs)) / n,
-    meanCategoryNs,
-    meanMemcpyNs: sum(rows.map((r) => r.memcpyNs)) / n,
-    meanKernelCount: sum(rows.map((r) => r.kernelCount)) / n,
-    contextTokens: sum(rows.map((r) => r.contextTokens ?? 0)),
-    generatedTokens: sum(rows.map((r) => r.generationTokens ?? r.generationRequests ?? 0)),
-    ...(rows.some((r) => r.idleByCauseNs) ? { meanIdleByCauseNs: meanByKey(rows.map((r) => r.idleByCauseNs ?? {}), n) } : {}),
+    meanKernelNs: total('kernelNs') / n,
+    meanCategoryNs: Object.fromEntries(categories.map((c) => [c, total(categoryColumn(c)) / n])),
+    meanMemcpyNs: total('memcpyNs') / n,
+    meanKernelCount: total('kernelCount') / n,
+    contextTokens: total('contextTokens'),
+    generatedTokens: total('generatedTokens'),
+    ...(rows.some((r) => r.idleByCauseNs) ? { meanIdleByCauseNs: meanIdleByCause(rows, n) } : {}),
   };
 }
 
-/** Mean of each key over `n` records (missing keys count as 0). */
-function meanByKey(records: Record<string, number>[], n: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const r of records) for (const [k, v] of Object.entries(r)) out[k] = (out[k] ?? 0) + v;
-  for (const k of Object.keys(out)) out[k] /= n;
-  return out;
+/**
+ * Mean idle ns per iteration by cause over `n` iterations (a cause missing from an iteration counts
+ * as 0): the rows' records as one long (cause, ns) table, summed by cause in order of first appearance.
+ */
+function meanIdleByCause(rows: IterationRow[], n: number): Record<string, number> {
+  const cause: string[] = [];
+  const ns: number[] = [];
+  for (const r of rows) {
+    for (const [k, v] of Object.entries(r.idleByCauseNs ?? {})) {
+      cause.push(k);
+      ns.push(v);
+    }
+  }
+  const byCause = aq
+    .table({ cause, ns })
+    .groupby('cause')
+    .rollup({ ns: op.sum('ns') })
+    .params({ n })
+    .derive({ ns: (d: { ns: number }, $: { n: number }) => d.ns / $.n });
+  return Object.fromEntries((byCause.objects() as { cause: string; ns: number }[]).map((r) => [r.cause, r.ns]));
 }
 
 /**
