@@ -1,5 +1,6 @@
 export * from './schema.js';
 export * from './handle.js';
+export * from './globalIds.js';
 export * from './filters.js';
 export * from './run.js';
 export * from './kernels.js';
@@ -14,5 +15,6 @@ export * from './threads.js';
 export * from './processes.js';
 export * from './gpus.js';
 export * from './session.js';
+export * from './capture.js';
 export * from './strings.js';
 export * from './gpuMetrics.js';
