@@ -11,6 +11,7 @@ export * from './graphTrace.js';
 export * from './sync.js';
 export * from './gpuOps.js';
 export * from './nvtx.js';
+export * from './nvtxDomains.js';
 export * from './threads.js';
 export * from './processes.js';
 export * from './gpus.js';

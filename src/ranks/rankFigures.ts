@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { loadKernelNames } from '../../queries/kernels.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
+import { readSessionStartEpochNs } from '../../queries/session.js';
 import { Float64Buffer } from '../analysis/durationStats.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import type { IterationAnalysis } from '../iterations/analyze.js';
@@ -49,9 +50,7 @@ export interface RankFigures {
 }
 
 function sessionStartUtc(handle: ExportHandle): bigint | null {
-  if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
-  const row = handle.sqlite.prepare('SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1').safeIntegers(true).get() as { utcEpochNs: bigint | null } | undefined;
-  return row?.utcEpochNs ?? null;
+  return readSessionStartEpochNs(handle);
 }
 
 /**
