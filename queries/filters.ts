@@ -18,3 +18,11 @@ export function activityFilters(
   if (opts.startNs !== undefined) conds.push(eb(cols.end, '>', opts.startNs));
   return conds.length ? eb.and(conds) : sql<SqlBool>`1`;
 }
+
+/**
+ * `(SELECT value FROM json_each(?))` with the values bound as one JSON array: an IN list of any
+ * length, nothing spliced into the SQL.
+ */
+export function inJsonList(values: Iterable<number | string>) {
+  return sql`(SELECT value FROM json_each(${JSON.stringify([...values])}))`;
+}

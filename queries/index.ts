@@ -12,6 +12,7 @@ export * from './sync.js';
 export * from './gpuOps.js';
 export * from './nvtx.js';
 export * from './nvtxDomains.js';
+export * from './hostRanges.js';
 export * from './threads.js';
 export * from './processes.js';
 export * from './gpus.js';
