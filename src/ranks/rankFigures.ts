@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { loadKernelNames } from '../../queries/kernels.js';
+import { selectKernelsNamed, selectLaunchesOfKernelsNamed } from '../../queries/kernelLaunches.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
 import { readSessionStartEpochNs } from '../../queries/session.js';
@@ -63,9 +63,6 @@ function collectiveNameIds(handle: ExportHandle, classifier: CategoryClassifier,
   return [...loadKernelNames(handle)].filter(([id, name]) => Number.isSafeInteger(id) && classifier.classify(name) === cat).map(([id]) => id);
 }
 
-/** `demangledName IN (the ids)`, the ids bound as one JSON array parameter (any count, nothing spliced into SQL). */
-const demangledNameIn = (ids: readonly number[]) => sql<boolean>`demangledName IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
-
 /**
  * Start and end of every collective kernel, placed in the iteration whose window holds the CUDA
  * API call that launched it (as `attributeGpuWork` places all GPU work: correlationId + PID ->
@@ -80,11 +77,7 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
   const key = (pid: number, corr: number) => pid * 2 ** 32 + corr;
   forEachRow(
     handle,
-    handle.db
-      .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
-      .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'correlationId', 'start'])
-      .where('eventClass', '!=', 67)
-      .where(sql<boolean>`correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE ${demangledNameIn(ids)})`),
+    selectLaunchesOfKernelsNamed(handle, ids),
     (pid: number, corr: number, start: number) => {
       const k = key(pid, corr);
       if (!launch.has(k)) launch.set(k, start);
@@ -116,11 +109,7 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
   const perRow: { s: Float64Buffer; e: Float64Buffer }[] = rows.map(() => ({ s: new Float64Buffer(8), e: new Float64Buffer(8) }));
   forEachRow(
     handle,
-    handle.db
-      .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL')
-      .select(['start', 'end', 'correlationId', sql<number>`(globalPid >> 24) & 16777215`.as('pid')])
-      .where(demangledNameIn(ids))
-      .orderBy('start'),
+    selectKernelsNamed(handle, ids),
     (start: number, end: number, corr: number | null, pid: number) => {
       if (corr == null) return;
       const t = launch.get(key(pid, corr));
