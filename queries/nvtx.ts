@@ -29,16 +29,16 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
         .leftJoin('StringIds as ds', 'ds.id', 'dn.textId')
         .select([
           'dn.domainId as domainId',
-          sql<number>`((dn.globalTid >> 24) & 16777215)`.as('pid'),
+          pidOf('dn.globalTid').as('pid'),
           sql<string | null>`coalesce(ds.value, dn.text)`.as('name'),
         ])
         .where('dn.eventType', '=', 75)
-        .groupBy(['dn.domainId', sql`((dn.globalTid >> 24) & 16777215)`]),
+        .groupBy(['dn.domainId', pidOf('dn.globalTid')]),
     )
     .selectFrom('NVTX_EVENTS as n')
     .leftJoin('StringIds as s', 's.id', 'n.textId')
     .leftJoin('domains as d', (join) =>
-      join.onRef('d.domainId', '=', 'n.domainId').on(sql<SqlBool>`d.pid = ((n.globalTid >> 24) & 16777215)`),
+      join.onRef('d.domainId', '=', 'n.domainId').on(sql<SqlBool>`d.pid = ${pidOf('n.globalTid')}`),
     )
     .select([
       sql<number>`n.rowid`.as('rowId'),
@@ -53,7 +53,7 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
       'd.name as domain',
     ])
     .where('n.eventType', 'in', [...types]);
-  if (opts.pid !== undefined) q = q.where(sql<SqlBool>`((n.globalTid >> 24) & 16777215) = ${opts.pid}`);
+  if (opts.pid !== undefined) q = q.where(sql<SqlBool>`${pidOf('n.globalTid')} = ${opts.pid}`);
   if (opts.endNs !== undefined) q = q.where('n.start', '<', opts.endNs);
   if (opts.startNs !== undefined) q = q.where((eb) => eb.or([eb('n.end', 'is', null), eb('n.end', '>', opts.startNs!)]));
   if (opts.domain !== undefined) q = opts.domain === '' ? q.where('n.domainId', '=', 0) : q.where('d.name', '=', opts.domain);
