@@ -84,12 +84,12 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
     columns.push((kernel ? sql<number | null>`o.demangledName` : sql<number | null>`NULL`).as('nameId'));
   }
   const window = opts.keepZeroLengthAtStart && opts.startNs !== undefined ? opts.startNs : undefined;
-  let q = handle.db
-    .selectFrom(`${t} as o` as 'CUPTI_ACTIVITY_KIND_KERNEL as o')
-    .select(columns as never)
-    .where((eb) =>
-      activityFilters(eb, window === undefined ? opts : { ...opts, startNs: undefined }, { start: 'o.start', end: 'o.end', id: 'o.globalPid', device: 'o.deviceId' }),
-    );
+  const filters = window === undefined ? opts : { ...opts, startNs: undefined };
+  let q = handle.db.selectFrom(`${t} as o` as 'CUPTI_ACTIVITY_KIND_KERNEL as o').select(columns as never);
+  // No WHERE at all on a full scan (the typed columns read every row of every table).
+  if (filters.pid !== undefined || filters.deviceId !== undefined || filters.startNs !== undefined || filters.endNs !== undefined) {
+    q = q.where((eb) => activityFilters(eb, filters, { start: 'o.start', end: 'o.end', id: 'o.globalPid', device: 'o.deviceId' }));
+  }
   if (window !== undefined) q = q.where((eb) => eb.or([eb('o.end', '>', window), eb('o.start', '>=', window)]) as Expression<SqlBool>);
   return q as unknown as GpuOpQuery;
 }
