@@ -1,5 +1,5 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import { GpuOpKind, GPU_OP_KIND_NAMES, presentGpuOpSources, selectGpuOpProcessCount, selectGpuOpsOf } from '../../queries/gpuOps.js';
+import { GpuOpKind, GPU_OP_KIND_NAMES, presentGpuOpSources, selectGpuOpProcessCount, selectGpuOps } from '../../queries/gpuOps.js';
 import { selectKernelNameIdPairs } from '../../queries/kernels.js';
 import { selectMemcpyKindLabels } from '../../queries/memcpy.js';
 import { allRows, forEachRow } from '../../queries/run.js';
@@ -87,15 +87,12 @@ export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (
   const cats = classifier.categories;
 
   const w = opts.window;
-  const parts = present.map((src) =>
-    selectGpuOpsOf(handle, src, {
-      globalPid: false,
-      sliceColumns: { kernelName: shortCol },
-      ...(w ? { startNs: w.startNs, endNs: w.endNs, keepZeroLengthAtStart: true } : {}),
-    }),
-  );
-  let query = parts[0];
-  for (const p of parts.slice(1)) query = query.unionAll(p);
+  // Every table present (present.length > 0, so not null), in one UNION ALL.
+  const query = selectGpuOps(handle, {
+    globalPid: false,
+    sliceColumns: { kernelName: shortCol },
+    ...(w ? { startNs: w.startNs, endNs: w.endNs, keepZeroLengthAtStart: true } : {}),
+  })!;
   // Start order is all the lanes need (ties in any order); sorting by end too costs ~15% more.
   const ordered = query.orderBy('start');
 
