@@ -64,33 +64,34 @@ type GpuOpQuery = SelectQueryBuilder<any, any, GpuOpRow>;
  */
 export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: GpuOpsQueryOptions = {}): GpuOpQuery {
   const t = source.table;
-  const col = (column: string) => (handle.hasColumn(t, column) ? sql.ref(`o.${column}`) : sql`NULL`);
+  const col = (column: string) => (handle.hasColumn(t, column) ? sql.ref(column) : sql`NULL`);
   const kernel = source.kind === GpuOpKind.Kernel;
-  const columns: (string | AliasedRawBuilder<unknown, string>)[] = ['o.start', 'o.end', 'o.deviceId', 'o.streamId', 'o.correlationId'];
-  if (opts.globalPid ?? true) columns.push('o.globalPid');
-  columns.push(pidOf('o.globalPid').as('pid'));
+  const columns: (string | AliasedRawBuilder<unknown, string>)[] = ['start', 'end', 'deviceId', 'streamId', 'correlationId'];
+  if (opts.globalPid ?? true) columns.push('globalPid');
+  columns.push(pidOf('globalPid').as('pid'));
   if (opts.kind ?? true) columns.push(sql<GpuOpKind>`${sql.lit(source.kind)}`.as('kind'));
   if (opts.sliceColumns) {
     const nameId = kernel
-      ? sql.ref(`o.${opts.sliceColumns.kernelName}`)
+      ? sql.ref(opts.sliceColumns.kernelName)
       : source.kind === GpuOpKind.Memcpy
         ? col('copyKind')
         : source.kind === GpuOpKind.Graph
           ? col('graphId')
           : sql`NULL`;
     const extra = source.kind === GpuOpKind.Memcpy || source.kind === GpuOpKind.Memset ? col('bytes') : source.kind === GpuOpKind.Graph ? col('graphExecId') : sql`NULL`;
-    columns.push(sql<number | null>`${nameId}`.as('nameId'), sql<number | null>`${kernel ? sql.ref('o.demangledName') : sql`NULL`}`.as('catId'), sql<number | null>`${extra}`.as('extra'));
+    columns.push(sql<number | null>`${nameId}`.as('nameId'), sql<number | null>`${kernel ? sql.ref('demangledName') : sql`NULL`}`.as('catId'), sql<number | null>`${extra}`.as('extra'));
   } else {
-    columns.push((kernel ? sql<number | null>`o.demangledName` : sql<number | null>`NULL`).as('nameId'));
+    columns.push((kernel ? sql<number | null>`demangledName` : sql<number | null>`NULL`).as('nameId'));
   }
-  const window = opts.keepZeroLengthAtStart && opts.startNs !== undefined ? opts.startNs : undefined;
-  const filters = window === undefined ? opts : { ...opts, startNs: undefined };
-  let q = handle.db.selectFrom(`${t} as o` as 'CUPTI_ACTIVITY_KIND_KERNEL as o').select(columns as never);
+  const zeroLengthFrom = opts.keepZeroLengthAtStart && opts.startNs !== undefined ? opts.startNs : undefined;
+  const filters = zeroLengthFrom === undefined ? opts : { ...opts, startNs: undefined };
+  // Unaliased, unqualified columns: an alias costs ~10% on the trace's sorted union (measured).
+  let q = handle.db.selectFrom(t as 'CUPTI_ACTIVITY_KIND_KERNEL').select(columns as never);
   // No WHERE at all on a full scan (the typed columns read every row of every table).
   if (filters.pid !== undefined || filters.deviceId !== undefined || filters.startNs !== undefined || filters.endNs !== undefined) {
-    q = q.where((eb) => activityFilters(eb, filters, { start: 'o.start', end: 'o.end', id: 'o.globalPid', device: 'o.deviceId' }));
+    q = q.where((eb) => activityFilters(eb, filters, { start: 'start', end: 'end', id: 'globalPid', device: 'deviceId' }));
   }
-  if (window !== undefined) q = q.where((eb) => eb.or([eb('o.end', '>', window), eb('o.start', '>=', window)]) as Expression<SqlBool>);
+  if (zeroLengthFrom !== undefined) q = q.where((eb) => eb.or([eb('end', '>', zeroLengthFrom), eb('start', '>=', zeroLengthFrom)]) as Expression<SqlBool>);
   return q as unknown as GpuOpQuery;
 }
 
