@@ -1,15 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { QueryOptions } from './handle.js';
-
-/** SQL for the PID packed in a serialized global id: `(id >> 24) & 0xFFFFFF`. */
-export function pidOf(column: string): Expression<number> {
-  return sql<number>`((${sql.ref(column)} >> 24) & 16777215)`;
-}
-
-/** SQL for the TID packed in a serialized global id: `id & 0xFFFFFF`. */
-export function tidOf(column: string): Expression<number> {
-  return sql<number>`(${sql.ref(column)} & 16777215)`;
-}
+import { pidOf } from './globalIds.js';
 
 /**
  * Where-clauses shared by the activity queries: PID (from `idColumn`, a globalPid or globalTid),
@@ -26,4 +17,12 @@ export function activityFilters(
   if (opts.endNs !== undefined) conds.push(eb(cols.start, '<', opts.endNs));
   if (opts.startNs !== undefined) conds.push(eb(cols.end, '>', opts.startNs));
   return conds.length ? eb.and(conds) : sql<SqlBool>`1`;
+}
+
+/**
+ * `(SELECT value FROM json_each(?))` with the values bound as one JSON array: an IN list of any
+ * length, nothing spliced into the SQL.
+ */
+export function inJsonList(values: Iterable<number | string>) {
+  return sql`(SELECT value FROM json_each(${JSON.stringify([...values])}))`;
 }

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
+import { pidOf } from './globalIds.js';
 
 /**
  * Whole-graph launches (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`, `--cuda-graph-trace graph`): the GPU
@@ -10,4 +12,11 @@ export function selectGraphTraces(handle: ExportHandle, opts: QueryOptions = {})
     .selectFrom('CUPTI_ACTIVITY_KIND_GRAPH_TRACE as g')
     .select(['g.start', 'g.end', 'g.deviceId', 'g.contextId', 'g.streamId', 'g.correlationId', 'g.globalPid', 'g.graphId', 'g.graphExecId'])
     .where((eb) => activityFilters(eb, opts, { start: 'g.start', end: 'g.end', id: 'g.globalPid', device: 'g.deviceId' }));
+}
+
+/** Whole-graph launch rows, counted (one row, `n`); optionally of one process. */
+export function selectGraphTraceCount(handle: ExportHandle, opts: Pick<QueryOptions, 'pid'> = {}) {
+  let q = handle.db.selectFrom('CUPTI_ACTIVITY_KIND_GRAPH_TRACE').select(sql<number>`count(*)`.as('n'));
+  if (opts.pid !== undefined) q = q.where(pidOf('globalPid'), '=', opts.pid);
+  return q;
 }

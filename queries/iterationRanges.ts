@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 import { forEachRow } from './run.js';
+import { inJsonList } from './filters.js';
+import { pidOf, tidOf } from './globalIds.js';
 import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
 
 /** Registered-string ids and inline texts of NVTX ranges whose text satisfies `match`. */
@@ -49,7 +51,7 @@ export function hasMatchingNvtxRange(handle: ExportHandle, match: (text: string)
         .selectFrom('NVTX_EVENTS')
         .select(sql<number>`1`.as('hit'))
         .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
-        .where(sql<boolean>`textId IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)
+        .where(sql<boolean>`textId IN ${inJsonList(ids)}`)
         .limit(1);
       let found = false;
       forEachRow(handle, hit, () => {
@@ -83,7 +85,7 @@ export function forEachMatchingNvtxRange(handle: ExportHandle, matching: Matchin
   if (matching.ids.length) {
     forEachRow(
       handle,
-      handle.db.selectFrom('StringIds').select(['id', 'value']).where(sql<boolean>`id IN (SELECT value FROM json_each(${JSON.stringify(matching.ids)}))`),
+      handle.db.selectFrom('StringIds').select(['id', 'value']).where(sql<boolean>`id IN ${inJsonList(matching.ids)}`),
       (id: number, value: string) => strings.set(id, value),
     );
   }
@@ -94,15 +96,15 @@ export function forEachMatchingNvtxRange(handle: ExportHandle, matching: Matchin
       .select([
         'start',
         'end',
-        sql<number>`(globalTid >> 24) & 16777215`.as('pid'),
-        sql<number>`globalTid & 16777215`.as('tid'),
+        pidOf('globalTid').as('pid'),
+        tidOf('globalTid').as('tid'),
         'domainId',
         'textId',
         'text',
       ])
       .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
       .where(
-        sql<boolean>`(textId IN (SELECT value FROM json_each(${JSON.stringify(matching.ids)})) OR text IN (SELECT value FROM json_each(${JSON.stringify(matching.texts)})))`,
+        sql<boolean>`(textId IN ${inJsonList(matching.ids)} OR text IN ${inJsonList(matching.texts)})`,
       )
       .orderBy('start'),
     (start: number, end: number | null, pid: number, tid: number, domainId: number | null, textId: number | null, text: string | null) => {

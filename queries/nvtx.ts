@@ -1,6 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
+import { pidOf } from './globalIds.js';
 
 export interface NvtxQueryOptions extends QueryOptions {
   /** Event types to return (default: the range types 59, 60, 70, 71). */
@@ -28,16 +29,16 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
         .leftJoin('StringIds as ds', 'ds.id', 'dn.textId')
         .select([
           'dn.domainId as domainId',
-          sql<number>`((dn.globalTid >> 24) & 16777215)`.as('pid'),
+          pidOf('dn.globalTid').as('pid'),
           sql<string | null>`coalesce(ds.value, dn.text)`.as('name'),
         ])
         .where('dn.eventType', '=', 75)
-        .groupBy(['dn.domainId', sql`((dn.globalTid >> 24) & 16777215)`]),
+        .groupBy(['dn.domainId', pidOf('dn.globalTid')]),
     )
     .selectFrom('NVTX_EVENTS as n')
     .leftJoin('StringIds as s', 's.id', 'n.textId')
     .leftJoin('domains as d', (join) =>
-      join.onRef('d.domainId', '=', 'n.domainId').on(sql<SqlBool>`d.pid = ((n.globalTid >> 24) & 16777215)`),
+      join.onRef('d.domainId', '=', 'n.domainId').on(sql<SqlBool>`d.pid = ${pidOf('n.globalTid')}`),
     )
     .select([
       sql<number>`n.rowid`.as('rowId'),
@@ -52,7 +53,7 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
       'd.name as domain',
     ])
     .where('n.eventType', 'in', [...types]);
-  if (opts.pid !== undefined) q = q.where(sql<SqlBool>`((n.globalTid >> 24) & 16777215) = ${opts.pid}`);
+  if (opts.pid !== undefined) q = q.where(sql<SqlBool>`${pidOf('n.globalTid')} = ${opts.pid}`);
   if (opts.endNs !== undefined) q = q.where('n.start', '<', opts.endNs);
   if (opts.startNs !== undefined) q = q.where((eb) => eb.or([eb('n.end', 'is', null), eb('n.end', '>', opts.startNs!)]));
   if (opts.domain !== undefined) q = opts.domain === '' ? q.where('n.domainId', '=', 0) : q.where('d.name', '=', opts.domain);
@@ -65,4 +66,49 @@ export function selectNvtxMaxTimestamp(handle: ExportHandle) {
   return handle.db
     .selectFrom('NVTX_EVENTS')
     .select(sql<number | null>`max(coalesce(max("start"), 0), coalesce(max("end"), 0))`.as('maxTs'));
+}
+
+/**
+ * One row (`hit`) when some NVTX range's text is `text` (bound), inline or as a registered string
+ * (`withStrings`: the export has `StringIds`).
+ */
+export function selectNvtxRangeWithText(handle: ExportHandle, text: string, withStrings: boolean) {
+  return handle.db
+    .selectFrom('NVTX_EVENTS as n')
+    .select(sql<number>`1`.as('hit'))
+    .where('n.eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
+    .where((eb) =>
+      withStrings ? eb.or([eb('n.text', '=', text), eb('n.textId', 'in', eb.selectFrom('StringIds').select('id').where('value', '=', text))]) : eb('n.text', '=', text),
+    )
+    .limit(1);
+}
+
+/**
+ * Every NVTX range (the range event types) as plain ids and times, for grouping in JS without a
+ * per-row join: eventType, domainId, pid, textId, text, start, end (NULL: never closed), and
+ * `crossThread` (a start/end range that ended on another thread). Optionally one process.
+ */
+export function selectNvtxRangeRows(handle: ExportHandle, opts: Pick<QueryOptions, 'pid'> = {}) {
+  let q = handle.db
+    .selectFrom('NVTX_EVENTS')
+    .select([
+      'eventType',
+      'domainId',
+      pidOf('globalTid').as('pid'),
+      'textId',
+      'text',
+      'start',
+      'end',
+      sql<number>`endGlobalTid IS NOT NULL AND endGlobalTid != globalTid`.as('crossThread'),
+    ])
+    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]);
+  if (opts.pid !== undefined) q = q.where(pidOf('globalTid'), '=', opts.pid);
+  return q;
+}
+
+/** NVTX marks (instants, eventType 34), counted (one row, `n`). Optionally one process. */
+export function selectNvtxMarkCount(handle: ExportHandle, opts: Pick<QueryOptions, 'pid'> = {}) {
+  let q = handle.db.selectFrom('NVTX_EVENTS').select((eb) => eb.fn.countAll<number>().as('n')).where('eventType', '=', 34);
+  if (opts.pid !== undefined) q = q.where(pidOf('globalTid'), '=', opts.pid);
+  return q;
 }

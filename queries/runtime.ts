@@ -1,5 +1,6 @@
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
+import { pidOf, tidOf } from './globalIds.js';
 
 /**
  * CUDA runtime and driver API calls (`CUPTI_ACTIVITY_KIND_RUNTIME`) with their name. Names keep
@@ -16,4 +17,17 @@ export function selectRuntimeCalls(handle: ExportHandle, opts: QueryOptions = {}
 /** `cudaLaunchKernel_v7000` -> `cudaLaunchKernel`; `cudaGraphLaunch_v10000` -> `cudaGraphLaunch`. */
 export function stripApiVersion(name: string): string {
   return name.replace(/_v\d+$/, '');
+}
+
+/**
+ * API calls as plain ids and times, for the typed columns: pid, tid, correlationId, start, end,
+ * nameId. 2022.x exports repeat calls as CUDA-backtrace rows (eventClass 67) with the same
+ * correlationId: left out where the column exists.
+ */
+export function selectApiCallRows(handle: ExportHandle) {
+  let q = handle.db
+    .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
+    .select([pidOf('globalTid').as('pid'), tidOf('globalTid').as('tid'), 'correlationId', 'start', 'end', 'nameId']);
+  if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
+  return q;
 }

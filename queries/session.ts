@@ -1,4 +1,5 @@
 import type { ExportHandle } from './handle.js';
+import { allRows } from './run.js';
 
 /** Session start (`utcEpochNs` exceeds 2^53: run with safeIntegers). */
 export function selectSessionStart(handle: ExportHandle) {
@@ -13,4 +14,16 @@ export function selectAnalysisDetails(handle: ExportHandle) {
 /** Capture settings (`META_DATA_CAPTURE`, schema >= 3.4). */
 export function selectCaptureMetadata(handle: ExportHandle) {
   return handle.db.selectFrom('META_DATA_CAPTURE').select(['name', 'value']);
+}
+
+/** Session start in ns since the Unix epoch alone (older exports lack `utcTime`/`localTime`). */
+export function selectSessionStartEpochNs(handle: ExportHandle) {
+  return handle.db.selectFrom('TARGET_INFO_SESSION_START_TIME').select('utcEpochNs').limit(1);
+}
+
+/** `TARGET_INFO_SESSION_START_TIME.utcEpochNs` as a bigint (beyond 2^53); null without the table or value. */
+export function readSessionStartEpochNs(handle: ExportHandle): bigint | null {
+  if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
+  const row = allRows(handle, selectSessionStartEpochNs(handle), { safeIntegers: true })[0] as { utcEpochNs: bigint | null } | undefined;
+  return row?.utcEpochNs ?? null;
 }

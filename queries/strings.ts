@@ -34,3 +34,8 @@ export function stringLookup(handle: ExportHandle): (id: number) => string | und
     return row?.[1];
   };
 }
+
+/** The `StringIds` rows whose value is one of `values` (bound): ids of registered NVTX names. */
+export function selectStringIdsOf(handle: ExportHandle, values: readonly string[]) {
+  return selectStrings(handle).where('value', 'in', [...values]);
+}

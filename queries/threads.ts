@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { pidOf, tidOf } from './globalIds.js';
 import type { ExportHandle } from './handle.js';
 
 /** Thread names (`ThreadNames`), with PID and TID unpacked from `globalTid`. */
@@ -8,8 +8,8 @@ export function selectThreads(handle: ExportHandle) {
     .leftJoin('StringIds as s', 's.id', 't.nameId')
     .select([
       't.globalTid',
-      sql<number>`((t.globalTid >> 24) & 16777215)`.as('pid'),
-      sql<number>`(t.globalTid & 16777215)`.as('tid'),
+      pidOf('t.globalTid').as('pid'),
+      tidOf('t.globalTid').as('tid'),
       's.value as name',
       't.priority',
     ]);

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
-import { forEachRow } from '../../queries/run.js';
+import { selectRowIdBound } from '../../queries/capture.js';
+import { allRows, forEachRow } from '../../queries/run.js';
+import { selectApiCallRows } from '../../queries/runtime.js';
 import { Column } from './typedColumn.js';
 
 /**
@@ -28,7 +29,7 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
   const present = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
   // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
   // on millions of calls; the arrays are views of the filled part.
-  const cap = present ? Number((handle.sqlite.prepare('SELECT coalesce(max(rowid), 0) AS n FROM CUPTI_ACTIVITY_KIND_RUNTIME').get() as { n: number }).n) : 0;
+  const cap = present ? Number(allRows(handle, selectRowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'))[0].n) : 0;
   const pid = new Column((n) => new Int32Array(n), cap);
   const tid = new Column((n) => new Int32Array(n), cap);
   const corr = new Column((n) => new Float64Array(n), cap);
@@ -39,10 +40,7 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
   let n = 0;
   let maxEnd = 0;
   if (present) {
-    let q = handle.db
-      .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
-      .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), sql<number>`globalTid & 16777215`.as('tid'), 'correlationId', 'start', 'end', 'nameId']);
-    if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
+    const q = selectApiCallRows(handle);
     let room = pid.data.length;
     forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null) => {
       if (n === room) {

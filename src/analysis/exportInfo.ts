@@ -12,6 +12,16 @@ import { selectGpus } from '../../queries/gpus.js';
 import { selectProcesses } from '../../queries/processes.js';
 import { selectThreads } from '../../queries/threads.js';
 import { selectAnalysisDetails, selectCaptureMetadata, selectSessionStart } from '../../queries/session.js';
+import {
+  selectActivitySpan,
+  selectApiCallerPids,
+  selectDeviceIds,
+  selectGraphNodeKernel,
+  selectKernelPids,
+  selectRowCount,
+} from '../../queries/capture.js';
+import { selectNvtxRangeCountsByDomain } from '../../queries/nvtxDomains.js';
+import { selectNvtxRangeWithText } from '../../queries/nvtx.js';
 
 export interface GpuInfo {
   id: number;
@@ -100,8 +110,8 @@ function graphModeFromCapture(values: Map<string, string>): string | null {
 }
 
 function countRows(handle: ExportHandle, table: string): number {
-  // Table names come from sqlite_master, never from user input.
-  return Number((handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table.replace(/"/g, '""')}"`).get() as { n: number }).n);
+  // Table names come from COUNTED_TABLES (checked with hasTable), never from user input.
+  return Number(allRows(handle, selectRowCount(handle, table))[0].n);
 }
 
 const COUNTED_TABLES = [
@@ -133,31 +143,19 @@ function nvtxDomains(handle: ExportHandle, counted?: NvtxRangesByDomain): NvtxDo
       .map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
   }
   // Integer-only grouping: no per-row join or text; names are attached per group.
-  const rows = handle.sqlite
-    .prepare(
-      `SELECT coalesce(domainId, 0) AS domainId, (globalTid >> 24) & 16777215 AS pid, count(*) AS ranges
-       FROM NVTX_EVENTS WHERE eventType IN (59, 60, 70, 71) GROUP BY 1, 2 ORDER BY 2, 1`,
-    )
-    .all() as { domainId: number; pid: number; ranges: number }[];
+  const rows = allRows(handle, selectNvtxRangeCountsByDomain(handle));
   return rows.map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
 }
 
 function hasNvtxText(handle: ExportHandle, text: string): boolean {
   if (!handle.hasTable('NVTX_EVENTS')) return false;
-  const viaStrings = handle.hasTable('StringIds')
-    ? `OR n.textId IN (SELECT id FROM StringIds WHERE value = ?)`
-    : '';
-  const params = viaStrings ? [text, text] : [text];
-  const hit = handle.sqlite.prepare(`SELECT 1 FROM NVTX_EVENTS n WHERE n.eventType IN (59, 60, 70, 71) AND (n.text = ? ${viaStrings}) LIMIT 1`).get(...params);
-  return hit !== undefined;
+  return allRows(handle, selectNvtxRangeWithText(handle, text, handle.hasTable('StringIds'))).length > 0;
 }
 
 export function activitySpan(handle: ExportHandle, tables: readonly string[] = [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']): { start: number | null; end: number | null } {
-  const parts = tables
-    .filter((t) => handle.hasTable(t))
-    .map((t) => `SELECT min(start) AS s, max(coalesce("end", start)) AS e FROM ${t}`);
-  if (parts.length === 0) return { start: null, end: null };
-  const row = handle.sqlite.prepare(`SELECT min(s) AS s, max(e) AS e FROM (${parts.join(' UNION ALL ')})`).get() as { s: number | null; e: number | null };
+  const query = selectActivitySpan(handle, tables);
+  if (query === null) return { start: null, end: null };
+  const row = allRows(handle, query)[0];
   return { start: row.s, end: row.e };
 }
 
@@ -238,17 +236,17 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
   if (!fromColumns) {
     for (const t of GPU_OP_TABLES) {
       if (!handle.hasTable(t)) continue;
-      for (const r of handle.sqlite.prepare(`SELECT DISTINCT deviceId AS d FROM ${t}`).all() as { d: number }[]) devices.add(r.d);
+      for (const r of allRows(handle, selectDeviceIds(handle, t))) devices.add(r.d);
     }
   }
 
   // Processes that used CUDA: PIDs of runtime calls and GPU rows.
   const cudaPids = fromColumns?.cudaPids ?? new Set<number>();
   if (!fromColumns && handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) {
-    for (const r of handle.sqlite.prepare(`SELECT DISTINCT (globalTid >> 24) & 16777215 AS p FROM CUPTI_ACTIVITY_KIND_RUNTIME`).all() as { p: number }[]) cudaPids.add(r.p);
+    for (const r of allRows(handle, selectApiCallerPids(handle))) cudaPids.add(r.p);
   }
   if (!fromColumns && handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) {
-    for (const r of handle.sqlite.prepare(`SELECT DISTINCT (globalPid >> 24) & 16777215 AS p FROM CUPTI_ACTIVITY_KIND_KERNEL`).all() as { p: number }[]) cudaPids.add(r.p);
+    for (const r of allRows(handle, selectKernelPids(handle))) cudaPids.add(r.p);
   }
   const threadsByPid = new Map<number, { tid: number; name: string | null }[]>();
   if (handle.hasTable('ThreadNames')) {
@@ -269,7 +267,7 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
   const domains = nvtxDomains(handle, known.nvtxRangesByDomain);
   const graphNodeKernels =
     handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') && handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'graphNodeId')
-      ? handle.sqlite.prepare(`SELECT 1 FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL LIMIT 1`).get() !== undefined
+      ? allRows(handle, selectGraphNodeKernel(handle)).length > 0
       : false;
   const graphMode: GraphTraceMode = (rowCounts.CUPTI_ACTIVITY_KIND_GRAPH_TRACE ?? 0) > 0 ? 'graph' : graphNodeKernels ? 'node' : 'none';
   let span = activitySpan(handle, fromColumns ? ['NVTX_EVENTS'] : undefined);

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
-import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
-import { forEachRow } from '../../queries/run.js';
+import { selectRowIdBound } from '../../queries/capture.js';
+import { presentGpuOpSources, selectGpuOpsOf } from '../../queries/gpuOps.js';
+import { allRows, forEachRow } from '../../queries/run.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
 import { Column } from './typedColumn.js';
 
@@ -32,10 +32,8 @@ export interface GpuOpColumns {
 export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number } = {}): GpuOpColumns {
   // Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
   // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
-  const cap0 = GPU_OP_SOURCES.filter((src) => handle.hasTable(src.table)).reduce(
-    (a, src) => a + Number((handle.sqlite.prepare(`SELECT coalesce(max(rowid), 0) AS n FROM ${src.table}`).get() as { n: number }).n),
-    0,
-  );
+  const sources = presentGpuOpSources(handle);
+  const cap0 = sources.reduce((a, src) => a + Number(allRows(handle, selectRowIdBound(handle, src.table))[0].n), 0);
   const start = new Column((n) => new Float64Array(n), cap0);
   const end = new Column((n) => new Float64Array(n), cap0);
   const dev = new Column((n) => new Int32Array(n), cap0);
@@ -49,21 +47,9 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
   let cap = start.data.length;
   // One query per table with only the columns needed (no UNION, no constant columns): the scan
   // is SQLite-bound, and every column handed to JS costs.
-  for (const src of GPU_OP_SOURCES) {
-    if (!handle.hasTable(src.table)) continue;
+  for (const src of sources) {
     const kind = src.kind;
-    let q = handle.db
-      .selectFrom(src.table as 'CUPTI_ACTIVITY_KIND_KERNEL')
-      .select([
-        'start',
-        'end',
-        'deviceId',
-        'streamId',
-        'correlationId',
-        sql<number>`(globalPid >> 24) & 16777215`.as('pid'),
-        kind === GpuOpKind.Kernel ? sql<number | null>`demangledName`.as('nameId') : sql<number | null>`NULL`.as('nameId'),
-      ]);
-    if (opts.deviceId !== undefined) q = q.where('deviceId', '=', opts.deviceId);
+    const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, deviceId: opts.deviceId });
     forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null) => {
       if (n === cap) {
         for (const col of cols) col.ensure(n + 1);

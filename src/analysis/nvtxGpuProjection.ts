@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
+import { selectGraphTraceCount } from '../../queries/graphTrace.js';
+import { selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
 import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
-import { NVTX_RANGE_EVENT_TYPES } from '../../queries/schema.js';
 import { durationStats, Float64Buffer } from './durationStats.js';
 import { loadNvtxDomains, nvtxRangeLabel, nvtxStyleOf, type NvtxStyle, domainKey } from './nvtxSummary.js';
 
@@ -257,9 +257,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   const opTables = OP_TABLES.filter((t) => handle.hasTable(t));
   if (opTables.length === 0) missingTables.push(OP_TABLES.join(' | '));
   if (handle.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
-    let q = handle.db.selectFrom('CUPTI_ACTIVITY_KIND_GRAPH_TRACE').select(sql<number>`count(*)`.as('n'));
-    if (opts.pid !== undefined) q = q.where(sql`(globalPid >> 24) & 16777215`, '=', opts.pid);
-    forEachRow(handle, q, (n: number) => (coverage.graphTraceRowsIgnored = n));
+    forEachRow(handle, selectGraphTraceCount(handle, { pid: opts.pid }), (n: number) => (coverage.graphTraceRowsIgnored = n));
   }
   if (missingTables.length > 0) return { rows: [], ...(opts.includeInstances ? { instances: [] } : {}), coverage, maxTimestampNs: null, missingTables };
   const pid = opts.pid;
@@ -276,18 +274,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   const hasEndTid = handle.hasColumn('NVTX_EVENTS', 'endGlobalTid');
   forEachRow(
     handle,
-    handle.db
-      .selectFrom('NVTX_EVENTS')
-      .select([
-        sql<number>`rowid`.as('rowId'),
-        'start',
-        'end',
-        sql<number | null>`globalTid >> 24`.as('hi'),
-        sql<number | null>`globalTid & 16777215`.as('lo'),
-        'eventType',
-        hasEndTid ? sql<number>`endGlobalTid IS NULL`.as('sameThread') : sql<number>`1`.as('sameThread'),
-      ])
-      .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]),
+    selectProjectionRanges(handle, { hasEndGlobalTid: hasEndTid }),
     (rowId: number, start: number | null, end: number | null, hi: number | null, lo: number | null, eventType: number, sameThread: number) => {
       // The end of time is over every range event, whatever the filters.
       if (start != null && start > maxStart) maxStart = start;
@@ -330,12 +317,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   const aStart = new Float64Buffer(1024);
   const aEnd = new Float64Buffer(1024);
   const aCorr = new Float64Buffer(1024);
-  let rtQuery = handle.db
-    .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
-    .select([sql<number | null>`globalTid >> 24`.as('hi'), sql<number | null>`globalTid & 16777215`.as('lo'), 'start', 'end', 'correlationId'])
-    .where('correlationId', 'is not', null)
-    .where('globalTid', 'is not', null);
-  if (pid !== undefined) rtQuery = rtQuery.where(sql`(globalTid >> 24) & 16777215`, '=', pid);
+  const rtQuery = selectProjectionCalls(handle, { pid });
   forEachRow(handle, rtQuery, (hi: number, lo: number, start: number, end: number, corr: number) => {
     const i = aStart.length;
     aThread.push(threads.find(hi, lo));
@@ -363,11 +345,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
     opCountA[i]++;
   };
   for (const table of opTables) {
-    let q = handle.db
-      .selectFrom(table)
-      .select([sql<number | null>`CASE WHEN (globalPid & 16777215) = 0 THEN globalPid >> 24 END`.as('hi'), 'correlationId', 'start', 'end']);
-    if (pid !== undefined) q = q.where(sql`(globalPid >> 24) & 16777215`, '=', pid);
-    forEachRow(handle, q, (hi: number | null, corr: number | null, start: number, end: number) => {
+    forEachRow(handle, selectProjectionOps(handle, table, { pid }), (hi: number | null, corr: number | null, start: number, end: number) => {
       coverage.gpuOps++;
       const i = hi == null || corr == null ? undefined : callOf.get(hi)?.get(corr);
       if (i === undefined) {
@@ -557,10 +535,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
     const textOf = new Map<number, string | null>();
     forEachRow(
       handle,
-      handle.db
-        .selectFrom('NVTX_EVENTS')
-        .select([sql<number>`rowid`.as('rowId'), 'domainId', sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'textId', 'text'])
-        .where(sql`rowid`, 'in', sql`(SELECT value FROM json_each(${JSON.stringify(Array.from(proj, (r) => rowid[r]))}))`),
+      selectNvtxLabelParts(handle, Array.from(proj, (r) => rowid[r])),
       (rowId: number, domainId: number | null, rpid: number, textId: number | null, text: string | null) => {
         const r = projIdxByRowid.get(rowId)!;
         domainOf.set(r, domainKey(domainId, rpid));

@@ -1,9 +1,8 @@
-import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectNvtxMaxTimestamp, type NvtxQueryOptions } from '../../queries/nvtx.js';
+import { selectNvtxMarkCount, selectNvtxMaxTimestamp, selectNvtxRangeRows, type NvtxQueryOptions } from '../../queries/nvtx.js';
+import { selectNvtxDomainCreates } from '../../queries/nvtxDomains.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
-import { NVTX_RANGE_EVENT_TYPES } from '../../queries/schema.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
 
 export type NvtxStyle = 'PushPop' | 'StartEnd';
@@ -73,10 +72,7 @@ function readNvtxDomains(handle: ExportHandle): Map<number, string> {
   const first = new Map<number, { start: number; textId: number | null; text: string | null }>();
   forEachRow(
     handle,
-    handle.db
-      .selectFrom('NVTX_EVENTS')
-      .select(['domainId', sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'start', 'textId', 'text'])
-      .where('eventType', '=', 75),
+    selectNvtxDomainCreates(handle),
     (domainId: number | null, pid: number, start: number, textId: number | null, text: string | null) => {
       const key = domainKey(domainId, pid);
       const prev = first.get(key);
@@ -127,20 +123,7 @@ export function summarizeNvtxWithDomains(handle: ExportHandle, opts: Pick<NvtxQu
   let unclosed = 0;
   let crossThread = 0;
   let zeroLength = 0;
-  let q = handle.db
-    .selectFrom('NVTX_EVENTS')
-    .select([
-      'eventType',
-      'domainId',
-      sql<number>`(globalTid >> 24) & 16777215`.as('pid'),
-      'textId',
-      'text',
-      'start',
-      'end',
-      sql<number>`endGlobalTid IS NOT NULL AND endGlobalTid != globalTid`.as('crossThread'),
-    ])
-    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]);
-  if (opts.pid !== undefined) q = q.where(sql`(globalTid >> 24) & 16777215`, '=', opts.pid);
+  const q = selectNvtxRangeRows(handle, opts);
   forEachRow(handle, q, (eventType: number, domainId: number | null, pid: number, textId: number | null, text: string | null, start: number, end: number | null, cross: number) => {
     const style = nvtxStyleOf(eventType);
     const dom = domainKey(domainId, pid);
@@ -183,9 +166,7 @@ export function summarizeNvtxWithDomains(handle: ExportHandle, opts: Pick<NvtxQu
   const rows = stats
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.range < b.range ? -1 : a.range > b.range ? 1 : 0));
-  let markQuery = handle.db.selectFrom('NVTX_EVENTS').select((eb) => eb.fn.countAll<number>().as('n')).where('eventType', '=', 34);
-  if (opts.pid !== undefined) markQuery = markQuery.where(sql`(globalTid >> 24) & 16777215`, '=', opts.pid);
-  const marks = Number(allRows(handle, markQuery)[0]?.n ?? 0);
+  const marks = Number(allRows(handle, selectNvtxMarkCount(handle, opts))[0]?.n ?? 0);
   return { summary: { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength }, rangesByDomain };
 }
 

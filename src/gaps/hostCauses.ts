@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
 import { stripApiVersion } from '../../queries/runtime.js';
-import { loadStrings } from '../../queries/strings.js';
+import { loadStrings, selectStringIdsOf } from '../../queries/strings.js';
+import { selectHostCauseRanges } from '../../queries/hostRanges.js';
 import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
 import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GpuOpColumns } from './findGaps.js';
@@ -153,11 +153,6 @@ class IntervalLists {
   }
 }
 
-/** Binds a list of numbers as one parameter (`x IN (SELECT value FROM json_each(?))`). */
-function inList(values: Iterable<number | string>) {
-  return sql`(SELECT value FROM json_each(${JSON.stringify([...values])}))`;
-}
-
 /**
  * Loads the host side of the gaps:
  * 1. CUDA API calls (one pass, or `apiCalls` already loaded): which threads launched the GPU ops (correlation id + PID), the
@@ -267,35 +262,20 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
   if (handle.hasTable('StringIds')) {
     forEachRow(
       handle,
-      handle.db.selectFrom('StringIds').select(['id', 'value']).where('value', 'in', [GC_RANGE, GIL_WAIT_RANGE, GIL_HOLD_RANGE]),
+      selectStringIdsOf(handle, [GC_RANGE, GIL_WAIT_RANGE, GIL_HOLD_RANGE]),
       (id: number, value: string) => special.set(id, value),
     );
   }
   const gcIds = [...special].filter(([, v]) => v === GC_RANGE).map(([id]) => id);
   const holdIds = [...special].filter(([, v]) => v === GIL_HOLD_RANGE).map(([id]) => id);
-  const tidExpr = sql`(((globalTid >> 24) & 16777215) * 16777216 + (globalTid & 16777215))`;
-  let q = handle.db.selectFrom('NVTX_EVENTS').select([
-    sql<number>`(globalTid >> 24) & 16777215`.as('pid'),
-    sql<number>`globalTid & 16777215`.as('tid'),
-    'eventType',
-    'domainId',
-    'textId',
-    'text',
-    'start',
-    'end',
-    sql<number>`endGlobalTid IS NOT NULL AND endGlobalTid != globalTid`.as('crossThread'),
-  ]);
-  if (gilDomainIds.size) {
-    // First, with short bound lists: `Holding GIL` is most of a GIL-traced export's rows (99% of
-    // dense-long's), and SQLite tests the terms in this order, so the rest runs on few rows
-    // (3.5x faster on the 10x bench export). Two-valued on purpose: NULL textId/text must not
-    // turn the whole test NULL (row dropped).
-    const isHold = holdIds.length ? sql`(coalesce(textId, -1) IN (${sql.join(holdIds)}) OR text IS ${GIL_HOLD_RANGE})` : sql`text IS ${GIL_HOLD_RANGE}`;
-    q = q.where(sql<boolean>`NOT (coalesce(domainId, 0) IN (${sql.join([...gilDomainIds])}) AND ${isHold})`);
-  }
-  q = q
-    .where('eventType', 'in', [59, 60, 70, 71])
-    .where(sql<boolean>`(${tidExpr} IN ${inList(launchingKeys)} OR coalesce(textId, -1) IN ${inList(gcIds)} OR text IS ${GC_RANGE})`);
+  const q = selectHostCauseRanges(handle, {
+    gcRange: GC_RANGE,
+    gilHoldRange: GIL_HOLD_RANGE,
+    gilDomainIds: [...gilDomainIds],
+    holdTextIds: holdIds,
+    gcTextIds: gcIds,
+    threadKeys: launchingKeys,
+  });
   const gc = new IntervalLists();
   const gil = new IntervalLists();
   const named = new Map<number, { s: number[]; e: number[]; n: number[] }>();

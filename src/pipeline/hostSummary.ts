@@ -1,4 +1,7 @@
 import type { ExportHandle } from '../../queries/handle.js';
+import { selectNvtxRangesNamed } from '../../queries/hostRanges.js';
+import { allRows } from '../../queries/run.js';
+import { selectStringIdsOf } from '../../queries/strings.js';
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { coveredLength, unionIntervals } from '../analysis/intervals.js';
 import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
@@ -94,21 +97,10 @@ export function summarizeHost(
   const nameOfId = new Map<number, string>();
   const hasTextId = handle.hasColumn('NVTX_EVENTS', 'textId') && handle.hasTable('StringIds');
   const hasText = handle.hasColumn('NVTX_EVENTS', 'text');
-  if (hasTextId) {
-    for (const r of handle.sqlite.prepare('SELECT id, value FROM StringIds WHERE value IN (?, ?)').all(...names) as { id: number; value: string }[]) nameOfId.set(r.id, r.value);
-  }
-  const ids = [...nameOfId.keys()];
-  const filter = [hasTextId && ids.length ? `n.textId IN (${ids.map(() => '?').join(', ')})` : null, hasText ? 'n.text IN (?, ?)' : null].filter((x): x is string => x !== null);
-  if (filter.length === 0) return { gc, gil };
-  const params = [...(hasTextId && ids.length ? ids : []), ...(hasText ? names : [])];
-  const rows = handle.sqlite
-    .prepare(
-      `SELECT (n.globalTid >> 24) & 16777215 AS pid, n.globalTid & 16777215 AS tid, coalesce(n.domainId, 0) AS domainId,
-              ${hasTextId ? 'n.textId' : 'NULL'} AS textId, ${hasText ? 'n.text' : 'NULL'} AS text, n.start AS start, n."end" AS "end"
-       FROM NVTX_EVENTS n
-       WHERE n.eventType IN (59, 60, 70, 71) AND (${filter.join(' OR ')})`,
-    )
-    .all(...params) as { pid: number; tid: number; domainId: number; textId: number | null; text: string | null; start: number; end: number | null }[];
+  if (hasTextId) for (const r of allRows(handle, selectStringIdsOf(handle, names))) nameOfId.set(r.id, r.value);
+  const query = selectNvtxRangesNamed(handle, { textIds: [...nameOfId.keys()], texts: names, hasTextId, hasText });
+  if (query === null) return { gc, gil };
+  const rows = allRows(handle, query);
   let endOfTime: number | null | undefined;
   const gcStarts: number[] = [];
   const gcEnds: number[] = [];

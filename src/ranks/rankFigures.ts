@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
 import { loadKernelNames } from '../../queries/kernels.js';
+import { selectKernelsNamed, selectLaunchesOfKernelsNamed } from '../../queries/kernelLaunches.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
+import { readSessionStartEpochNs } from '../../queries/session.js';
 import { Float64Buffer } from '../analysis/durationStats.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import type { IterationAnalysis } from '../iterations/analyze.js';
@@ -49,9 +50,7 @@ export interface RankFigures {
 }
 
 function sessionStartUtc(handle: ExportHandle): bigint | null {
-  if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
-  const row = handle.sqlite.prepare('SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1').safeIntegers(true).get() as { utcEpochNs: bigint | null } | undefined;
-  return row?.utcEpochNs ?? null;
+  return readSessionStartEpochNs(handle);
 }
 
 /**
@@ -63,9 +62,6 @@ function collectiveNameIds(handle: ExportHandle, classifier: CategoryClassifier,
   if (cat < 0) return [];
   return [...loadKernelNames(handle)].filter(([id, name]) => Number.isSafeInteger(id) && classifier.classify(name) === cat).map(([id]) => id);
 }
-
-/** `demangledName IN (the ids)`, the ids bound as one JSON array parameter (any count, nothing spliced into SQL). */
-const demangledNameIn = (ids: readonly number[]) => sql<boolean>`demangledName IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
 
 /**
  * Start and end of every collective kernel, placed in the iteration whose window holds the CUDA
@@ -81,11 +77,7 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
   const key = (pid: number, corr: number) => pid * 2 ** 32 + corr;
   forEachRow(
     handle,
-    handle.db
-      .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
-      .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'correlationId', 'start'])
-      .where('eventClass', '!=', 67)
-      .where(sql<boolean>`correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE ${demangledNameIn(ids)})`),
+    selectLaunchesOfKernelsNamed(handle, ids),
     (pid: number, corr: number, start: number) => {
       const k = key(pid, corr);
       if (!launch.has(k)) launch.set(k, start);
@@ -117,11 +109,7 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
   const perRow: { s: Float64Buffer; e: Float64Buffer }[] = rows.map(() => ({ s: new Float64Buffer(8), e: new Float64Buffer(8) }));
   forEachRow(
     handle,
-    handle.db
-      .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL')
-      .select(['start', 'end', 'correlationId', sql<number>`(globalPid >> 24) & 16777215`.as('pid')])
-      .where(demangledNameIn(ids))
-      .orderBy('start'),
+    selectKernelsNamed(handle, ids),
     (start: number, end: number, corr: number | null, pid: number) => {
       if (corr == null) return;
       const t = launch.get(key(pid, corr));

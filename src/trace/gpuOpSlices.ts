@@ -1,7 +1,8 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
-import { GPU_OP_SOURCES, GpuOpKind, GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
-import { forEachRow } from '../../queries/run.js';
+import { GpuOpKind, GPU_OP_KIND_NAMES, presentGpuOpSources, selectGpuOpProcessCount, selectGpuOps } from '../../queries/gpuOps.js';
+import { selectKernelNameIdPairs } from '../../queries/kernels.js';
+import { selectMemcpyKindLabels } from '../../queries/memcpy.js';
+import { allRows, forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { num, str, usText } from './events.js';
@@ -31,11 +32,9 @@ export interface GpuOpSliceStats {
 }
 
 /** The kernel name ids in use (short and demangled), resolved in one pass over `StringIds`. */
-function kernelStrings(handle: ExportHandle, nameCol: string): Map<number, string> {
+function kernelStrings(handle: ExportHandle, nameCol: 'shortName' | 'demangledName'): Map<number, string> {
   if (!handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) return new Map();
-  // DISTINCT over the pair is one scan with a tiny temp index (a UNION of the two columns costs
-  // 5x more). Column names come from our own constants (checked with hasColumn).
-  const pairs = handle.sqlite.prepare(`SELECT DISTINCT ${nameCol}, demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL`).raw(true).all() as [number | null, number | null][];
+  const pairs = allRows(handle, selectKernelNameIdPairs(handle, nameCol), { raw: true }) as unknown as [number | null, number | null][];
   const ids = new Set<number>();
   for (const [a, b] of pairs) {
     if (a != null) ids.add(a);
@@ -47,16 +46,14 @@ function kernelStrings(handle: ExportHandle, nameCol: string): Map<number, strin
 function memcpyLabels(handle: ExportHandle): Map<number, string> {
   const out = new Map<number, string>();
   if (!handle.hasTable('ENUM_CUDA_MEMCPY_OPER')) return out;
-  for (const [id, label] of handle.sqlite.prepare('SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER').raw(true).all() as [number, string][]) out.set(id, label);
+  for (const { id, label } of allRows(handle, selectMemcpyKindLabels(handle))) out.set(id, label as string);
   return out;
 }
 
 /** Whether GPU work of more than one process is in the export (then each slice names its pid). */
 function multiProcess(handle: ExportHandle): boolean {
-  const parts = GPU_OP_SOURCES.filter((t) => handle.hasTable(t.table)).map((t) => `SELECT DISTINCT globalPid FROM ${t.table}`);
-  if (parts.length === 0) return false;
-  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM (${parts.join(' UNION ')})`).get() as { n: number };
-  return row.n > 1;
+  const query = selectGpuOpProcessCount(handle);
+  return query !== null && allRows(handle, query)[0].n > 1;
 }
 
 interface StreamState {
@@ -80,7 +77,7 @@ interface StreamState {
  */
 export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (json: string) => void, opts: GpuOpSliceOptions): GpuOpSliceStats {
   const stats: GpuOpSliceStats = { ops: 0, byKind: { kernel: 0, memcpy: 0, memset: 0, graph: 0 }, overflowOps: 0, streams: 0, streamsWithOverflow: 0, devices: [] };
-  const present = GPU_OP_SOURCES.filter((t) => handle.hasTable(t.table));
+  const present = presentGpuOpSources(handle);
   if (present.length === 0) return stats;
   const shortCol = handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') && opts.kernelNames !== 'demangled' ? 'shortName' : 'demangledName';
   const strings = kernelStrings(handle, shortCol);
@@ -89,34 +86,13 @@ export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (
   const classifier = opts.classifier;
   const cats = classifier.categories;
 
-  const col = (table: string, column: string) => (handle.hasColumn(table, column) ? sql.ref(column) : sql`NULL`);
-  const parts = present.map((src) => {
-    const t = src.table;
-    const nameId = src.kind === GpuOpKind.Kernel ? sql.ref(shortCol) : src.kind === GpuOpKind.Memcpy ? col(t, 'copyKind') : src.kind === GpuOpKind.Graph ? col(t, 'graphId') : sql`NULL`;
-    const catId = src.kind === GpuOpKind.Kernel ? sql.ref('demangledName') : sql`NULL`;
-    const extra = src.kind === GpuOpKind.Memcpy || src.kind === GpuOpKind.Memset ? col(t, 'bytes') : src.kind === GpuOpKind.Graph ? col(t, 'graphExecId') : sql`NULL`;
-    let q = handle.db
-      .selectFrom(t as 'CUPTI_ACTIVITY_KIND_KERNEL')
-      .select([
-        'start',
-        'end',
-        'deviceId',
-        'streamId',
-        'correlationId',
-        sql<number>`(globalPid >> 24) & 16777215`.as('pid'),
-        sql<number>`${sql.lit(src.kind)}`.as('kind'),
-        sql<number | null>`${nameId}`.as('nameId'),
-        sql<number | null>`${catId}`.as('catId'),
-        sql<number | null>`${extra}`.as('extra'),
-      ]);
-    const w = opts.window;
-    if (w) {
-      q = q.where((eb) => eb.and([eb('start', '<', w.endNs), eb.or([eb('end', '>', w.startNs), eb('start', '>=', w.startNs)]) as Expression<SqlBool>]));
-    }
-    return q;
-  });
-  let query = parts[0];
-  for (const p of parts.slice(1)) query = query.unionAll(p);
+  const w = opts.window;
+  // Every table present (present.length > 0, so not null), in one UNION ALL.
+  const query = selectGpuOps(handle, {
+    globalPid: false,
+    sliceColumns: { kernelName: shortCol },
+    ...(w ? { startNs: w.startNs, endNs: w.endNs, keepZeroLengthAtStart: true } : {}),
+  })!;
   // Start order is all the lanes need (ties in any order); sorting by end too costs ~15% more.
   const ordered = query.orderBy('start');
 

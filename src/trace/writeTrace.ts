@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { ExportHandle } from '../../queries/handle.js';
+import { readSessionStartEpochNs } from '../../queries/session.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { idleByCausePerIteration, type GapRow } from '../gaps/analyze.js';
 import type { IterationRow } from '../iterations/analyze.js';
@@ -42,10 +43,9 @@ export interface TraceSummary {
 }
 
 function sessionStartUtcNs(handle: ExportHandle): string | null {
-  if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
   try {
-    const row = handle.sqlite.prepare('SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1').safeIntegers(true).get() as { utcEpochNs: bigint | null } | undefined;
-    return row?.utcEpochNs == null ? null : String(row.utcEpochNs);
+    const ns = readSessionStartEpochNs(handle);
+    return ns == null ? null : String(ns);
   } catch {
     return null;
   }

@@ -1,0 +1,30 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from './handle.js';
+import { inJsonList } from './filters.js';
+import { pidOf } from './globalIds.js';
+
+// A chosen set of kernels (by demangled-name id, e.g. the collectives) and the API calls that
+// launched them. The ids are bound as one JSON array: any count, nothing spliced into SQL.
+
+const demangledNameIn = (ids: readonly number[]) => sql<boolean>`demangledName IN ${inJsonList(ids)}`;
+
+/** The kernels with these demangled-name ids, in start order: start, end, correlationId, pid. */
+export function selectKernelsNamed(handle: ExportHandle, nameIds: readonly number[]) {
+  return handle.db
+    .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL')
+    .select(['start', 'end', 'correlationId', pidOf('globalPid').as('pid')])
+    .where(demangledNameIn(nameIds))
+    .orderBy('start');
+}
+
+/**
+ * The runtime calls whose correlation id is that of a kernel with these name ids: pid,
+ * correlationId, start (2022.x backtrace rows, eventClass 67, left out).
+ */
+export function selectLaunchesOfKernelsNamed(handle: ExportHandle, nameIds: readonly number[]) {
+  return handle.db
+    .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
+    .select([pidOf('globalTid').as('pid'), 'correlationId', 'start'])
+    .where('eventClass', '!=', 67)
+    .where(sql<boolean>`correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE ${demangledNameIn(nameIds)})`);
+}

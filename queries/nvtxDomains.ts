@@ -1,0 +1,26 @@
+import { sql } from 'kysely';
+import type { ExportHandle } from './handle.js';
+import { pidOf } from './globalIds.js';
+import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
+
+/**
+ * The NVTX DomainCreate rows (eventType 75) that name the domains: domainId, pid, start, textId,
+ * text. The name is `coalesce(StringIds.value via textId, text)`, resolved by the caller.
+ */
+export function selectNvtxDomainCreates(handle: ExportHandle) {
+  return handle.db.selectFrom('NVTX_EVENTS').select(['domainId', pidOf('globalTid').as('pid'), 'start', 'textId', 'text']).where('eventType', '=', 75);
+}
+
+/**
+ * NVTX ranges (every range event type) per (domain, process), in (pid, domainId) order:
+ * `domainId` (0 for the default domain), `pid`, `ranges`. Integer-only grouping, no text.
+ */
+export function selectNvtxRangeCountsByDomain(handle: ExportHandle) {
+  return handle.db
+    .selectFrom('NVTX_EVENTS')
+    .select([sql<number>`coalesce(domainId, 0)`.as('domainId'), pidOf('globalTid').as('pid'), sql<number>`count(*)`.as('ranges')])
+    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
+    .groupBy([sql`1`, sql`2`])
+    .orderBy(sql`2`)
+    .orderBy(sql`1`);
+}
