@@ -1,4 +1,5 @@
 import { sql, type SqlBool } from 'kysely';
+import { MAX_SAFE_NS, validNvtxSql } from './validRows.js';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
 
@@ -51,7 +52,8 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
       sql<string | null>`coalesce(s.value, n.text)`.as('text'),
       'd.name as domain',
     ])
-    .where('n.eventType', 'in', [...types]);
+    .where('n.eventType', 'in', [...types])
+    .where(sql<SqlBool>`${sql.raw(validNvtxSql('n'))}`);
   if (opts.pid !== undefined) q = q.where(sql<SqlBool>`((n.globalTid >> 24) & 16777215) = ${opts.pid}`);
   if (opts.endNs !== undefined) q = q.where('n.start', '<', opts.endNs);
   if (opts.startNs !== undefined) q = q.where((eb) => eb.or([eb('n.end', 'is', null), eb('n.end', '>', opts.startNs!)]));
@@ -64,5 +66,8 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
 export function selectNvtxMaxTimestamp(handle: ExportHandle) {
   return handle.db
     .selectFrom('NVTX_EVENTS')
-    .select(sql<number | null>`max(coalesce(max("start"), 0), coalesce(max("end"), 0))`.as('maxTs'));
+    // Numbers only (NULL, TEXT and BLOB fail `<= MAX`; TEXT would be every max()): one comparison per value.
+    .select(
+      sql<number | null>`max(coalesce(max(CASE WHEN "start" <= ${sql.raw(String(MAX_SAFE_NS))} THEN "start" END), 0), coalesce(max(CASE WHEN "end" <= ${sql.raw(String(MAX_SAFE_NS))} THEN "end" END), 0))`.as('maxTs'),
+    );
 }

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
+import { countAllRows, noteExcludedRows, validInterval } from '../export/rowChecks.js';
 import { Column } from './typedColumn.js';
+import { requireContract } from '../export/contract.js';
 
 /**
  * CUDA runtime/driver API calls in column arrays, read in one pass and shared by the analyses
@@ -25,6 +27,7 @@ export interface ApiCallColumns {
 }
 
 export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
+  requireContract(handle, 'apiCalls');
   const present = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
   // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
   // on millions of calls; the arrays are views of the filled part.
@@ -42,7 +45,10 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
     let q = handle.db
       .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
       .select([sql<number>`(globalTid >> 24) & 16777215`.as('pid'), sql<number>`globalTid & 16777215`.as('tid'), 'correlationId', 'start', 'end', 'nameId']);
-    if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
+    const hasEventClass = handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass');
+    if (hasEventClass) q = q.where('eventClass', '!=', 67);
+    // Unusable times are skipped in SQL and counted (rowChecks.ts).
+    q = q.where(validInterval());
     let room = pid.data.length;
     forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null) => {
       if (n === room) {
@@ -58,6 +64,7 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
       if (e > maxEnd) maxEnd = e;
       n++;
     });
+    noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', hasEventClass ? 'eventClass != 67' : '1') - n);
   }
   return {
     count: n,

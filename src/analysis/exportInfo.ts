@@ -1,5 +1,7 @@
 import { loadNvtxDomains } from './nvtxSummary.js';
+import { validIntervalSql, validNvtxSql } from '../../queries/validRows.js';
 import { GPU_OP_SOURCES } from '../../queries/gpuOps.js';
+import { requireContract } from '../export/contract.js';
 
 const GPU_OP_TABLES = GPU_OP_SOURCES.map((s) => s.table);
 import type { ExportHandle } from '../../queries/handle.js';
@@ -141,7 +143,8 @@ function hasNvtxText(handle: ExportHandle, text: string): boolean {
 export function activitySpan(handle: ExportHandle): { start: number | null; end: number | null } {
   const parts = [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']
     .filter((t) => handle.hasTable(t))
-    .map((t) => `SELECT min(start) AS s, max(coalesce("end", start)) AS e FROM ${t}`);
+    // Only rows with usable times (rowChecks.ts): a TEXT `end` would be the max() of any number.
+    .map((t) => `SELECT min(start) AS s, max(coalesce("end", start)) AS e FROM ${t} WHERE ${t === 'NVTX_EVENTS' ? validNvtxSql() : validIntervalSql()}`);
   if (parts.length === 0) return { start: null, end: null };
   const row = handle.sqlite.prepare(`SELECT min(s) AS s, max(e) AS e FROM (${parts.join(' UNION ALL ')})`).get() as { s: number | null; e: number | null };
   return { start: row.s, end: row.e };
@@ -165,14 +168,19 @@ export function readCaptureSettings(handle: ExportHandle): CaptureSettings {
 
 /** Everything `iterscope info` prints about an export. */
 export function describeExport(handle: ExportHandle): ExportInfo {
+  requireContract(handle, 'exportInfo');
   const settings = readCaptureSettings(handle);
   let sessionStartUtc: string | null = null;
   let sessionStartEpochNs: bigint | null = null;
   if (handle.hasTable('TARGET_INFO_SESSION_START_TIME')) {
     const row = allRows(handle, selectSessionStart(handle), { safeIntegers: true })[0];
-    if (row?.utcEpochNs != null) {
-      sessionStartEpochNs = BigInt(row.utcEpochNs);
-      sessionStartUtc = new Date(Number(sessionStartEpochNs / 1000000n)).toISOString();
+    // Only an integer is a UTC start (a damaged export may hold text such as 'yesterday');
+    // dates outside what Date can show (about +-2.7e5 years) are left unset as well.
+    const utc: unknown = row?.utcEpochNs;
+    const ms = typeof utc === 'bigint' ? Number(utc / 1000000n) : NaN;
+    if (typeof utc === 'bigint' && Math.abs(ms) <= 8.64e15) {
+      sessionStartEpochNs = utc;
+      sessionStartUtc = new Date(ms).toISOString();
     }
   }
   const details = handle.hasTable('ANALYSIS_DETAILS') ? allRows(handle, selectAnalysisDetails(handle), { safeIntegers: true })[0] : undefined;

@@ -2,8 +2,10 @@ import { sql } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
 import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
+import { countAllRows, noteExcludedRows, validInterval } from '../export/rowChecks.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
 import { Column } from './typedColumn.js';
+import { requireContract } from '../export/contract.js';
 
 /**
  * Every GPU operation of the export in column arrays (scan order: kernels, memcpys, memsets,
@@ -30,6 +32,7 @@ export interface GpuOpColumns {
  * analysis that needs both reads the ops once.
  */
 export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number } = {}): GpuOpColumns {
+  requireContract(handle, 'gpuOps');
   // Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
   // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
   const cap0 = GPU_OP_SOURCES.filter((src) => handle.hasTable(src.table)).reduce(
@@ -63,7 +66,11 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
         sql<number>`(globalPid >> 24) & 16777215`.as('pid'),
         kind === GpuOpKind.Kernel ? sql<number | null>`demangledName`.as('nameId') : sql<number | null>`NULL`.as('nameId'),
       ]);
+    // Rows with unusable times are skipped in SQL and counted (rowChecks.ts); ids of another
+    // storage class (text in an integer column) become the typed arrays' NaN / 0 and match nothing.
+    q = q.where(validInterval());
     if (opts.deviceId !== undefined) q = q.where('deviceId', '=', opts.deviceId);
+    const before = n;
     forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null) => {
       if (n === cap) {
         for (const col of cols) col.ensure(n + 1);
@@ -79,6 +86,8 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
       name.data[n] = nm ?? -1;
       n++;
     });
+    const all = opts.deviceId === undefined ? countAllRows(handle, src.table) : countAllRows(handle, src.table, 'deviceId = ?', [opts.deviceId]);
+    noteExcludedRows(handle, src.table, all - (n - before));
   }
   const ops: GpuOpColumns = {
     count: n,

@@ -2,8 +2,10 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { selectKernelDurations, type KernelQueryOptions } from '../../queries/kernels.js';
 import { selectGraphTraces } from '../../queries/graphTrace.js';
 import { forEachRow, iterateQuery } from '../../queries/run.js';
+import { countAllRows, noteExcludedRows } from '../export/rowChecks.js';
 import { loadStrings } from '../../queries/strings.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
+import { requireContract } from '../export/contract.js';
 
 /** One row of the `cuda_gpu_kern_sum` report. */
 export interface KernelSummaryRow extends DurationStats {
@@ -32,15 +34,19 @@ export interface KernelSummaryOptions extends KernelQueryOptions {
  * Float64 buffers, so no row objects are kept.
  */
 export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOptions = {}): KernelSummary {
+  requireContract(handle, 'kernelSummary');
   const groups = new Map<string, Float64Buffer>();
   const kernelTablePresent = handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL');
   if (kernelTablePresent) {
     const byId = new Map<number, Float64Buffer>();
-    forEachRow(handle, selectKernelDurations(handle, opts), (nameId: number, duration: number) => {
+    const kept = forEachRow(handle, selectKernelDurations(handle, opts), (nameId: number, duration: number) => {
       let buf = byId.get(nameId);
       if (!buf) byId.set(nameId, (buf = new Float64Buffer()));
       buf.push(duration);
     });
+    // Rows left out for unusable times (rowChecks.ts): all rows less those kept, when unfiltered.
+    const unfiltered = opts.pid === undefined && opts.deviceId === undefined && opts.startNs === undefined && opts.endNs === undefined;
+    if (unfiltered) noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_KERNEL', countAllRows(handle, 'CUPTI_ACTIVITY_KIND_KERNEL') - kept);
     const names = loadStrings(handle, byId.keys());
     for (const [id, buf] of byId) {
       const name = names.get(id) ?? `<unknown name ${id}>`;

@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
+import { countInvalidRows, noteExcludedRows } from '../export/rowChecks.js';
+import { validNvtxSql } from '../../queries/validRows.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import { NVTX_RANGE_EVENT_TYPES } from '../../queries/schema.js';
 import { durationStats, Float64Buffer } from './durationStats.js';
 import { loadNvtxDomains, nvtxRangeLabel, nvtxStyleOf, type NvtxStyle, domainKey } from './nvtxSummary.js';
+import { requireContract } from '../export/contract.js';
 
 /** One row of `nsys stats -r nvtx_gpu_proj_sum`. Avg/Med/StdDev and the averages are not rounded. */
 export interface NvtxGpuProjectionRow {
@@ -250,6 +253,8 @@ function emptyCoverage(): NvtxGpuProjectionCoverage {
  * them with one decimal).
  */
 export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjectionOptions = {}): NvtxGpuProjection {
+  requireContract(handle, 'nvtxGpuProjection');
+  if (handle.hasTable('NVTX_EVENTS')) noteExcludedRows(handle, 'NVTX_EVENTS', countInvalidRows(handle, 'NVTX_EVENTS', validNvtxSql()));
   const coverage = emptyCoverage();
   const missingTables: string[] = [];
   if (!handle.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
@@ -287,7 +292,8 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
         'eventType',
         hasEndTid ? sql<number>`endGlobalTid IS NULL`.as('sameThread') : sql<number>`1`.as('sameThread'),
       ])
-      .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]),
+      .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
+      .where(sql<boolean>`${sql.raw(validNvtxSql())}`),
     (rowId: number, start: number | null, end: number | null, hi: number | null, lo: number | null, eventType: number, sameThread: number) => {
       // The end of time is over every range event, whatever the filters.
       if (start != null && start > maxStart) maxStart = start;

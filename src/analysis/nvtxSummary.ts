@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
+import { countInvalidRows, noteExcludedRows } from '../export/rowChecks.js';
+import { validNvtxSql } from '../../queries/validRows.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectNvtxMaxTimestamp, type NvtxQueryOptions } from '../../queries/nvtx.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import { NVTX_RANGE_EVENT_TYPES } from '../../queries/schema.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
+import { requireContract } from '../export/contract.js';
 
 export type NvtxStyle = 'PushPop' | 'StartEnd';
 
@@ -56,6 +59,7 @@ export function domainKey(domainId: number | null, pid: number): number {
  * Domains whose creation row is missing (trimmed exports) have no entry.
  */
 export function loadNvtxDomains(handle: ExportHandle): ReadonlyMap<number, string> {
+  requireContract(handle, 'nvtx');
   // One scan of NVTX_EVENTS per export (a second of the 10x bench file), however many analyses
   // ask: the export is read-only, so the answer cannot change.
   let out = domainCache.get(handle);
@@ -76,7 +80,8 @@ function readNvtxDomains(handle: ExportHandle): Map<number, string> {
     handle.db
       .selectFrom('NVTX_EVENTS')
       .select(['domainId', sql<number>`(globalTid >> 24) & 16777215`.as('pid'), 'start', 'textId', 'text'])
-      .where('eventType', '=', 75),
+      .where('eventType', '=', 75)
+      .where(sql<boolean>`${sql.raw(validNvtxSql())}`),
     (domainId: number | null, pid: number, start: number, textId: number | null, text: string | null) => {
       const key = domainKey(domainId, pid);
       const prev = first.get(key);
@@ -108,6 +113,9 @@ interface RangeGroup {
 export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions, 'pid'> = {}): NvtxSummary {
   const empty: NvtxSummary = { rows: [], unclosedRanges: 0, crossThreadRanges: 0, maxTimestampNs: null, marks: 0, zeroLengthRanges: 0 };
   if (!handle.hasTable('NVTX_EVENTS')) return empty;
+  requireContract(handle, 'nvtx');
+  // `nvtx` reads every range anyway: one more scan counts the rows excluded for unusable times.
+  noteExcludedRows(handle, 'NVTX_EVENTS', countInvalidRows(handle, 'NVTX_EVENTS', validNvtxSql()));
   const maxTs = nvtxEndOfTime(handle) ?? 0;
   // Groups keyed by text id (registered strings) or by text, then by style + (domain, pid).
   const byTextId = new Map<number, Map<number, RangeGroup>>();
@@ -127,7 +135,9 @@ export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions,
       'end',
       sql<number>`endGlobalTid IS NOT NULL AND endGlobalTid != globalTid`.as('crossThread'),
     ])
-    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]);
+    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
+    // Unusable times (rowChecks.ts): excluded here, counted by countInvalidNvtx below.
+    .where(sql<boolean>`${sql.raw(validNvtxSql())}`);
   if (opts.pid !== undefined) q = q.where(sql`(globalTid >> 24) & 16777215`, '=', opts.pid);
   forEachRow(handle, q, (eventType: number, domainId: number | null, pid: number, textId: number | null, text: string | null, start: number, end: number | null, cross: number) => {
     const style = nvtxStyleOf(eventType);

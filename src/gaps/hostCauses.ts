@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { validNvtxSql } from '../../queries/validRows.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
 import { stripApiVersion } from '../../queries/runtime.js';
@@ -291,7 +292,9 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
   }
   q = q
     .where('eventType', 'in', [59, 60, 70, 71])
-    .where(sql<boolean>`(${tidExpr} IN ${inList(launchingKeys)} OR coalesce(textId, -1) IN ${inList(gcIds)} OR text IS ${GC_RANGE})`);
+    .where(sql<boolean>`(${tidExpr} IN ${inList(launchingKeys)} OR coalesce(textId, -1) IN ${inList(gcIds)} OR text IS ${GC_RANGE})`)
+    // Last (SQLite tests the terms in order): unusable times (src/export/rowChecks.ts) never become a cause.
+    .where(sql<boolean>`${sql.raw(validNvtxSql())}`);
   const gc = new IntervalLists();
   const gil = new IntervalLists();
   const named = new Map<number, { s: number[]; e: number[]; n: number[] }>();

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
+import { isValidNvtxTimes, noteExcludedRows } from '../export/rowChecks.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachRow } from '../../queries/run.js';
 import { loadNvtxDomains } from '../analysis/nvtxSummary.js';
 import { IterationError } from '../errors.js';
 import { CPP_ITERATION_RANGES, parseForwardStepLabel, PYTORCH_FORWARD_STEP, type IterationRangeSpec, type LabelCounts } from './rangeSpec.js';
+import { requireContract } from '../export/contract.js';
 
 /** One NVTX range that marks an iteration, before numbering. */
 export interface IterationRange {
@@ -26,6 +28,8 @@ export interface FoundIterationRanges {
   byPid: Map<number, IterationRange[]>;
   /** Matches on other threads of the same process, left out. */
   ignoredOtherThreads: number;
+  /** Matching ranges left out for unusable times (NULL/text/end < start/beyond 2^53). */
+  invalidRanges?: number;
 }
 
 /** `--iteration-range '/step (\\d+)/'`: the first capture group, when it is an integer, numbers the range. */
@@ -70,6 +74,7 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
   }
   const domains = loadNvtxDomains(handle);
   const all: IterationRange[] = [];
+  let invalidRanges = 0;
   forEachRow(
     handle,
     handle.db
@@ -91,6 +96,11 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
     (start: number, end: number | null, pid: number, tid: number, domainId: number | null, textId: number | null, text: string | null) => {
       const t = (textId != null ? strings.get(textId) : undefined) ?? text ?? '';
       if (!match(t)) return;
+      // Few rows (the iteration ranges): checked here, excluded and counted (rowChecks.ts).
+      if (!isValidNvtxTimes(start, end)) {
+        invalidRanges++;
+        return;
+      }
       const label = spec.kind === 'pytorch' ? parseForwardStepLabel(t) : null;
       all.push({
         pid,
@@ -104,6 +114,7 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
       });
     },
   );
+  noteExcludedRows(handle, 'NVTX_EVENTS', invalidRanges);
   // Per process, keep the thread with the most matches: the executor loop.
   const perThread = new Map<string, IterationRange[]>();
   for (const r of all) {
@@ -122,7 +133,13 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
       byPid.set(pid, list);
     } else ignored += list.length;
   }
-  return { spec, byPid, ignoredOtherThreads: ignored };
+  return { spec, byPid, ignoredOtherThreads: ignored, invalidRanges };
+}
+
+/** `: 12 matching ranges have unusable times` when matches were left out for their times. */
+function unusable(found: { invalidRanges?: number }): string {
+  const n = found.invalidRanges ?? 0;
+  return n ? ` (${n} matching range${n > 1 ? 's have' : ' has'} a NULL, non-integer, end-before-start or beyond-2^53 time and ${n > 1 ? 'were' : 'was'} left out)` : '';
 }
 
 /**
@@ -131,25 +148,28 @@ function collectRanges(handle: ExportHandle, spec: IterationRangeSpec, match: (t
  * found is an error that says which option to pass.
  */
 export function findIterationRanges(handle: ExportHandle, spec?: IterationRangeSpec): FoundIterationRanges {
+  requireContract(handle, 'nvtx');
   if (spec) {
     const match =
       spec.kind === 'regex' ? (t: string) => spec.regex.test(t) : spec.kind === 'pytorch' ? (t: string) => PYTORCH_FORWARD_STEP.test(t) : (t: string) => t === spec.name;
     const found = collectRanges(handle, spec, match);
     if (found.byPid.size === 0) {
       const what = spec.kind === 'regex' ? spec.source : spec.kind === 'pytorch' ? '[Executor] _forward_step' : spec.name;
-      throw new IterationError(`no NVTX ranges match --iteration-range ${what}`, handle.path);
+      throw new IterationError(`no NVTX ranges match --iteration-range ${what}${unusable(found)}`, handle.path);
     }
     return found;
   }
   const pytorch = collectRanges(handle, { kind: 'pytorch' }, (t) => PYTORCH_FORWARD_STEP.test(t));
   if (pytorch.byPid.size > 0) return pytorch;
+  let invalid = pytorch.invalidRanges ?? 0;
   for (const name of CPP_ITERATION_RANGES) {
     const cpp = collectRanges(handle, { kind: 'cpp', name }, (t) => t === name);
     if (cpp.byPid.size > 0) return cpp;
+    invalid += cpp.invalidRanges ?? 0;
   }
   throw new IterationError(
     handle.hasTable('NVTX_EVENTS')
-      ? "no iteration ranges found (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration"
+      ? `no iteration ranges found${unusable({ invalidRanges: invalid })} (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration`
       : 'the export has no NVTX events, so iterations cannot be found; profile with `-t cuda,nvtx` (and TLLM_LLMAPI_ENABLE_NVTX=1 / an --nvtx build)',
     handle.path,
   );

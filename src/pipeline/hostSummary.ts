@@ -1,4 +1,5 @@
 import type { ExportHandle } from '../../queries/handle.js';
+import { validNvtxSql } from '../../queries/validRows.js';
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { coveredLength, unionIntervals } from '../analysis/intervals.js';
 import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
@@ -106,7 +107,7 @@ export function summarizeHost(
       `SELECT (n.globalTid >> 24) & 16777215 AS pid, n.globalTid & 16777215 AS tid, coalesce(n.domainId, 0) AS domainId,
               ${hasTextId ? 'n.textId' : 'NULL'} AS textId, ${hasText ? 'n.text' : 'NULL'} AS text, n.start AS start, n."end" AS "end"
        FROM NVTX_EVENTS n
-       WHERE n.eventType IN (59, 60, 70, 71) AND (${filter.join(' OR ')})`,
+       WHERE n.eventType IN (59, 60, 70, 71) AND (${filter.join(' OR ')}) AND ${validNvtxSql('n')}`,
     )
     .all(...params) as { pid: number; tid: number; domainId: number; textId: number | null; text: string | null; start: number; end: number | null }[];
   let endOfTime: number | null | undefined;

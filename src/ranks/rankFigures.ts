@@ -52,7 +52,8 @@ export interface RankFigures {
 function sessionStartUtc(handle: ExportHandle): bigint | null {
   if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
   const row = handle.sqlite.prepare('SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1').safeIntegers(true).get() as { utcEpochNs: bigint | null } | undefined;
-  return row?.utcEpochNs ?? null;
+  // Only an integer is a UTC start (a damaged export may hold text there).
+  return typeof row?.utcEpochNs === 'bigint' ? row.utcEpochNs : null;
 }
 
 /**

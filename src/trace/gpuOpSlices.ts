@@ -2,11 +2,13 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
 import { GPU_OP_SOURCES, GpuOpKind, GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
+import { validInterval } from '../export/rowChecks.js';
 import { loadStrings } from '../../queries/strings.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { num, str, usText } from './events.js';
 import { Lanes } from './lanes.js';
 import { streamTrack, gpuPid, type TrackRegistry } from './tracks.js';
+import { requireContract } from '../export/contract.js';
 
 /** Kernel slice names: nsys's short name (`shortName`, the default) or the full demangled signature. */
 export type KernelNames = 'short' | 'demangled';
@@ -82,6 +84,7 @@ export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (
   const stats: GpuOpSliceStats = { ops: 0, byKind: { kernel: 0, memcpy: 0, memset: 0, graph: 0 }, overflowOps: 0, streams: 0, streamsWithOverflow: 0, devices: [] };
   const present = GPU_OP_SOURCES.filter((t) => handle.hasTable(t.table));
   if (present.length === 0) return stats;
+  requireContract(handle, 'gpuOps');
   const shortCol = handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') && opts.kernelNames !== 'demangled' ? 'shortName' : 'demangledName';
   const strings = kernelStrings(handle, shortCol);
   const copyLabels = memcpyLabels(handle);
@@ -109,6 +112,8 @@ export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (
         sql<number | null>`${catId}`.as('catId'),
         sql<number | null>`${extra}`.as('extra'),
       ]);
+    // Unusable times are skipped (rowChecks.ts; counted by the loaders the trace also runs).
+    q = q.where(validInterval());
     const w = opts.window;
     if (w) {
       q = q.where((eb) => eb.and([eb('start', '<', w.endNs), eb.or([eb('end', '>', w.startNs), eb('start', '>=', w.startNs)]) as Expression<SqlBool>]));
