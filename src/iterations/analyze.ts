@@ -209,10 +209,12 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     const rec = records.get(w.iter);
     const label = rangeOf[i].label;
     let labelMatchesLog: boolean | null = null;
-    if (rec && label && rec.contextRequests != null && rec.generationRequests != null) {
+    // Each count the record has is compared (a PyTorch text log whose num_ctx_requests exceeds
+    // num_scheduled_requests has no generation count, and must still be flagged).
+    if (rec && label && (rec.contextRequests != null || rec.generationRequests != null)) {
       labelMatchesLog =
-        rec.contextRequests === label.contextRequests &&
-        rec.generationRequests === label.generationRequests &&
+        (rec.contextRequests == null || rec.contextRequests === label.contextRequests) &&
+        (rec.generationRequests == null || rec.generationRequests === label.generationRequests) &&
         (label.contextTokens == null || rec.contextTokens == null || rec.contextTokens === label.contextTokens);
       if (!labelMatchesLog) labelMismatches.push(w.iter);
     }
