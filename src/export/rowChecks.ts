@@ -57,7 +57,8 @@ export function flushExcludedRowNotes(handle: ExportHandle): void {
 /** Rows of `table` not passing `validSql`: one scan, for the commands where it is cheap enough. */
 export function countInvalidRows(handle: ExportHandle, table: string, validSql: string): number {
   // `table` is one of our constants, checked with hasTable by the caller.
-  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE NOT ${validSql}`).get() as { n: number };
+  // coalesce: the test is NULL (not false) for a NULL time, and NOT NULL would not count it.
+  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE NOT coalesce(${validSql}, 0)`).get() as { n: number };
   return row.n;
 }
 
