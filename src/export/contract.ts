@@ -80,8 +80,12 @@ export type AnalysisName = keyof typeof ANALYSIS_CONTRACTS;
 
 /** The CLI command running (for messages); set by the CLI before the command's action. */
 let commandName: string | null = null;
+/** Worker threads (several exports) get a copy of the environment: the name travels there. */
+const COMMAND_ENV = 'ITERSCOPE_COMMAND';
 export function setCommandForMessages(name: string | null): void {
   commandName = name;
+  if (name) process.env[COMMAND_ENV] = name;
+  else delete process.env[COMMAND_ENV];
 }
 
 /** `nsys 2025.3.2.0, export schema 3.20.3` (what the export says about itself). */
@@ -91,7 +95,8 @@ export function exportVersionText(handle: ExportHandle): string {
 }
 
 function schemaError(handle: ExportHandle, analysis: string, problem: string): SchemaError {
-  const who = commandName ? `iterscope ${commandName}` : `the ${analysis} analysis`;
+  const command = commandName ?? process.env[COMMAND_ENV] ?? null;
+  const who = command ? `iterscope ${command}` : `the ${analysis} analysis`;
   return new SchemaError(handle.path, `${problem}, needed by ${who} (${exportVersionText(handle)} in ${basename(handle.path)}); re-export it with nsys export --type sqlite`);
 }
 
