@@ -1,3 +1,4 @@
+import { validIntervalSql, validNvtxSql } from './validRows.js';
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 import { pidOf } from './globalIds.js';
@@ -27,7 +28,13 @@ export function selectRowIdBound(handle: ExportHandle, table: string) {
 export function selectActivitySpan(handle: ExportHandle, tables: readonly string[]) {
   const parts = tables
     .filter((t) => handle.hasTable(t))
-    .map((t) => handle.db.selectFrom(t as AnyTable).select([sql<number | null>`min(start)`.as('s'), sql<number | null>`max(coalesce("end", start))`.as('e')]));
+    // Only rows with usable times (validRows.ts): a TEXT `end` would be the max() of any number.
+    .map((t) =>
+      handle.db
+        .selectFrom(t as AnyTable)
+        .select([sql<number | null>`min(start)`.as('s'), sql<number | null>`max(coalesce("end", start))`.as('e')])
+        .where(sql<boolean>`${sql.raw(t === 'NVTX_EVENTS' ? validNvtxSql() : validIntervalSql())}`),
+    );
   if (parts.length === 0) return null;
   let u = parts[0];
   for (const p of parts.slice(1)) u = u.unionAll(p);

@@ -1,6 +1,7 @@
 import { sql, type AliasedRawBuilder, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
+import { validIntervalSql } from './validRows.js';
 import { pidOf } from './globalIds.js';
 
 /** What kind of GPU work a row is. Numeric so streams of ops fit in typed arrays. */
@@ -87,7 +88,8 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
   const filters = zeroLengthFrom === undefined ? opts : { ...opts, startNs: undefined };
   // Unaliased, unqualified columns: an alias costs ~10% on the trace's sorted union (measured).
   let q = handle.db.selectFrom(t as 'CUPTI_ACTIVITY_KIND_KERNEL').select(columns as never);
-  // No WHERE at all on a full scan (the typed columns read every row of every table).
+  // Only rows with usable times (validRows.ts: comparisons, ~5% of a bare scan).
+  q = q.where(sql<SqlBool>`${sql.raw(validIntervalSql())}`);
   if (filters.pid !== undefined || filters.deviceId !== undefined || filters.startNs !== undefined || filters.endNs !== undefined) {
     q = q.where((eb) => activityFilters(eb, filters, { start: 'start', end: 'end', id: 'globalPid', device: 'deviceId' }));
   }

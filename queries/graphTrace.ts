@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
 import { pidOf } from './globalIds.js';
+import { validIntervalSql } from './validRows.js';
 
 /**
  * Whole-graph launches (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`, `--cuda-graph-trace graph`): the GPU
@@ -11,7 +12,8 @@ export function selectGraphTraces(handle: ExportHandle, opts: QueryOptions = {})
   return handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_GRAPH_TRACE as g')
     .select(['g.start', 'g.end', 'g.deviceId', 'g.contextId', 'g.streamId', 'g.correlationId', 'g.globalPid', 'g.graphId', 'g.graphExecId'])
-    .where((eb) => activityFilters(eb, opts, { start: 'g.start', end: 'g.end', id: 'g.globalPid', device: 'g.deviceId' }));
+    .where((eb) => activityFilters(eb, opts, { start: 'g.start', end: 'g.end', id: 'g.globalPid', device: 'g.deviceId' }))
+    .where(sql<boolean>`${sql.raw(validIntervalSql('g'))}`);
 }
 
 /** Whole-graph launch rows, counted (one row, `n`); optionally of one process. */

@@ -27,6 +27,8 @@ export interface ExportHandle {
   hasColumn(table: TableName | string, column: string): boolean;
   /** Column names of a table, in declaration order ([] when absent). */
   columnsOf(table: TableName | string): readonly string[];
+  /** The declared type of a column as written in its CREATE TABLE (`INTEGER`, `TEXT`, ''), or null when absent. */
+  declaredTypeOf?(table: TableName | string, column: string): string | null;
   close(): void;
 }
 

@@ -1,3 +1,4 @@
+import { validNvtxSql } from './validRows.js';
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 import { inJsonList } from './filters.js';
@@ -52,7 +53,9 @@ export function selectHostCauseRanges(handle: ExportHandle, f: HostCauseRangeFil
     .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
     .where(
       sql<boolean>`(${threadKeyOf('globalTid')} IN ${inJsonList(f.threadKeys)} OR coalesce(textId, -1) IN ${inJsonList(f.gcTextIds)} OR text IS ${f.gcRange})`,
-    );
+    )
+    // Last (SQLite tests the terms in order): unusable times (validRows.ts) never become a cause.
+    .where(sql<boolean>`${sql.raw(validNvtxSql())}`);
 }
 
 /**
@@ -81,5 +84,6 @@ export function selectNvtxRangesNamed(handle: ExportHandle, opts: { textIds: rea
       if (byId) terms.push(eb('n.textId', 'in', [...opts.textIds]));
       if (opts.hasText) terms.push(eb('n.text', 'in', [...opts.texts]));
       return eb.or(terms);
-    });
+    })
+    .where(sql<boolean>`${sql.raw(validNvtxSql('n'))}`);
 }

@@ -1,6 +1,8 @@
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
 import { forEachRow } from './run.js';
+import { sql } from 'kysely';
+import { validIntervalSql } from './validRows.js';
 
 export interface KernelQueryOptions extends QueryOptions {
   /** Which name to resolve: the demangled one (default, as `nsys stats` prints) or the short one. */
@@ -30,13 +32,17 @@ export function selectKernels(handle: ExportHandle, opts: KernelQueryOptions = {
     .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: 'k.globalPid', device: 'k.deviceId' }));
 }
 
-/** Kernel durations keyed by name id: the input of the `cuda_gpu_kern_sum` statistics. */
+/**
+ * Kernel durations keyed by name id: the input of the `cuda_gpu_kern_sum` statistics. Rows with
+ * unusable times (validRows.ts) are left out.
+ */
 export function selectKernelDurations(handle: ExportHandle, opts: KernelQueryOptions = {}) {
   const nameCol = opts.nameBy === 'short' ? 'k.shortName' : 'k.demangledName';
   return handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL as k')
     .select((eb) => [eb.ref(nameCol).as('nameId'), eb('k.end', '-', eb.ref('k.start')).as('duration')])
-    .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: 'k.globalPid', device: 'k.deviceId' }));
+    .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: 'k.globalPid', device: 'k.deviceId' }))
+    .where(sql<boolean>`${sql.raw(validIntervalSql('k'))}`);
 }
 
 /** The demangled names of the kernels in the export, by string id (one pass over the distinct ids). */

@@ -1,4 +1,5 @@
 import { sql, type SqlBool } from 'kysely';
+import { MAX_SAFE_NS, validNvtxSql } from './validRows.js';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
 import { pidOf } from './globalIds.js';
@@ -52,7 +53,8 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
       sql<string | null>`coalesce(s.value, n.text)`.as('text'),
       'd.name as domain',
     ])
-    .where('n.eventType', 'in', [...types]);
+    .where('n.eventType', 'in', [...types])
+    .where(sql<SqlBool>`${sql.raw(validNvtxSql('n'))}`);
   if (opts.pid !== undefined) q = q.where(sql<SqlBool>`${pidOf('n.globalTid')} = ${opts.pid}`);
   if (opts.endNs !== undefined) q = q.where('n.start', '<', opts.endNs);
   if (opts.startNs !== undefined) q = q.where((eb) => eb.or([eb('n.end', 'is', null), eb('n.end', '>', opts.startNs!)]));
@@ -65,7 +67,10 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
 export function selectNvtxMaxTimestamp(handle: ExportHandle) {
   return handle.db
     .selectFrom('NVTX_EVENTS')
-    .select(sql<number | null>`max(coalesce(max("start"), 0), coalesce(max("end"), 0))`.as('maxTs'));
+    // Numbers only (NULL, TEXT and BLOB fail `<= MAX`; TEXT would be every max()): one comparison per value.
+    .select(
+      sql<number | null>`max(coalesce(max(CASE WHEN "start" <= ${sql.raw(String(MAX_SAFE_NS))} THEN "start" END), 0), coalesce(max(CASE WHEN "end" <= ${sql.raw(String(MAX_SAFE_NS))} THEN "end" END), 0))`.as('maxTs'),
+    );
 }
 
 /**
@@ -101,7 +106,9 @@ export function selectNvtxRangeRows(handle: ExportHandle, opts: Pick<QueryOption
       'end',
       sql<number>`endGlobalTid IS NOT NULL AND endGlobalTid != globalTid`.as('crossThread'),
     ])
-    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]);
+    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
+    // Unusable times (validRows.ts): excluded here, counted by the summary.
+    .where(sql<SqlBool>`${sql.raw(validNvtxSql())}`);
   if (opts.pid !== undefined) q = q.where(pidOf('globalTid'), '=', opts.pid);
   return q;
 }

@@ -1,3 +1,4 @@
+import { validNvtxSql } from './validRows.js';
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 import { pidOf } from './globalIds.js';
@@ -8,7 +9,7 @@ import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
  * text. The name is `coalesce(StringIds.value via textId, text)`, resolved by the caller.
  */
 export function selectNvtxDomainCreates(handle: ExportHandle) {
-  return handle.db.selectFrom('NVTX_EVENTS').select(['domainId', pidOf('globalTid').as('pid'), 'start', 'textId', 'text']).where('eventType', '=', 75);
+  return handle.db.selectFrom('NVTX_EVENTS').select(['domainId', pidOf('globalTid').as('pid'), 'start', 'textId', 'text']).where('eventType', '=', 75).where(sql<boolean>`${sql.raw(validNvtxSql())}`);
 }
 
 /**

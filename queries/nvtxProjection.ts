@@ -1,3 +1,4 @@
+import { validNvtxSql } from './validRows.js';
 import { sql } from 'kysely';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { inJsonList } from './filters.js';
@@ -24,7 +25,9 @@ export function selectProjectionRanges(handle: ExportHandle, opts: { hasEndGloba
       'eventType',
       opts.hasEndGlobalTid ? sql<number>`endGlobalTid IS NULL`.as('sameThread') : sql<number>`1`.as('sameThread'),
     ])
-    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]);
+    .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
+    // Only rows with usable times (validRows.ts); the projection counts the others.
+    .where(sql<boolean>`${sql.raw(validNvtxSql())}`);
 }
 
 /** CUDA API calls with a thread and a correlation id: hi, lo, start, end, correlationId. */

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { validIntervalSql } from './validRows.js';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
 import { pidOf, tidOf } from './globalIds.js';
@@ -29,5 +31,6 @@ export function selectApiCallRows(handle: ExportHandle) {
     .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
     .select([pidOf('globalTid').as('pid'), tidOf('globalTid').as('tid'), 'correlationId', 'start', 'end', 'nameId']);
   if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
-  return q;
+  // Only rows with usable times (validRows.ts); the loader counts what was left out.
+  return q.where(sql<boolean>`${sql.raw(validIntervalSql())}`);
 }

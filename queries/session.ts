@@ -25,5 +25,6 @@ export function selectSessionStartEpochNs(handle: ExportHandle) {
 export function readSessionStartEpochNs(handle: ExportHandle): bigint | null {
   if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
   const row = allRows(handle, selectSessionStartEpochNs(handle), { safeIntegers: true })[0] as { utcEpochNs: bigint | null } | undefined;
-  return row?.utcEpochNs ?? null;
+  // Only an integer is a UTC start (a damaged export may hold text there).
+  return typeof row?.utcEpochNs === 'bigint' ? row.utcEpochNs : null;
 }

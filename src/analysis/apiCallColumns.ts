@@ -2,7 +2,9 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { selectRowIdBound } from '../../queries/capture.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { selectApiCallRows } from '../../queries/runtime.js';
+import { countAllRows, noteExcludedRows } from '../export/rowChecks.js';
 import { Column } from './typedColumn.js';
+import { requireContract } from '../export/contract.js';
 
 /**
  * CUDA runtime/driver API calls in column arrays, read in one pass and shared by the analyses
@@ -26,6 +28,7 @@ export interface ApiCallColumns {
 }
 
 export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
+  requireContract(handle, 'apiCalls');
   const present = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
   // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
   // on millions of calls; the arrays are views of the filled part.
@@ -41,6 +44,7 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
   let maxEnd = 0;
   if (present) {
     const q = selectApiCallRows(handle);
+    const hasEventClass = handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass');
     let room = pid.data.length;
     forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null) => {
       if (n === room) {
@@ -56,6 +60,7 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
       if (e > maxEnd) maxEnd = e;
       n++;
     });
+    noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', hasEventClass ? 'eventClass != 67' : '1') - n);
   }
   return {
     count: n,

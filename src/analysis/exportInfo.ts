@@ -2,6 +2,7 @@ import { loadNvtxDomains, type NvtxRangesByDomain } from './nvtxSummary.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
 import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
+import { requireContract } from '../export/contract.js';
 
 const GPU_OP_TABLES = GPU_OP_SOURCES.map((s) => s.table);
 import type { ExportHandle } from '../../queries/handle.js';
@@ -211,14 +212,19 @@ function factsFromColumns(ops: GpuOpColumns, calls: ApiCallColumns): { devices: 
 
 /** Everything `iterscope info` prints about an export. */
 export function describeExport(handle: ExportHandle, known: KnownExportFacts = {}): ExportInfo {
+  requireContract(handle, 'exportInfo');
   const settings = readCaptureSettings(handle);
   let sessionStartUtc: string | null = null;
   let sessionStartEpochNs: bigint | null = null;
   if (handle.hasTable('TARGET_INFO_SESSION_START_TIME')) {
     const row = allRows(handle, selectSessionStart(handle), { safeIntegers: true })[0];
-    if (row?.utcEpochNs != null) {
-      sessionStartEpochNs = BigInt(row.utcEpochNs);
-      sessionStartUtc = new Date(Number(sessionStartEpochNs / 1000000n)).toISOString();
+    // Only an integer is a UTC start (a damaged export may hold text such as 'yesterday');
+    // dates outside what Date can show (about +-2.7e5 years) are left unset as well.
+    const utc: unknown = row?.utcEpochNs;
+    const ms = typeof utc === 'bigint' ? Number(utc / 1000000n) : NaN;
+    if (typeof utc === 'bigint' && Math.abs(ms) <= 8.64e15) {
+      sessionStartEpochNs = utc;
+      sessionStartUtc = new Date(ms).toISOString();
     }
   }
   const details = handle.hasTable('ANALYSIS_DETAILS') ? allRows(handle, selectAnalysisDetails(handle), { safeIntegers: true })[0] : undefined;

@@ -2,8 +2,10 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { selectRowIdBound } from '../../queries/capture.js';
 import { presentGpuOpSources, selectGpuOpsOf } from '../../queries/gpuOps.js';
 import { allRows, forEachRow } from '../../queries/run.js';
+import { countAllRows, noteExcludedRows } from '../export/rowChecks.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
 import { Column } from './typedColumn.js';
+import { requireContract } from '../export/contract.js';
 
 /**
  * Every GPU operation of the export in column arrays (scan order: kernels, memcpys, memsets,
@@ -30,6 +32,7 @@ export interface GpuOpColumns {
  * analysis that needs both reads the ops once.
  */
 export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number } = {}): GpuOpColumns {
+  requireContract(handle, 'gpuOps');
   // Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
   // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
   const sources = presentGpuOpSources(handle);
@@ -49,7 +52,9 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
   // is SQLite-bound, and every column handed to JS costs.
   for (const src of sources) {
     const kind = src.kind;
+    // Rows with unusable times are skipped in SQL (selectGpuOpsOf) and counted (rowChecks.ts).
     const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, deviceId: opts.deviceId });
+    const before = n;
     forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null) => {
       if (n === cap) {
         for (const col of cols) col.ensure(n + 1);
@@ -65,6 +70,8 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
       name.data[n] = nm ?? -1;
       n++;
     });
+    const all = opts.deviceId === undefined ? countAllRows(handle, src.table) : countAllRows(handle, src.table, 'deviceId = ?', [opts.deviceId]);
+    noteExcludedRows(handle, src.table, all - (n - before));
   }
   const ops: GpuOpColumns = {
     count: n,

@@ -2,10 +2,12 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { selectKernelDurations, type KernelQueryOptions } from '../../queries/kernels.js';
 import { selectGraphTraces } from '../../queries/graphTrace.js';
 import { forEachRow, iterateQuery } from '../../queries/run.js';
+import { countAllRows, noteExcludedRows } from '../export/rowChecks.js';
 import { loadStrings } from '../../queries/strings.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
+import { requireContract } from '../export/contract.js';
 
 /** One row of the `cuda_gpu_kern_sum` report. */
 export interface KernelSummaryRow extends DurationStats {
@@ -34,6 +36,7 @@ export interface KernelSummaryOptions extends KernelQueryOptions {
  * Float64 buffers, so no row objects are kept.
  */
 export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOptions = {}, known: { gpuOps?: GpuOpColumns } = {}): KernelSummary {
+  requireContract(handle, 'kernelSummary');
   const groups = new Map<string, Float64Buffer>();
   const kernelTablePresent = handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL');
   // The pipeline's GPU-op columns hold every kernel's demangled-name id, start and end (in the
@@ -47,8 +50,13 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
       buf.push(duration);
     };
     if (ops) {
+      // The columns hold only rows with usable times; their loader counted the others.
       for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) add(ops.nameId[i] < 0 ? null : ops.nameId[i], ops.end[i] - ops.start[i]);
-    } else forEachRow(handle, selectKernelDurations(handle, opts), add);
+    } else {
+      const kept = forEachRow(handle, selectKernelDurations(handle, opts), add);
+      // Rows left out for unusable times (rowChecks.ts): all rows less those kept, when unfiltered.
+      if (!hasActivityFilter(opts)) noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_KERNEL', countAllRows(handle, 'CUPTI_ACTIVITY_KIND_KERNEL') - kept);
+    }
     const names = loadStrings(handle, [...byId.keys()].filter((id): id is number => id != null));
     for (const [id, buf] of byId) {
       const name = (id == null ? undefined : names.get(id)) ?? `<unknown name ${id}>`;

@@ -1,3 +1,5 @@
+import { countInvalidRows, noteExcludedRows } from '../export/rowChecks.js';
+import { validNvtxSql } from '../../queries/validRows.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectGraphTraceCount } from '../../queries/graphTrace.js';
 import { selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
@@ -5,6 +7,7 @@ import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import { durationStats, Float64Buffer } from './durationStats.js';
 import { loadNvtxDomains, nvtxRangeLabel, nvtxStyleOf, type NvtxStyle, domainKey } from './nvtxSummary.js';
+import { requireContract } from '../export/contract.js';
 
 /** One row of `nsys stats -r nvtx_gpu_proj_sum`. Avg/Med/StdDev and the averages are not rounded. */
 export interface NvtxGpuProjectionRow {
@@ -250,6 +253,8 @@ function emptyCoverage(): NvtxGpuProjectionCoverage {
  * them with one decimal).
  */
 export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjectionOptions = {}): NvtxGpuProjection {
+  requireContract(handle, 'nvtxGpuProjection');
+  if (handle.hasTable('NVTX_EVENTS')) noteExcludedRows(handle, 'NVTX_EVENTS', countInvalidRows(handle, 'NVTX_EVENTS', validNvtxSql()));
   const coverage = emptyCoverage();
   const missingTables: string[] = [];
   if (!handle.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');

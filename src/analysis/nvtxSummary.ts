@@ -1,9 +1,12 @@
+import { countInvalidRows, noteExcludedRows } from '../export/rowChecks.js';
+import { validNvtxSql } from '../../queries/validRows.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectNvtxMarkCount, selectNvtxMaxTimestamp, selectNvtxRangeRows, type NvtxQueryOptions } from '../../queries/nvtx.js';
 import { selectNvtxDomainCreates } from '../../queries/nvtxDomains.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
+import { requireContract } from '../export/contract.js';
 
 export type NvtxStyle = 'PushPop' | 'StartEnd';
 
@@ -55,6 +58,7 @@ export function domainKey(domainId: number | null, pid: number): number {
  * Domains whose creation row is missing (trimmed exports) have no entry.
  */
 export function loadNvtxDomains(handle: ExportHandle): ReadonlyMap<number, string> {
+  requireContract(handle, 'nvtx');
   // One scan of NVTX_EVENTS per export (a second of the 10x bench file), however many analyses
   // ask: the export is read-only, so the answer cannot change.
   let out = domainCache.get(handle);
@@ -116,6 +120,9 @@ export function summarizeNvtxWithDomains(handle: ExportHandle, opts: Pick<NvtxQu
   const empty: NvtxSummary = { rows: [], unclosedRanges: 0, crossThreadRanges: 0, maxTimestampNs: null, marks: 0, zeroLengthRanges: 0 };
   const rangesByDomain = new Map<number, number>();
   if (!handle.hasTable('NVTX_EVENTS')) return { summary: empty, rangesByDomain };
+  requireContract(handle, 'nvtx');
+  // `nvtx` reads every range anyway: one more scan counts the rows excluded for unusable times.
+  noteExcludedRows(handle, 'NVTX_EVENTS', countInvalidRows(handle, 'NVTX_EVENTS', validNvtxSql()));
   const maxTs = nvtxEndOfTime(handle) ?? 0;
   // Groups keyed by text id (registered strings) or by text, then by style + (domain, pid).
   const byTextId = new Map<number, Map<number, RangeGroup>>();

@@ -14,7 +14,9 @@ import { registerFindings } from './commands/findings.js';
 import { NSYS_ENV, takeNsysOption } from '../export/nsysRep.js';
 import { registerMerge, registerRanks } from './commands/ranks.js';
 import { expandInputs } from '../ranks/expandInputs.js';
-import { guardOutputs, stderrLine } from './output.js';
+import { guardOutputs, note, stderrLine } from './output.js';
+import { setExcludedRowSink } from '../export/rowChecks.js';
+import { setCommandForMessages } from '../export/contract.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -38,7 +40,10 @@ export function buildProgram(): Command {
   registerRanks(program);
   registerMerge(program);
   for (const cmd of program.commands) cmd.exitOverride();
-  program.hook('preAction', (_program, action) => guardInputs(action));
+  program.hook('preAction', (_program, action) => {
+    setCommandForMessages(action.name());
+    guardInputs(action);
+  });
   return program;
 }
 
@@ -77,6 +82,7 @@ function guardInputs(action: Command): void {
 
 /** Runs the CLI; user errors print one line and exit 2 (1 for a gate's regression). */
 export async function main(argv: string[]): Promise<number> {
+  setExcludedRowSink(note);
   try {
     // `--nsys PATH` (any position): the nsys that exports .nsys-rep inputs, for every command and worker.
     const { argv: rest, nsys } = takeNsysOption(argv);

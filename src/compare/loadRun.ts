@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js';
 import { readOptionFile } from '../optionFile.js';
+import { validateSummary } from './validateSummary.js';
 
 /** Summaries are a few hundred kB; a file far above that is not one. */
 export const MAX_SUMMARY_FILE_BYTES = 64 * 1024 * 1024;
@@ -19,6 +20,7 @@ export function readSummaryFile(path: string): RunSummary {
   const schema = (json as { schema?: unknown })?.schema;
   if (typeof schema !== 'string' || !schema.startsWith('iterscope.summary/')) throw new InputError('E_LOG', path, 'JSON without an iterscope summary schema tag');
   if (schema !== SUMMARY_SCHEMA) throw new InputError('E_LOG', path, `summary schema ${schema} is not supported (this iterscope reads ${SUMMARY_SCHEMA})`);
+  validateSummary(json, path);
   return json as RunSummary;
 }
 

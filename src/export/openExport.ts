@@ -1,9 +1,11 @@
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { InputError, NsysReportError } from '../errors.js';
+import { InputError, NsysReportError, SchemaError } from '../errors.js';
 import { convertKinetoTraceSync } from '../kineto/convertSync.js';
 import { detectInput } from './detectInput.js';
+import { exportVersionText } from './contract.js';
+import { flushExcludedRowNotes } from './rowChecks.js';
 import type { Database } from '../../queries/schema.js';
 import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
 import { resolveNsysReport } from './nsysRep.js';
@@ -65,18 +67,53 @@ function readMetadata(sqlite: BetterSqlite3.Database, tables: Set<string>): Expo
  * SQLite, and an SQLite file that is not an nsys export. Any nsys table may be absent (exports are
  * lazy): callers ask `hasTable` / `hasColumn`.
  */
+/** Largest WAL-mode export read into memory (Node's Buffer limit is 4 GiB). */
+export const MAX_WAL_EXPORT_BYTES = 4 * 1024 * 1024 * 1024 - 1;
+
+/**
+ * Is the file in WAL mode (header bytes 18 and 19, the file format write/read versions, are 2)?
+ * nsys writes rollback-journal files; a copy edited with the sqlite3 shell can be WAL.
+ */
+function isWalMode(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const header = Buffer.alloc(20);
+    return readSync(fd, header, 0, 20, 0) === 20 && header.subarray(0, 16).toString('latin1') === 'SQLite format 3\0' && (header[18] === 2 || header[19] === 2);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The read-only connection. A WAL-mode file opened by path would get `-shm` and `-wal` files
+ * created beside it (even read-only), and this better-sqlite3 build has URI filenames off (no
+ * `?immutable=1`), so such a file is read into memory instead, its header switched to rollback
+ * mode in our copy (SQLite cannot deserialize a WAL-mode image): nothing is written beside the
+ * input. As with `immutable=1`, the content of an existing `-wal` file is not read.
+ */
+function openReadOnly(path: string): BetterSqlite3.Database {
+  if (!isWalMode(path)) return new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+  const size = statSync(path).size;
+  if (size > MAX_WAL_EXPORT_BYTES) throw new Error(`a WAL-mode database above 4 GiB (${size} bytes) is not read; convert it with sqlite3 FILE 'PRAGMA journal_mode=DELETE'`);
+  const image = readFileSync(path);
+  image[18] = 1;
+  image[19] = 1;
+  return new BetterSqlite3(image, { readonly: true });
+}
+
 export function openExport(input: string): ExportHandle {
   // An .nsys-rep opens as its SQLite export (exported once with nsys, see nsysRep.ts).
   const path = resolveNsysReport(input);
   assertReadableFile(path);
   let sqlite: BetterSqlite3.Database;
   try {
-    sqlite = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+    sqlite = openReadOnly(path);
   } catch (err) {
     throw new InputError('E_NOT_SQLITE', path, `cannot open as SQLite: ${sqliteMessage(err)}`);
   }
   const tables = new Set<string>();
   const columns = new Map<string, string[]>();
+  const declaredTypes = new Map<string, Map<string, string>>();
   try {
     // query_only guards against any accidental write through this connection.
     sqlite.pragma('query_only = ON');
@@ -104,8 +141,10 @@ export function openExport(input: string): ExportHandle {
     let cols = columns.get(table);
     if (!cols) {
       // PRAGMA arguments cannot be bound; `table` was checked against sqlite_master above.
-      cols = (sqlite.pragma(`table_info("${table.replace(/"/g, '""')}")`) as { name: string }[]).map((c) => c.name);
+      const info = sqlite.pragma(`table_info("${table.replace(/"/g, '""')}")`) as { name: string; type: string }[];
+      cols = info.map((c) => c.name);
       columns.set(table, cols);
+      declaredTypes.set(table, new Map(info.map((c) => [c.name, c.type ?? ''])));
     }
     return cols;
   };
@@ -118,6 +157,10 @@ export function openExport(input: string): ExportHandle {
     hasTable: (t) => tables.has(t),
     hasColumn: (t, c) => columnsOf(t).includes(c),
     columnsOf,
+    declaredTypeOf: (t, c) => {
+      columnsOf(t);
+      return declaredTypes.get(t)?.get(c) ?? null;
+    },
     close: () => {
       // Kysely's destroy() is async and would close the connection too; close directly.
       if (sqlite.open) sqlite.close();
@@ -133,10 +176,8 @@ export function openExport(input: string): ExportHandle {
  */
 export function openInput(path: string): ExportHandle {
   const kind = detectInput(path);
-  if (kind === 'nsys-report') {
-    throw new NsysReportError(path, 'an Nsight Systems report (.nsys-rep), not an export: run `nsys export --type sqlite -o FILE.sqlite ' + 'REPORT.nsys-rep` and pass the .sqlite file');
-  }
-  if (kind === 'nsys-export') return openExport(path);
+  // An .nsys-rep opens as its SQLite export (nsys on PATH, see nsysRep.ts; else a one-line error).
+  if (kind === 'nsys-export' || kind === 'nsys-report') return openExport(path);
   const converted = convertKinetoTraceSync(path);
   let handle: ExportHandle;
   try {
@@ -170,9 +211,16 @@ function isDamagedFileError(err: unknown): err is Error {
 export function withExport<T>(path: string, fn: (handle: ExportHandle) => T): T {
   const handle = openInput(path);
   try {
-    return fn(handle);
+    const result = fn(handle);
+    // Notes on excluded rows only with a result: an error stays the one line it is.
+    flushExcludedRowNotes(handle);
+    return result;
   } catch (err) {
     if (isDamagedFileError(err)) throw new InputError('E_NOT_SQLITE', path, `damaged SQLite database: ${sqliteMessage(err)}`);
+    // A table or column no declared contract (contract.ts) covers: still one line, not a crash.
+    if (err instanceof BetterSqlite3.SqliteError && /^no such (column|table)/.test(err.message)) {
+      throw new SchemaError(path, `${sqliteMessage(err)} (${exportVersionText(handle)}): a table or column this analysis reads is missing`);
+    }
     throw err;
   } finally {
     handle.close();

@@ -8,6 +8,7 @@ import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GpuOpColumns } from './findGaps.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { apiCallIndex } from '../analysis/apiCallIndex.js';
+import { Column } from '../analysis/typedColumn.js';
 
 /** NVTX names the cause rules look for. */
 export const GC_RANGE = 'Python GC';
@@ -61,11 +62,34 @@ export class ThreadRanges {
   private next = 0;
   private active: number[] = [];
   private lastQuery = -Infinity;
-  constructor(starts: number[], ends: number[], names: number[]) {
-    const idx = starts.map((_, i) => i).sort((a, b) => starts[a] - starts[b] || ends[b] - ends[a] || a - b);
-    this.start = Float64Array.from(idx, (i) => starts[i]);
-    this.end = Float64Array.from(idx, (i) => ends[i]);
-    this.name = Int32Array.from(idx, (i) => names[i]);
+  /**
+   * Ranges in start order (ties: the longer first, then input order). Typed inputs already in
+   * that order are kept as they are (no copy); otherwise a 4-byte index is sorted and the columns
+   * gathered once: NVTX-heavy exports hold millions of ranges here (issue 14: about 20 B each).
+   */
+  constructor(starts: ArrayLike<number>, ends: ArrayLike<number>, names: ArrayLike<number>) {
+    const n = starts.length;
+    const before = (a: number, b: number) => starts[a] - starts[b] || ends[b] - ends[a] || a - b;
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) if (before(i - 1, i) > 0) sorted = false;
+    if (sorted) {
+      this.start = starts instanceof Float64Array ? starts : Float64Array.from(starts);
+      this.end = ends instanceof Float64Array ? ends : Float64Array.from(ends);
+      this.name = names instanceof Int32Array ? names : Int32Array.from(names);
+      return;
+    }
+    const idx = new Uint32Array(n);
+    for (let i = 0; i < n; i++) idx[i] = i;
+    idx.sort(before);
+    this.start = new Float64Array(n);
+    this.end = new Float64Array(n);
+    this.name = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      const i = idx[k];
+      this.start[k] = starts[i];
+      this.end[k] = ends[i];
+      this.name[k] = names[i];
+    }
   }
   get length(): number {
     return this.start.length;
@@ -278,7 +302,8 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
   });
   const gc = new IntervalLists();
   const gil = new IntervalLists();
-  const named = new Map<number, { s: number[]; e: number[]; n: number[] }>();
+  // Per launching thread, its ranges in typed columns (millions on NVTX-heavy exports).
+  const named = new Map<number, { s: Column<Float64Array>; e: Column<Float64Array>; n: Column<Int32Array>; count: number }>();
   const nameIndexByTextId = new Map<number, number>();
   const nameIndexByText = new Map<string, number>();
   const pendingTextIds: number[] = [];
@@ -324,21 +349,27 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
         }
       }
       let l = named.get(k);
-      if (!l) named.set(k, (l = { s: [], e: [], n: [] }));
-      l.s.push(start);
-      l.e.push(e);
-      l.n.push(ni);
+      if (!l) named.set(k, (l = { s: new Column((m) => new Float64Array(m), 1024), e: new Column((m) => new Float64Array(m), 1024), n: new Column((m) => new Int32Array(m), 1024), count: 0 }));
+      if (l.count === l.s.data.length) {
+        l.s.ensure(l.count + 1);
+        l.e.ensure(l.count + 1);
+        l.n.ensure(l.count + 1);
+      }
+      l.s.data[l.count] = start;
+      l.e.data[l.count] = e;
+      l.n.data[l.count] = ni;
+      l.count++;
     },
   );
   // Ranges never closed end where nsys ends them: the latest NVTX timestamp.
   if (anyOpenEnd) {
     const eot = nvtxEndOfTime(handle) ?? 0;
-    const fix = (a: number[]) => {
-      for (let i = 0; i < a.length; i++) if (Number.isNaN(a[i])) a[i] = eot;
+    const fix = (a: number[] | Float64Array, length = a.length) => {
+      for (let i = 0; i < length; i++) if (Number.isNaN(a[i])) a[i] = eot;
     };
     for (const l of gc.map.values()) fix(l.e);
     for (const l of gil.map.values()) fix(l.e);
-    for (const l of named.values()) fix(l.e);
+    for (const l of named.values()) fix(l.e.data, l.count);
   }
   const strings = loadStrings(handle, pendingTextIds);
   // Distinct raw names can share a cause name; map them onto one index.
@@ -354,7 +385,11 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
     return i;
   });
   rawNames = [];
-  for (const [k, l] of named) ctx.nvtxByThread.set(k, new ThreadRanges(l.s, l.e, l.n.map((i) => remap[i])));
+  for (const [k, l] of named) {
+    const names = l.n.trim(l.count);
+    for (let i = 0; i < names.length; i++) names[i] = remap[names[i]];
+    ctx.nvtxByThread.set(k, new ThreadRanges(l.s.trim(l.count), l.e.trim(l.count), names));
+  }
   for (const [pid] of gc.map) ctx.gcByPid.set(pid, gc.union([pid]));
   for (const [pid, t] of ctx.threads) ctx.gilWaitByPid.set(pid, gil.union(t.tids.map((tid) => threadKey(pid, tid))));
   return ctx;

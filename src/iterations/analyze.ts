@@ -8,7 +8,7 @@ import { recordsByIter } from '../logs/parse.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
-import { numberWindows, sameComposition, type Numbering } from './numbering.js';
+import { labelAgreesWithLog, numberWindows, type Numbering } from './numbering.js';
 import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
 import type { Engine, IterationSource } from './source.js';
@@ -249,8 +249,8 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     const rec = records.get(w.iter);
     const label = rangeOf[i].label;
     let labelMatchesLog: boolean | null = null;
-    if (rec && label && rec.contextRequests != null && rec.generationRequests != null) {
-      labelMatchesLog = sameComposition(label, rec);
+    if (rec && label && (rec.contextRequests != null || rec.generationRequests != null)) {
+      labelMatchesLog = labelAgreesWithLog(label, rec);
       if (!labelMatchesLog) labelMismatches.push(w.iter);
     }
     if (!rec) windowsWithoutRecord.push(w.iter);

@@ -48,6 +48,17 @@ export function sameComposition(label: LabelCounts, rec: LogComposition): boolea
 }
 
 /**
+ * Whether a joined log record agrees with its window's label: each count the record has is
+ * compared (a PyTorch text log whose num_ctx_requests exceeds num_scheduled_requests has no
+ * generation count, and must still be flagged), tokens when both sides have them.
+ */
+export function labelAgreesWithLog(label: LabelCounts, rec: LogComposition): boolean {
+  if (rec.contextRequests != null && rec.contextRequests !== label.contextRequests) return false;
+  if (rec.generationRequests != null && rec.generationRequests !== label.generationRequests) return false;
+  return sameComposition(label, { ...rec, contextRequests: label.contextRequests, generationRequests: label.generationRequests });
+}
+
+/**
  * Aligns unnumbered windows to the log by their whole sequence of batch compositions (ctx reqs,
  * gen reqs, and ctx/gen tokens when both sides have them): every offset at which all windows
  * agree with consecutive log records. The oldest PyTorch label and vLLM's step ranges carry counts

@@ -1,3 +1,4 @@
+import { isValidNvtxTimes, noteExcludedRows } from '../export/rowChecks.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { forEachMatchingNvtxRange, matchingNvtxTexts } from '../../queries/iterationRanges.js';
 import { loadNvtxDomains } from '../analysis/nvtxSummary.js';
@@ -26,6 +27,8 @@ export interface FoundIterationRanges {
   byPid: Map<number, IterationRange[]>;
   /** Matches on other threads of the same process, left out. */
   ignoredOtherThreads: number;
+  /** Matching ranges left out for unusable times (NULL/text/end < start/beyond 2^53). */
+  invalidRanges?: number;
 }
 
 /**
@@ -43,8 +46,14 @@ export function collectRanges(
   if (matching.ids.length === 0 && matching.texts.length === 0) return { source, byPid: new Map(), ignoredOtherThreads: 0 };
   const domains = loadNvtxDomains(handle);
   const all: IterationRange[] = [];
+  let invalidRanges = 0;
   forEachMatchingNvtxRange(handle, matching, (start, end, pid, tid, domainId, text) => {
     if (!match(text)) return;
+    // Few rows (the iteration ranges): checked here, excluded and counted (rowChecks.ts).
+    if (!isValidNvtxTimes(start, end)) {
+      invalidRanges++;
+      return;
+    }
     const label = source.parseLabel(text);
     all.push({
       pid,
@@ -57,8 +66,9 @@ export function collectRanges(
       number: numberOf(text, label),
     });
   });
+  noteExcludedRows(handle, 'NVTX_EVENTS', invalidRanges);
   const { byPid, ignoredOtherThreads } = executorThreadPerProcess(all);
-  return { source, byPid, ignoredOtherThreads };
+  return { source, byPid, ignoredOtherThreads, invalidRanges };
 }
 
 /** Per process, keeps the thread with the most matches: the executor loop. */

@@ -8,6 +8,7 @@ import type { CategoryClassifier } from '../categories/rules.js';
 import { num, str, usText } from './events.js';
 import { Lanes } from './lanes.js';
 import { streamTrack, gpuPid, type TrackRegistry } from './tracks.js';
+import { requireContract } from '../export/contract.js';
 
 /** Kernel slice names: nsys's short name (`shortName`, the default) or the full demangled signature. */
 export type KernelNames = 'short' | 'demangled';
@@ -79,6 +80,7 @@ export function writeGpuOps(handle: ExportHandle, tracks: TrackRegistry, emit: (
   const stats: GpuOpSliceStats = { ops: 0, byKind: { kernel: 0, memcpy: 0, memset: 0, graph: 0 }, overflowOps: 0, streams: 0, streamsWithOverflow: 0, devices: [] };
   const present = presentGpuOpSources(handle);
   if (present.length === 0) return stats;
+  requireContract(handle, 'gpuOps');
   const shortCol = handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') && opts.kernelNames !== 'demangled' ? 'shortName' : 'demangledName';
   const strings = kernelStrings(handle, shortCol);
   const copyLabels = memcpyLabels(handle);

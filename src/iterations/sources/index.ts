@@ -1,3 +1,4 @@
+import { requireContract } from '../../export/contract.js';
 import type { ExportHandle } from '../../../queries/handle.js';
 import { hasMatchingNvtxRange } from '../../../queries/iterationRanges.js';
 import { IterationError } from '../../errors.js';
@@ -33,27 +34,35 @@ export function sourceForSpec(spec: IterationRangeSpec): IterationSource {
  * source with ranges, else a fallback source. None found is an error that says which option to pass.
  */
 export function findIterationRanges(handle: ExportHandle, spec?: IterationRangeSpec): FoundIterationRanges {
+  requireContract(handle, 'nvtx');
   if (spec) {
     const found = sourceForSpec(spec).findRanges(handle);
-    if (found.byPid.size === 0) throw new IterationError(`no NVTX ranges match --iteration-range ${describeSpec(spec)}`, handle.path);
+    if (found.byPid.size === 0) throw new IterationError(`no NVTX ranges match --iteration-range ${describeSpec(spec)}${unusable(found.invalidRanges ?? 0)}`, handle.path);
     return found;
   }
-  const found = firstSourceWithRanges(handle, DEFAULT_ITERATION_SOURCES) ?? firstSourceWithRanges(handle, FALLBACK_ITERATION_SOURCES);
+  const tried = { invalidRanges: 0 };
+  const found = firstSourceWithRanges(handle, DEFAULT_ITERATION_SOURCES, tried) ?? firstSourceWithRanges(handle, FALLBACK_ITERATION_SOURCES, tried);
   if (found) return found;
   throw new IterationError(
     handle.hasTable('NVTX_EVENTS')
-      ? "no iteration ranges found (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync' nor vLLM's 'execute_context_...'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration"
+      ? `no iteration ranges found${unusable(tried.invalidRanges)} (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync' nor vLLM's 'execute_context_...'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration`
       : 'the export has no NVTX events, so iterations cannot be found; profile with `-t cuda,nvtx` (and TLLM_LLMAPI_ENABLE_NVTX=1 / an --nvtx build, or vLLM with the cuda profiler)',
     handle.path,
   );
 }
 
-function firstSourceWithRanges(handle: ExportHandle, sources: readonly IterationSource[]): FoundIterationRanges | null {
+function firstSourceWithRanges(handle: ExportHandle, sources: readonly IterationSource[], tried: { invalidRanges: number }): FoundIterationRanges | null {
   for (const source of sources) {
     const found = source.findRanges(handle);
     if (found.byPid.size > 0) return found;
+    tried.invalidRanges += found.invalidRanges ?? 0;
   }
   return null;
+}
+
+/** ` (12 matching ranges have ... and were left out)` when matches were left out for their times. */
+function unusable(n: number): string {
+  return n ? ` (${n} matching range${n > 1 ? 's have' : ' has'} a NULL, non-integer, end-before-start or beyond-2^53 time and ${n > 1 ? 'were' : 'was'} left out)` : '';
 }
 
 /** Which engine's iteration markers the export carries (the first default source with ranges); null when none. */

@@ -1,0 +1,152 @@
+import { basename } from 'node:path';
+import type { ExportHandle } from '../../queries/handle.js';
+import { SchemaError } from '../errors.js';
+
+/**
+ * What each analysis reads from an export, declared in one place: for each table, the columns it
+ * cannot do without (required) and their expected storage class. Any nsys table may be absent
+ * (exports are lazy: no NVTX, no kernels), and an absent table means "no such activity"; but a
+ * table that is present must have the columns its analyses read. `requireContract` checks a
+ * declaration against the `table_info` probe of the open export (no extra query beyond a tiny
+ * `StringIds` storage-class probe) before the analysis runs, so a dropped, renamed or retyped
+ * column is exit 2 with one line naming the file, the table, the column(s), the export's nsys and
+ * schema versions and the command — not a crash half-way.
+ *
+ * Rows whose values are of the wrong storage class (NULL, TEXT or BLOB times, `end < start`,
+ * times beyond 2^53) are a different matter: they are excluded in SQL by the loaders
+ * (`validTimes` in rowChecks.ts) and counted in a note.
+ */
+
+export type StorageClass = 'integer' | 'text';
+
+export interface TableNeed {
+  table: string;
+  /** Columns the analysis reads unconditionally. */
+  required: readonly string[];
+  /** Expected storage class of some of them: a declared type of another affinity is an error. */
+  classes?: Readonly<Record<string, StorageClass>>;
+  /** The analysis needs this table whenever `whenPresent` (one of them) is present. */
+  whenPresent?: readonly string[];
+}
+
+const GPU_OP_TABLES = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE'] as const;
+const GPU_OP_COLUMNS = ['start', 'end', 'deviceId', 'streamId', 'correlationId', 'globalPid'] as const;
+const INTEGER_TIMES = { start: 'integer', end: 'integer' } as const;
+const GPU_OP_CLASSES = { ...INTEGER_TIMES, deviceId: 'integer', streamId: 'integer', correlationId: 'integer', globalPid: 'integer' } as const;
+
+const KERNELS: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_KERNEL', required: [...GPU_OP_COLUMNS, 'demangledName'], classes: { ...GPU_OP_CLASSES, demangledName: 'integer' } };
+const MEMCPY: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES };
+const MEMSET: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_MEMSET', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES };
+const GRAPHS: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES };
+const RUNTIME: TableNeed = {
+  table: 'CUPTI_ACTIVITY_KIND_RUNTIME',
+  required: ['start', 'end', 'correlationId', 'globalTid', 'nameId'],
+  classes: { ...INTEGER_TIMES, correlationId: 'integer', globalTid: 'integer', nameId: 'integer' },
+};
+const NVTX: TableNeed = {
+  table: 'NVTX_EVENTS',
+  required: ['start', 'end', 'eventType', 'globalTid', 'text', 'textId', 'domainId'],
+  classes: { ...INTEGER_TIMES, eventType: 'integer', globalTid: 'integer', textId: 'integer', domainId: 'integer', text: 'text' },
+};
+const STRINGS: TableNeed = {
+  table: 'StringIds',
+  required: ['id', 'value'],
+  classes: { id: 'integer', value: 'text' },
+  whenPresent: ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS'],
+};
+/** What the NVTX-GPU projection reads of the GPU tables: when and which call launched them. */
+const projectionOps = (table: string): TableNeed => ({ table, required: ['start', 'end', 'correlationId', 'globalPid'], classes: { ...INTEGER_TIMES, correlationId: 'integer', globalPid: 'integer' } });
+
+const THREADS: TableNeed = { table: 'ThreadNames', required: ['nameId', 'globalTid'], classes: { nameId: 'integer', globalTid: 'integer' } };
+const GPUS: TableNeed = { table: 'TARGET_INFO_GPU', required: ['id', 'name'], classes: { name: 'text' } };
+
+/** Per analysis, the tables and columns it reads. */
+export const ANALYSIS_CONTRACTS = {
+  /** GPU ops in typed columns (iterations, gaps, trace, report, ranks). */
+  gpuOps: [KERNELS, MEMCPY, MEMSET, GRAPHS, STRINGS],
+  /** CUDA API calls (iterations attribution, gaps' host causes). */
+  apiCalls: [RUNTIME, STRINGS],
+  /** `kernels` (cuda_gpu_kern_sum). */
+  kernelSummary: [KERNELS, STRINGS],
+  /** `nvtx`, iteration windows, NVTX host causes. */
+  nvtx: [NVTX, STRINGS],
+  /** `nvtx --gpu` (nvtx_gpu_proj_sum). */
+  nvtxGpuProjection: [NVTX, RUNTIME, ...GPU_OP_TABLES.map(projectionOps), STRINGS],
+  /** `info`: threads and GPUs. */
+  exportInfo: [THREADS, GPUS, STRINGS],
+} as const satisfies Record<string, readonly TableNeed[]>;
+
+export type AnalysisName = keyof typeof ANALYSIS_CONTRACTS;
+
+/** The CLI command running (for messages); set by the CLI before the command's action. */
+let commandName: string | null = null;
+/** Worker threads (several exports) get a copy of the environment: the name travels there. */
+const COMMAND_ENV = 'ITERSCOPE_COMMAND';
+export function setCommandForMessages(name: string | null): void {
+  commandName = name;
+  if (name) process.env[COMMAND_ENV] = name;
+  else delete process.env[COMMAND_ENV];
+}
+
+/** `nsys 2025.3.2.0, export schema 3.20.3` (what the export says about itself). */
+export function exportVersionText(handle: ExportHandle): string {
+  const m = handle.metadata;
+  return `nsys ${m.productVersion ?? 'version unknown'}, export schema ${m.schemaVersion ?? 'unknown'}`;
+}
+
+function schemaError(handle: ExportHandle, analysis: string, problem: string): SchemaError {
+  const command = commandName ?? process.env[COMMAND_ENV] ?? null;
+  const who = command ? `iterscope ${command}` : `the ${analysis} analysis`;
+  return new SchemaError(handle.path, `${problem}, needed by ${who} (${exportVersionText(handle)} in ${basename(handle.path)}); re-export it with nsys export --type sqlite`);
+}
+
+/** SQLite's affinity of a declared column type (https://sqlite.org/datatype3.html §3.1). */
+export function affinityOf(declared: string): 'integer' | 'text' | 'blob' | 'real' | 'numeric' {
+  const t = declared.toUpperCase();
+  if (t.includes('INT')) return 'integer';
+  if (/CHAR|CLOB|TEXT/.test(t)) return 'text';
+  if (t === '' || t.includes('BLOB')) return 'blob';
+  if (/REAL|FLOA|DOUB/.test(t)) return 'real';
+  return 'numeric';
+}
+
+const checked = new WeakMap<ExportHandle, Set<string>>();
+
+/**
+ * Throws a `SchemaError` (exit 2, one line) when a present table lacks a column `analysis` reads,
+ * declares it with an affinity that cannot hold its storage class (a TEXT `start`, a TEXT
+ * `correlationId`), or when `StringIds.value` holds BLOBs. Checked once per export and analysis.
+ */
+export function requireContract(handle: ExportHandle, analysis: AnalysisName): void {
+  let done = checked.get(handle);
+  if (!done) checked.set(handle, (done = new Set()));
+  if (done.has(analysis)) return;
+  for (const need of ANALYSIS_CONTRACTS[analysis] as readonly TableNeed[]) {
+    if (!handle.hasTable(need.table)) {
+      const users = need.whenPresent?.filter((t) => handle.hasTable(t)) ?? [];
+      if (users.length) throw schemaError(handle, analysis, `table ${need.table} is missing (${users.join(', ')} refer to it)`);
+      continue;
+    }
+    const missing = need.required.filter((c) => !handle.hasColumn(need.table, c));
+    if (missing.length) throw schemaError(handle, analysis, `table ${need.table} lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+    for (const [column, cls] of Object.entries(need.classes ?? {})) {
+      const declared = handle.declaredTypeOf?.(need.table, column);
+      if (declared == null) continue;
+      const affinity = affinityOf(declared);
+      const ok = cls === 'integer' ? affinity === 'integer' || affinity === 'numeric' : affinity === 'text' || affinity === 'blob';
+      if (!ok) throw schemaError(handle, analysis, `column ${need.table}.${column} is declared ${declared || 'without a type'}, expected ${cls.toUpperCase()}`);
+    }
+  }
+  if ((ANALYSIS_CONTRACTS[analysis] as readonly TableNeed[]).includes(STRINGS) && handle.hasTable('StringIds')) requireTextStrings(handle, analysis);
+  done.add(analysis);
+}
+
+const stringsChecked = new WeakSet<ExportHandle>();
+
+/** Kernel, API and NVTX names are StringIds.value: a BLOB there is a damaged export, not a name. */
+function requireTextStrings(handle: ExportHandle, analysis: string): void {
+  if (stringsChecked.has(handle)) return;
+  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM StringIds WHERE typeof(value) NOT IN ('text', 'null')`).get() as { n: number };
+  if (row.n > 0) throw schemaError(handle, analysis, `column StringIds.value holds ${row.n} non-text value${row.n > 1 ? 's' : ''} (BLOB or number) where names are expected`);
+  stringsChecked.add(handle);
+}
