@@ -22,7 +22,7 @@
  * To benchmark another command, add an entry to BENCHMARKS.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,8 @@ const TARGET_RATIO = 3;
 const GROWTH_TARGET = [7.5, 12.5];
 const PARALLEL_TARGET = 0.6;
 const RSS_TARGET_MB = 1024;
+/** A 200 MB Kineto trace is streamed: peak RSS below this. */
+const KINETO_RSS_TARGET_MB = 500;
 
 /** The GPU ops with their launching CUDA API call (kernel <-> runtime by correlationId + PID). */
 const KERNEL_LAUNCH_JOIN =
@@ -335,6 +337,22 @@ if (PARALLEL > 1 && (!only || only.has('parallel') || only.has('iterations'))) {
     withinTarget: median <= PARALLEL_TARGET,
   };
 }
+// A 200 MB PyTorch profiler (Kineto) trace, built once from the torch-only fixture
+// (bench/make-kineto-200mb.mjs): read by streaming, its peak RSS must stay under KINETO_RSS_TARGET_MB.
+let kineto = null;
+const KINETO_SOURCE = resolve(REPO, '..', 'shared', 'fixtures', 'pytorch-torch-only', 'trace.json');
+if ((!only || only.has('kineto')) && existsSync(KINETO_SOURCE)) {
+  const kfile = join(here, 'tmp', 'kineto-200mb.json');
+  if (!existsSync(kfile)) {
+    status('bench: building the 200 MB Kineto trace (reused when already built)');
+    mkdirSync(dirname(kfile), { recursive: true });
+    const r = spawnSync(process.execPath, [join(here, 'make-kineto-200mb.mjs'), '--source', KINETO_SOURCE, '--mb', '200', '--out', kfile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) die(`make-kineto-200mb.mjs exited ${r.status}: ${String(r.stderr).trim().split('\n').pop()}`);
+  }
+  status('bench: kernels on the 200 MB Kineto trace');
+  const m = measure(process.execPath, [CLI, 'kernels', kfile, '--format', 'csv'], { node: true });
+  kineto = { file: kfile, bytes: statSync(kfile).size, command: 'iterscope kernels kineto-200mb.json --format csv', wallS: m.wall, peakRssMb: m.rssMb, rssTargetMb: KINETO_RSS_TARGET_MB, withinTarget: m.rssMb == null ? null : m.rssMb < KINETO_RSS_TARGET_MB };
+}
 status('');
 
 const fmt = (x, d) => (x == null ? '-' : x.toFixed(d));
@@ -367,6 +385,9 @@ if (parallel) {
     `parallel: ${parallel.exports} exports in one call on ${parallel.cores} cores, median of ${parallel.rounds.length} rounds: ${fmt(parallel.wallS, 1)} s (peak RSS ${fmt(parallel.peakRssMb, 0)} MB, CPU ${fmt(parallel.cpuS, 1)} s) vs ${fmt(parallel.sumOfSinglesS, 1)} s for ${parallel.exports} single runs (CPU ${fmt(parallel.sumOfSinglesCpuS, 1)} s) = ${parallel.ratio.toFixed(2)}x${parallel.withinTarget ? '' : ' MISSED'} (target <= ${PARALLEL_TARGET}x; rounds: ${parallel.roundRatios.map((r) => r.toFixed(2)).join(', ')})`,
   );
 }
+if (kineto) {
+  console.log(`kineto: ${kineto.command} (${mb(kineto.bytes)}): ${fmt(kineto.wallS, 1)} s, peak RSS ${fmt(kineto.peakRssMb, 0)} MB${kineto.withinTarget === false ? ' MISSED' : ''} (target < ${KINETO_RSS_TARGET_MB} MB)`);
+}
 if (skipped.length) console.log(`note: skipped (option not registered): ${skipped.join(', ')}`);
 if (!hasShell) console.log('note: sqlite3 is not on PATH: shell baseline skipped');
 if (!gnuTime) console.log('note: GNU /usr/bin/time not used: peak RSS measured in-process (wrapper) for iterscope only');
@@ -393,6 +414,7 @@ writeFileSync(
       startupS,
       growth,
       parallel,
+      kineto,
       skipped,
     },
     null,
