@@ -12,16 +12,17 @@ export interface MemcpyRow {
 }
 
 /** Every memcpy, in start order, with `srcKind`/`dstKind` when this nsys version records them. */
-export function selectMemcpyTraffic(handle: ExportHandle): MemcpyRow[] {
+export function selectMemcpyTraffic(handle: ExportHandle): Iterable<MemcpyRow> {
   if (!handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY')) return [];
   const kinds = handle.hasColumn('CUPTI_ACTIVITY_KIND_MEMCPY', 'srcKind') && handle.hasColumn('CUPTI_ACTIVITY_KIND_MEMCPY', 'dstKind');
   return handle.sqlite
     .prepare(
       `SELECT (coalesce(globalPid, 0) >> 24) & 16777215 AS pid, start, "end", bytes, copyKind,
               ${kinds ? 'srcKind, dstKind' : 'NULL AS srcKind, NULL AS dstKind'}
-       FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY start`,
+       FROM CUPTI_ACTIVITY_KIND_MEMCPY`,
     )
-    .all() as MemcpyRow[];
+    // Streamed in table order (no sort, no array of row objects): a big export has millions.
+    .iterate() as Iterable<MemcpyRow>;
 }
 
 /** One `--cuda-memory-usage` event (CUDA_GPU_MEMORY_USAGE_EVENTS). */
@@ -36,14 +37,14 @@ export interface MemoryUsageRow {
 }
 
 /** Allocation and deallocation events, in time order; [] when `--cuda-memory-usage` was off. */
-export function selectMemoryUsageEvents(handle: ExportHandle): MemoryUsageRow[] {
+export function selectMemoryUsageEvents(handle: ExportHandle): Iterable<MemoryUsageRow> {
   if (!handle.hasTable('CUDA_GPU_MEMORY_USAGE_EVENTS')) return [];
   return handle.sqlite
     .prepare(
       `SELECT (globalPid >> 24) & 16777215 AS pid, start, deviceId, bytes, memKind, memoryOperationType AS operation
-       FROM CUDA_GPU_MEMORY_USAGE_EVENTS ORDER BY start`,
+       FROM CUDA_GPU_MEMORY_USAGE_EVENTS`,
     )
-    .all() as MemoryUsageRow[];
+    .iterate() as Iterable<MemoryUsageRow>;
 }
 
 /** `id -> label` of an nsys enum table (`ENUM_CUDA_MEM_KIND`, `ENUM_CUDA_MEMCPY_OPER`); empty when absent. */

@@ -159,10 +159,12 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
   let deallocations = 0;
   let inIter = 0;
   let inIterBytes = 0;
+  let eventCount = 0;
   const iterSeen = new Set<number>();
   const inside: AllocationEvent[] = [];
   const duringGpu: AllocationEvent[] = [];
   for (const e of events) {
+    eventCount++;
     if (e.operation === 1) {
       deallocations++;
       continue;
@@ -185,7 +187,7 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
     byDirection: [...byDir.values()].sort((a, b) => b.bytes - a.bytes || a.direction.localeCompare(b.direction)),
     iterations: perIter,
     allocationsTraced: handle.hasTable('CUDA_GPU_MEMORY_USAGE_EVENTS'),
-    allocationEvents: events.length,
+    allocationEvents: eventCount,
     allocations,
     deallocations,
     allocationsInIterations: inIter,

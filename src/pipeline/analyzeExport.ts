@@ -88,6 +88,10 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     });
   }
 
+  // The NVTX GPU projection before the GPU-op columns are read: the two largest transient working
+  // sets are not held at once.
+  if (parts.has('nvtxGpu')) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
+
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
   if (parts.has('iterations') || parts.has('gaps')) {
     let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle));
@@ -138,7 +142,6 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   }
   if (parts.has('info') && !out.info) out.info = timed('info', () => describeExport(handle, { nvtxRangesByDomain }));
   if (parts.has('kernels') && !out.kernels) out.kernels = timed('kernels', () => summarizeKernels(handle, request.kernels));
-  if (parts.has('nvtxGpu')) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
   if (parts.has('host') && out.gaps) {
     const gaps = out.gaps;
     out.host = timed('host', () => summarizeHost(handle, gaps, it?.iterations, out.info?.nvtxDomains));
