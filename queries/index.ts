@@ -25,3 +25,4 @@ export * from './gpuMetrics.js';
 export * from './launchCalls.js';
 export * from './kinetoCpuOps.js';
 export * from './probe.js';
+export * from './validRows.js';
