@@ -26,3 +26,4 @@ export * from './launchCalls.js';
 export * from './kinetoCpuOps.js';
 export * from './probe.js';
 export * from './validRows.js';
+export * from './kinetoWriter.js';
