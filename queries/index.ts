@@ -24,3 +24,6 @@ export * from './strings.js';
 export * from './gpuMetrics.js';
 export * from './launchCalls.js';
 export * from './kinetoCpuOps.js';
+export * from './probe.js';
+export * from './validRows.js';
+export * from './kinetoWriter.js';

@@ -269,9 +269,9 @@ export interface TargetInfoGpuMetricsTable {
 }
 
 /**
- * `KINETO_CPU_OPS`: not an nsys table. Written by the Kineto conversion (src/kineto/convert.ts)
- * for the PyTorch profiler's aten ops (`cpu_op`), so it is only in converted traces: check
- * `hasTable`. Times are ns from session start like the nsys tables.
+ * `KINETO_CPU_OPS`: not an nsys table. Written by the Kineto conversion (src/kineto/convert.ts,
+ * DDL in queries/nsysDdl.ts) for the PyTorch profiler's aten ops (`cpu_op`), so it is only in
+ * converted traces: check `hasTable`. Times are ns from session start like the nsys tables.
  */
 export interface KinetoCpuOpsTable {
   start: number;

@@ -39,3 +39,8 @@ export function stringLookup(handle: ExportHandle): (id: number) => string | und
 export function selectStringIdsOf(handle: ExportHandle, values: readonly string[]) {
   return selectStrings(handle).where('value', 'in', [...values]);
 }
+
+/** `StringIds` rows whose value is neither text nor NULL (a BLOB or number: a damaged export). */
+export function countNonTextStrings(handle: ExportHandle): number {
+  return (handle.sqlite.prepare(`SELECT count(*) AS n FROM StringIds WHERE typeof(value) NOT IN ('text', 'null')`).get() as { n: number }).n;
+}

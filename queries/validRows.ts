@@ -1,3 +1,5 @@
+import type { ExportHandle } from './handle.js';
+
 /**
  * SQL tests for rows whose times an analysis can use (see src/export/rowChecks.ts for why):
  * numeric `start`/`end`, `end >= start`, within +-(2^53 - 1) ns. Written by us, never from input.
@@ -21,4 +23,17 @@ export function validNvtxSql(alias?: string): string {
   const s = alias ? `${alias}."start"` : '"start"';
   const e = alias ? `${alias}."end"` : '"end"';
   return `(${s} BETWEEN -${MAX_SAFE_NS} AND ${MAX_SAFE_NS} AND (${e} IS NULL OR (${e} <= ${MAX_SAFE_NS} AND ${e} >= ${s})))`;
+}
+
+/** Rows of `table` not passing `validSql`: one scan, for the commands where it is cheap enough. */
+export function countInvalidRows(handle: ExportHandle, table: string, validSql: string): number {
+  // `table` is one of our constants, checked with hasTable by the caller.
+  // coalesce: the test is NULL (not false) for a NULL time, and NOT NULL would not count it.
+  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE NOT coalesce(${validSql}, 0)`).get() as { n: number };
+  return row.n;
+}
+
+/** All rows of `table` (a b-tree count: no row is decoded); `where` is our own SQL with bound `params`. */
+export function countAllRows(handle: ExportHandle, table: string, where = '1', params: unknown[] = []): number {
+  return (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n;
 }

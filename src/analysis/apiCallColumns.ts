@@ -2,7 +2,8 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { selectRowIdBound } from '../../queries/capture.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { selectApiCallRows } from '../../queries/runtime.js';
-import { countAllRows, noteExcludedRows } from '../export/rowChecks.js';
+import { noteExcludedRows } from '../export/rowChecks.js';
+import { countAllRows } from '../../queries/validRows.js';
 import { Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 

@@ -1,5 +1,5 @@
-import { countInvalidRows, noteExcludedRows } from '../export/rowChecks.js';
-import { validNvtxSql } from '../../queries/validRows.js';
+import { noteExcludedRows } from '../export/rowChecks.js';
+import { countInvalidRows, validNvtxSql } from '../../queries/validRows.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectGraphTraceCount } from '../../queries/graphTrace.js';
 import { selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';

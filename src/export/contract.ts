@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { ExportHandle } from '../../queries/handle.js';
+import { countNonTextStrings } from '../../queries/strings.js';
 import { SchemaError } from '../errors.js';
 
 /**
@@ -146,7 +147,7 @@ const stringsChecked = new WeakSet<ExportHandle>();
 /** Kernel, API and NVTX names are StringIds.value: a BLOB there is a damaged export, not a name. */
 function requireTextStrings(handle: ExportHandle, analysis: string): void {
   if (stringsChecked.has(handle)) return;
-  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM StringIds WHERE typeof(value) NOT IN ('text', 'null')`).get() as { n: number };
-  if (row.n > 0) throw schemaError(handle, analysis, `column StringIds.value holds ${row.n} non-text value${row.n > 1 ? 's' : ''} (BLOB or number) where names are expected`);
+  const nonText = countNonTextStrings(handle);
+  if (nonText > 0) throw schemaError(handle, analysis, `column StringIds.value holds ${nonText} non-text value${nonText > 1 ? 's' : ''} (BLOB or number) where names are expected`);
   stringsChecked.add(handle);
 }

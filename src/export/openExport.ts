@@ -8,6 +8,7 @@ import { exportVersionText } from './contract.js';
 import { flushExcludedRowNotes } from './rowChecks.js';
 import type { Database } from '../../queries/schema.js';
 import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
+import { listTablesAndViews, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
 import { resolveNsysReport } from './nsysRep.js';
 
 /** Tables whose presence marks a file as an nsys export (at least one, plus StringIds or metadata). */
@@ -45,8 +46,7 @@ function readMetadata(sqlite: BetterSqlite3.Database, tables: Set<string>): Expo
   const metadataTable = tables.has('META_DATA_EXPORT') ? 'META_DATA_EXPORT' : tables.has('EXPORT_META_DATA') ? 'EXPORT_META_DATA' : null;
   const values = new Map<string, string | null>();
   if (metadataTable) {
-    // Table name comes from our own constant, never from user input.
-    for (const row of sqlite.prepare(`SELECT name, value FROM ${metadataTable}`).iterate() as Iterable<{ name: unknown; value: unknown }>) {
+    for (const row of readMetadataRows(sqlite, metadataTable)) {
       const name = String(row.name);
       if (!values.has(name)) values.set(name, row.value == null ? null : String(row.value));
     }
@@ -116,10 +116,8 @@ export function openExport(input: string): ExportHandle {
   const declaredTypes = new Map<string, Map<string, string>>();
   try {
     // query_only guards against any accidental write through this connection.
-    sqlite.pragma('query_only = ON');
-    for (const row of sqlite.prepare(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`).iterate() as Iterable<{ name: string }>) {
-      tables.add(row.name);
-    }
+    setQueryOnly(sqlite);
+    for (const name of listTablesAndViews(sqlite)) tables.add(name);
   } catch (err) {
     sqlite.close();
     throw new InputError('E_NOT_SQLITE', path, `not an SQLite database or damaged: ${sqliteMessage(err)}`);
@@ -140,8 +138,8 @@ export function openExport(input: string): ExportHandle {
     if (!tables.has(table)) return [];
     let cols = columns.get(table);
     if (!cols) {
-      // PRAGMA arguments cannot be bound; `table` was checked against sqlite_master above.
-      const info = sqlite.pragma(`table_info("${table.replace(/"/g, '""')}")`) as { name: string; type: string }[];
+      // `table` was checked against sqlite_master above (PRAGMA arguments cannot be bound).
+      const info = tableColumns(sqlite, table);
       cols = info.map((c) => c.name);
       columns.set(table, cols);
       declaredTypes.set(table, new Map(info.map((c) => [c.name, c.type ?? ''])));

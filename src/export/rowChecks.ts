@@ -53,16 +53,3 @@ export function flushExcludedRowNotes(handle: ExportHandle): void {
   if (sink) for (const n of excludedRowNotes(handle)) sink(n);
   excluded.delete(handle);
 }
-
-/** Rows of `table` not passing `validSql`: one scan, for the commands where it is cheap enough. */
-export function countInvalidRows(handle: ExportHandle, table: string, validSql: string): number {
-  // `table` is one of our constants, checked with hasTable by the caller.
-  // coalesce: the test is NULL (not false) for a NULL time, and NOT NULL would not count it.
-  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE NOT coalesce(${validSql}, 0)`).get() as { n: number };
-  return row.n;
-}
-
-/** All rows of `table` (a b-tree count: no row is decoded); `where` is our own SQL with bound `params`. */
-export function countAllRows(handle: ExportHandle, table: string, where = '1', params: unknown[] = []): number {
-  return (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n;
-}

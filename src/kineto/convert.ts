@@ -1,23 +1,30 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { NSYS_ENUM_ROWS, NSYS_TABLE_DDL } from './nsysDdl.js';
+import {
+  GPU_ACTIVITY_TABLES,
+  beginWrite,
+  commitWrite,
+  countCpuOps,
+  countGpuRowsWithoutProcess,
+  cpuOpsInNestingOrder,
+  createNsysSchema,
+  indexCpuOpsByThread,
+  indexRuntimeByCorrelation,
+  insertAnalysisDetails,
+  insertSessionStart,
+  prepareCpuOpNestingUpdate,
+  prepareEventInserts,
+  prepareGpuInsert,
+  prepareMetadataInsert,
+  prepareThreadAndProcessInserts,
+  rollbackWrite,
+  setBulkWriteMode,
+  setGpuRowProcessFromRuntime,
+  setGpuRowProcessWhereMissing,
+  shiftTimes,
+} from '../../queries/kinetoWriter.js';
 import { kernelShortName, memcpyKinds, memsetKind } from './activityNames.js';
 import { readKinetoTrace, type KinetoEvent, type KinetoHeader, type ReadProgress } from './readKineto.js';
 import { KinetoTraceError } from '../errors.js';
-
-/**
- * Kineto's aten ops (`cpu_op`), which nsys has no table for. Times are ns from session start like
- * every other table; `selfNs` is the op's duration minus its direct children on the same thread.
- */
-export const KINETO_CPU_OPS_DDL = `CREATE TABLE KINETO_CPU_OPS (
-    start                       INTEGER   NOT NULL,                    -- Op start (ns from session start).
-    end                         INTEGER   NOT NULL,                    -- Op end (ns).
-    globalTid                   INTEGER,                               -- Serialized GlobalId of the thread, packed as nsys does.
-    nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- aten op name
-    externalId                  INTEGER,                               -- Kineto "External id": shared with the runtime calls the op made.
-    depth                       INTEGER,                               -- Nesting depth among the thread's ops (0: outermost).
-    parentRowid                 INTEGER,                               -- rowid of the enclosing op on the same thread, NULL at depth 0.
-    selfNs                      INTEGER                                -- Duration minus the direct children's durations.
-);`;
 
 /** `META_DATA_EXPORT.EXPORT_PRODUCT_NAME` of a converted trace (how `isKinetoConversion` knows it). */
 export const KINETO_PRODUCT_NAME = 'iterscope: PyTorch profiler (Kineto) trace conversion';
@@ -89,7 +96,8 @@ const PROFILER_STEP = /^ProfilerStep#\d+$/;
 
 /**
  * Converts a Kineto trace into an nsys-shaped SQLite database at `dbPath` (created; must not
- * exist): the real nsys DDL, one transaction, prepared statements, events streamed one at a time.
+ * exist): the real nsys DDL, one transaction, prepared statements (all in queries/kinetoWriter.ts),
+ * events streamed one at a time.
  * Times become integer ns from the earliest event; `TARGET_INFO_SESSION_START_TIME.utcEpochNs` is
  * that event's absolute time (`ts * 1000 + baseTimeNanoseconds`).
  */
@@ -103,38 +111,20 @@ export async function convertKinetoTrace(input: string, dbPath: string, opts: { 
 }
 
 async function convertInto(db: BetterSqlite3.Database, input: string, opts: { onProgress?: ReadProgress }): Promise<ConversionSummary> {
-  db.pragma('journal_mode = OFF');
-  db.pragma('synchronous = OFF');
-  for (const ddl of Object.values(NSYS_TABLE_DDL)) db.exec(ddl);
-  db.exec(KINETO_CPU_OPS_DDL);
-  for (const [table, rows] of Object.entries(NSYS_ENUM_ROWS)) {
-    const ins = db.prepare(`INSERT INTO ${table} (id, name, label) VALUES (?, ?, ?)`);
-    for (const r of rows) ins.run(...r);
-  }
+  setBulkWriteMode(db);
+  createNsysSchema(db);
 
+  const insert = prepareEventInserts(db);
   const strings = new Map<string, number>();
-  const insString = db.prepare('INSERT INTO StringIds (id, value) VALUES (?, ?)');
   const stringId = (s: string): number => {
     let id = strings.get(s);
     if (id === undefined) {
       id = strings.size;
       strings.set(s, id);
-      insString.run(id, s);
+      insert.string.run(id, s);
     }
     return id;
   };
-  const insRuntime = db.prepare('INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId, returnValue) VALUES (?, ?, ?, ?, ?, ?, 0)');
-  const insKernel = db.prepare(
-    `INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, demangledName, shortName, registersPerThread,
-       gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)`,
-  );
-  const insMemcpy = db.prepare(
-    'INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, bytes, copyKind, srcKind, dstKind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const insMemset = db.prepare('INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, correlationId, value, bytes, memKind) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)');
-  const insNvtx = db.prepare('INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (?, ?, 59, ?, ?, 0)');
-  const insOp = db.prepare('INSERT INTO KINETO_CPU_OPS (start, end, globalTid, nameId, externalId) VALUES (?, ?, ?, ?, ?)');
 
   // Times are first stored relative to the first event's whole µs (exact in doubles whatever the
   // epoch), then shifted so the earliest event is 0.
@@ -184,10 +174,10 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
         if (!cpuSide) return skip(cat);
         noteThread();
         if (cat === 'user_annotation' || PROFILER_STEP.test(name)) {
-          insNvtx.run(start, end, name, gtid);
+          insert.nvtxRange.run(start, end, name, gtid);
           counts.annotations++;
         } else {
-          insOp.run(start, end, gtid, stringId(name), intOrNull(args['External id']));
+          insert.cpuOp.run(start, end, gtid, stringId(name), intOrNull(args['External id']));
           counts.cpuOps++;
         }
         return;
@@ -195,14 +185,14 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
       case 'cuda_driver':
         if (!cpuSide) return skip(cat);
         noteThread();
-        insRuntime.run(start, end, cat === 'cuda_runtime' ? 0 : 1, gtid, intOrNull(args.correlation), stringId(name));
+        insert.runtimeCall.run(start, end, cat === 'cuda_runtime' ? 0 : 1, gtid, intOrNull(args.correlation), stringId(name));
         counts.runtimeCalls++;
         return;
       case 'kernel': {
         const nameId = stringId(name);
         let shortId = shortNameIds.get(nameId);
         if (shortId === undefined) shortNameIds.set(nameId, (shortId = stringId(kernelShortName(name))));
-        insKernel.run(
+        insert.kernel.run(
           start,
           end,
           num(args.device),
@@ -226,12 +216,12 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
       }
       case 'gpu_memcpy': {
         const k = memcpyKinds(name);
-        insMemcpy.run(start, end, num(args.device), num(args.context), num(args.stream), intOrNull(args.correlation), num(args.bytes), k.copyKind, k.srcKind, k.dstKind);
+        insert.memcpy.run(start, end, num(args.device), num(args.context), num(args.stream), intOrNull(args.correlation), num(args.bytes), k.copyKind, k.srcKind, k.dstKind);
         counts.memcpys++;
         return;
       }
       case 'gpu_memset':
-        insMemset.run(start, end, num(args.device), num(args.context), num(args.stream), intOrNull(args.correlation), num(args.bytes), memsetKind(name));
+        insert.memset.run(start, end, num(args.device), num(args.context), num(args.stream), intOrNull(args.correlation), num(args.bytes), memsetKind(name));
         counts.memsets++;
         return;
       default:
@@ -239,12 +229,12 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
     }
   };
 
-  db.exec('BEGIN');
+  beginWrite(db);
   let read: { header: KinetoHeader; events: number };
   try {
     read = await readKinetoTrace(input, onEvent, opts);
   } catch (err) {
-    db.exec('ROLLBACK');
+    rollbackWrite(db);
     throw err;
   }
   const { header } = read;
@@ -253,9 +243,7 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
   if (!header.hasBaseTime) throw new KinetoTraceError(input, 'no "baseTimeNanoseconds": not a PyTorch profiler (Kineto) trace, or one too old to place on a clock');
 
   const shift = minNs;
-  for (const table of ['CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'NVTX_EVENTS', 'KINETO_CPU_OPS']) {
-    db.prepare(`UPDATE ${table} SET start = start - ?, end = end - ?`).run(shift, shift);
-  }
+  shiftTimes(db, shift);
   const durationNs = maxNs - minNs;
   const sessionStartUtcNs = header.baseTimeNs + BigInt(originUs) * 1000n + BigInt(shift);
 
@@ -263,8 +251,8 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
   nestCpuOps(db);
   writeThreadsAndProcesses(db, cpuThreads, processNames, threadNames, stringId);
   writeTargetInfo(db, header, sessionStartUtcNs, durationNs, input, read.events);
-  db.exec('CREATE INDEX KINETO_CPU_OPS_thread_start ON KINETO_CPU_OPS (globalTid, start)');
-  db.exec('COMMIT');
+  indexCpuOpsByThread(db);
+  commitWrite(db);
   return {
     input,
     events: read.events,
@@ -282,18 +270,16 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: { on
  * Kineto trace is one process's). Returns the rows left without a process.
  */
 function linkGpuRowsToProcesses(db: BetterSqlite3.Database, cpuThreads: Map<string, { pid: number; tid: number }>): number {
-  db.exec('CREATE INDEX CUPTI_ACTIVITY_KIND_RUNTIME_correlation ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId)');
+  indexRuntimeByCorrelation(db);
   const pids = new Set([...cpuThreads.values()].map((t) => t.pid));
   let left = 0;
-  for (const table of ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET']) {
-    db.exec(
-      `UPDATE ${table} SET globalPid = (SELECT r.globalTid - (r.globalTid & ${ID_MASK}) FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = ${table}.correlationId LIMIT 1)`,
-    );
+  for (const table of GPU_ACTIVITY_TABLES) {
+    setGpuRowProcessFromRuntime(db, table);
     if (pids.size === 1) {
       // A CPU-only or partial trace: the one profiled process launched everything.
-      db.prepare(`UPDATE ${table} SET globalPid = ? WHERE globalPid IS NULL`).run(packGlobalTid([...pids][0], 0));
+      setGpuRowProcessWhereMissing(db, table, packGlobalTid([...pids][0], 0));
     }
-    left += (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE globalPid IS NULL`).get() as { n: number }).n;
+    left += countGpuRowsWithoutProcess(db, table);
   }
   return left;
 }
@@ -304,14 +290,14 @@ function linkGpuRowsToProcesses(db: BetterSqlite3.Database, cpuThreads: Map<stri
  * of it is open on the same connection.
  */
 function nestCpuOps(db: BetterSqlite3.Database): void {
-  const n = (db.prepare('SELECT count(*) AS n FROM KINETO_CPU_OPS').get() as { n: number }).n;
+  const n = countCpuOps(db);
   if (n === 0) return;
   const rowid = new Float64Array(n);
   const tid = new Float64Array(n);
   const start = new Float64Array(n);
   const end = new Float64Array(n);
   let i = 0;
-  for (const r of db.prepare('SELECT rowid, globalTid, start, end FROM KINETO_CPU_OPS ORDER BY globalTid, start, end DESC').raw(true).iterate() as Iterable<number[]>) {
+  for (const r of cpuOpsInNestingOrder(db)) {
     rowid[i] = r[0];
     tid[i] = r[1];
     start[i] = r[2];
@@ -334,7 +320,7 @@ function nestCpuOps(db: BetterSqlite3.Database): void {
     }
     stack.push(k);
   }
-  const upd = db.prepare('UPDATE KINETO_CPU_OPS SET depth = ?, parentRowid = ?, selfNs = ? WHERE rowid = ?');
+  const upd = prepareCpuOpNestingUpdate(db);
   for (let k = 0; k < n; k++) upd.run(depth[k], parent[k] >= 0 ? rowid[parent[k]] : null, end[k] - start[k] - childNs[k], rowid[k]);
 }
 
@@ -345,14 +331,13 @@ function writeThreadsAndProcesses(
   threadNames: Map<string, string>,
   stringId: (s: string) => number,
 ): void {
-  const insThread = db.prepare('INSERT INTO ThreadNames (nameId, priority, globalTid) VALUES (?, NULL, ?)');
-  const insProcess = db.prepare('INSERT INTO PROCESSES (globalPid, pid, name) VALUES (?, ?, ?)');
+  const insert = prepareThreadAndProcessInserts(db);
   const pids = new Set<number>();
   for (const [k, { pid, tid }] of cpuThreads) {
     pids.add(pid);
-    insThread.run(stringId(threadNames.get(k) ?? `thread ${tid}`), packGlobalTid(pid, tid));
+    insert.thread.run(stringId(threadNames.get(k) ?? `thread ${tid}`), packGlobalTid(pid, tid));
   }
-  for (const pid of pids) insProcess.run(packGlobalTid(pid, 0), pid, processNames.get(pid) ?? null);
+  for (const pid of pids) insert.process.run(packGlobalTid(pid, 0), pid, processNames.get(pid) ?? null);
 }
 
 function isoSeconds(utcNs: bigint): string {
@@ -361,14 +346,9 @@ function isoSeconds(utcNs: bigint): string {
 
 function writeTargetInfo(db: BetterSqlite3.Database, header: KinetoHeader, sessionStartUtcNs: bigint, durationNs: number, input: string, events: number): void {
   const iso = isoSeconds(sessionStartUtcNs);
-  // utcEpochNs exceeds 2^53: bound as a bigint.
-  db.prepare('INSERT INTO TARGET_INFO_SESSION_START_TIME (utcEpochNs, utcTime, localTime) VALUES (?, ?, ?)').run(sessionStartUtcNs, iso, iso);
-  db.prepare('INSERT INTO ANALYSIS_DETAILS (globalVid, duration, startTime, stopTime) VALUES (?, ?, 0, ?)').run(GLOBAL_ID_BASE, durationNs, durationNs);
-  const insGpu = db.prepare(
-    `INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, smCount, cuDevice, computeMajor, computeMinor, threadsPerWarp, maxThreadsPerBlock,
-       maxRegistersPerBlock, maxShmemPerBlock, maxShmemPerBlockOptin, maxShmemPerSm, maxRegistersPerSm)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  insertSessionStart(db, sessionStartUtcNs, iso, iso);
+  insertAnalysisDetails(db, GLOBAL_ID_BASE, durationNs);
+  const insGpu = prepareGpuInsert(db);
   for (const d of header.deviceProperties) {
     const id = intOrNull(d.id);
     if (id === null) continue;
@@ -388,6 +368,6 @@ function writeTargetInfo(db: BetterSqlite3.Database, header: KinetoHeader, sessi
     ['KINETO_EVENTS', String(events)],
     ...[...header.extra].map(([k, v]) => [`KINETO_${k.toUpperCase()}`, v] as [string, string]),
   ];
-  const insMeta = db.prepare('INSERT INTO META_DATA_EXPORT (name, value) VALUES (?, ?)');
+  const insMeta = prepareMetadataInsert(db);
   for (const [k, v] of meta) insMeta.run(k, v);
 }

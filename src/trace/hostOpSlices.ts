@@ -1,5 +1,5 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectKinetoCpuOps } from '../../queries/kinetoCpuOps.js';
+import { kinetoCpuOpNameIds, selectKinetoCpuOps } from '../../queries/kinetoCpuOps.js';
 import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import { completeEvent } from './events.js';
@@ -14,8 +14,7 @@ import type { TrackRegistry } from './tracks.js';
 export function writeHostOps(handle: ExportHandle, tracks: TrackRegistry, emit: (json: string) => void, window?: { startNs: number; endNs: number }): number {
   if (!handle.hasTable('KINETO_CPU_OPS')) return 0;
   // Names first: no other query may run on the connection while the scan below is open.
-  const ids = (handle.sqlite.prepare('SELECT DISTINCT nameId FROM KINETO_CPU_OPS').raw(true).all() as [number][]).map((r) => r[0]);
-  const names = loadStrings(handle, ids);
+  const names = loadStrings(handle, kinetoCpuOpNameIds(handle));
   let n = 0;
   forEachRow(handle, selectKinetoCpuOps(handle), (_rowid: number, pid: number, tid: number, start: number, end: number, selfNs: number | null, nameId: number) => {
     if (window && (end <= window.startNs || start >= window.endNs)) return;

@@ -244,3 +244,18 @@ export const NSYS_ENUM_ROWS: Readonly<Record<string, readonly (readonly [number,
     [7, 'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN', 'Unknown'],
   ],
 };
+
+/**
+ * Kineto's aten ops (`cpu_op`), which nsys has no table for. Times are ns from session start like
+ * every other table; `selfNs` is the op's duration minus its direct children on the same thread.
+ */
+export const KINETO_CPU_OPS_DDL = `CREATE TABLE KINETO_CPU_OPS (
+    start                       INTEGER   NOT NULL,                    -- Op start (ns from session start).
+    end                         INTEGER   NOT NULL,                    -- Op end (ns).
+    globalTid                   INTEGER,                               -- Serialized GlobalId of the thread, packed as nsys does.
+    nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- aten op name
+    externalId                  INTEGER,                               -- Kineto "External id": shared with the runtime calls the op made.
+    depth                       INTEGER,                               -- Nesting depth among the thread's ops (0: outermost).
+    parentRowid                 INTEGER,                               -- rowid of the enclosing op on the same thread, NULL at depth 0.
+    selfNs                      INTEGER                                -- Duration minus the direct children's durations.
+);`;
