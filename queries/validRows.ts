@@ -25,12 +25,24 @@ export function validNvtxSql(alias?: string): string {
   return `(${s} BETWEEN -${MAX_SAFE_NS} AND ${MAX_SAFE_NS} AND (${e} IS NULL OR (${e} <= ${MAX_SAFE_NS} AND ${e} >= ${s})))`;
 }
 
-/** Rows of `table` not passing `validSql`: one scan, for the commands where it is cheap enough. */
+const invalidCounts = new WeakMap<ExportHandle, Map<string, number>>();
+
+/**
+ * Rows of `table` not passing `validSql`: one scan, for the commands where it is cheap enough.
+ * Counted once per open export (the report's NVTX summary and GPU projection both ask).
+ */
 export function countInvalidRows(handle: ExportHandle, table: string, validSql: string): number {
-  // `table` is one of our constants, checked with hasTable by the caller.
-  // coalesce: the test is NULL (not false) for a NULL time, and NOT NULL would not count it.
-  const row = handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE NOT coalesce(${validSql}, 0)`).get() as { n: number };
-  return row.n;
+  let counts = invalidCounts.get(handle);
+  if (!counts) invalidCounts.set(handle, (counts = new Map()));
+  const key = `${table}\u0000${validSql}`;
+  let n = counts.get(key);
+  if (n === undefined) {
+    // `table` is one of our constants, checked with hasTable by the caller.
+    // coalesce: the test is NULL (not false) for a NULL time, and NOT NULL would not count it.
+    n = (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE NOT coalesce(${validSql}, 0)`).get() as { n: number }).n;
+    counts.set(key, n);
+  }
+  return n;
 }
 
 /** All rows of `table` (a b-tree count: no row is decoded); `where` is our own SQL with bound `params`. */
