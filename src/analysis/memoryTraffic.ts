@@ -1,3 +1,4 @@
+import { windowLookup } from '../iterations/windowLookup.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents } from '../../queries/memoryTraffic.js';
 
@@ -78,29 +79,6 @@ interface Window {
   endNs: number;
 }
 
-/** Index of the window of `pid` holding t, or -1 (windows of a process are sorted and disjoint). */
-function windowLookup(windows: readonly Window[]): (pid: number, t: number) => number {
-  const byPid = new Map<number, number[]>();
-  windows.forEach((w, i) => {
-    const l = byPid.get(w.pid) ?? [];
-    l.push(i);
-    byPid.set(w.pid, l);
-  });
-  for (const l of byPid.values()) l.sort((a, b) => windows[a].startNs - windows[b].startNs);
-  return (pid, t) => {
-    const l = byPid.get(pid);
-    if (!l) return -1;
-    let lo = 0;
-    let hi = l.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (windows[l[mid]].startNs <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    const k = lo - 1;
-    return k >= 0 && t < windows[l[k]].endNs ? l[k] : -1;
-  };
-}
 
 /**
  * Memory traffic per iteration: memcpys by direction and bytes, those from or to pageable host

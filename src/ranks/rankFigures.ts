@@ -1,3 +1,4 @@
+import { windowLookup } from '../iterations/windowLookup.js';
 import { loadKernelNames } from '../../queries/kernels.js';
 import { selectKernelsNamed, selectLaunchesOfKernelsNamed } from '../../queries/kernelLaunches.js';
 import type { ExportHandle } from '../../queries/handle.js';
@@ -83,29 +84,8 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
       if (!launch.has(k)) launch.set(k, start);
     },
   );
-  // Windows per process: iteration rows are grouped by pid and sorted by start.
-  const byPid = new Map<number, number[]>();
-  rows.forEach((r, i) => {
-    const l = byPid.get(r.pid) ?? [];
-    l.push(i);
-    byPid.set(r.pid, l);
-  });
-  const rowOf = (pid: number, t: number): number => {
-    const idx = byPid.get(pid);
-    if (!idx) return -1;
-    let lo = 0;
-    let hi = idx.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rows[idx[mid]].startNs <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo === 0) return -1;
-    const r = idx[lo - 1];
-    // Launch windows run to the next iteration's start; the last one to its end.
-    const end = lo < idx.length ? rows[idx[lo]].startNs : rows[r].endNs;
-    return t < end ? r : -1;
-  };
+  // Launch windows: an iteration's window runs to the next one's start, the last one to its end.
+  const rowOf = windowLookup(rows);
   const perRow: { s: Float64Buffer; e: Float64Buffer }[] = rows.map(() => ({ s: new Float64Buffer(8), e: new Float64Buffer(8) }));
   forEachRow(
     handle,
