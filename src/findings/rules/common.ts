@@ -1,4 +1,4 @@
-import { formatNs } from '../../../reports/units.js';
+import { formatNs } from '../../units.js';
 import type { GapRow } from '../../gaps/analyze.js';
 import { REMEDIES } from '../remedies.js';
 import type { Evidence, Finding, RuleContext } from '../types.js';
