@@ -12,7 +12,7 @@ import { detectEngine } from '../iterations/sources/index.js';
 import { selectGpus } from '../../queries/gpus.js';
 import { selectProcesses } from '../../queries/processes.js';
 import { selectThreads } from '../../queries/threads.js';
-import { selectAnalysisDetails, selectCaptureMetadata, selectSessionStart } from '../../queries/session.js';
+import { readSessionStartEpochNs, selectAnalysisDetails, selectCaptureMetadata } from '../../queries/session.js';
 import {
   selectActivitySpan,
   selectApiCallerPids,
@@ -216,16 +216,12 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
   const settings = readCaptureSettings(handle);
   let sessionStartUtc: string | null = null;
   let sessionStartEpochNs: bigint | null = null;
-  if (handle.hasTable('TARGET_INFO_SESSION_START_TIME')) {
-    const row = allRows(handle, selectSessionStart(handle), { safeIntegers: true })[0];
-    // Only an integer is a UTC start (a damaged export may hold text such as 'yesterday');
-    // dates outside what Date can show (about +-2.7e5 years) are left unset as well.
-    const utc: unknown = row?.utcEpochNs;
-    const ms = typeof utc === 'bigint' ? Number(utc / 1000000n) : NaN;
-    if (typeof utc === 'bigint' && Math.abs(ms) <= 8.64e15) {
-      sessionStartEpochNs = utc;
-      sessionStartUtc = new Date(ms).toISOString();
-    }
+  // Only an integer is a UTC start (readSessionStartEpochNs: a damaged export may hold text such
+  // as 'yesterday'); dates outside what Date can show (about +-2.7e5 years) are left unset as well.
+  const utc = readSessionStartEpochNs(handle);
+  if (utc !== null && Math.abs(Number(utc / 1000000n)) <= 8.64e15) {
+    sessionStartEpochNs = utc;
+    sessionStartUtc = new Date(Number(utc / 1000000n)).toISOString();
   }
   const details = handle.hasTable('ANALYSIS_DETAILS') ? allRows(handle, selectAnalysisDetails(handle), { safeIntegers: true })[0] : undefined;
   const gpus: GpuInfo[] = handle.hasTable('TARGET_INFO_GPU')

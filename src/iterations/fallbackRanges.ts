@@ -1,6 +1,6 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectLastApiCallEnd, selectLaunchCallsPerThread } from '../../queries/launchCalls.js';
-import { selectAnalysisDetails, selectSessionStart } from '../../queries/session.js';
+import { readSessionStartEpochNs, selectAnalysisDetails } from '../../queries/session.js';
 import { allRows } from '../../queries/run.js';
 import { IterationError } from '../errors.js';
 import { recordsByIter } from '../logs/parse.js';
@@ -41,12 +41,6 @@ export function launchingThread(handle: ExportHandle): { pid: number; tid: numbe
   return top ? { pid: top.pid, tid: top.tid } : null;
 }
 
-function sessionStartUtcNs(handle: ExportHandle): bigint | null {
-  if (!handle.hasTable('TARGET_INFO_SESSION_START_TIME')) return null;
-  const row = allRows(handle, selectSessionStart(handle), { safeIntegers: true })[0];
-  return row?.utcEpochNs == null ? null : BigInt(row.utcEpochNs);
-}
-
 /** End of the capture (ns from session start): ANALYSIS_DETAILS.duration, else the last API call's end. */
 function sessionEndNs(handle: ExportHandle): number | undefined {
   if (handle.hasTable('ANALYSIS_DETAILS')) {
@@ -73,7 +67,7 @@ export function fallbackIterationRanges(handle: ExportHandle, logs: readonly Par
   }
   if (logs.length === 0) return null;
   const zone = resolveLogTimeZone(logTz);
-  const start = sessionStartUtcNs(handle);
+  const start = readSessionStartEpochNs(handle);
   const thread = launchingThread(handle);
   if (start === null || thread === null) return null;
   const records = [...recordsByIter([...logs]).values()];

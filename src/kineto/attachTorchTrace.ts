@@ -1,6 +1,5 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectSessionStart } from '../../queries/session.js';
-import { allRows } from '../../queries/run.js';
+import { readSessionStartEpochNs } from '../../queries/session.js';
 import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
 import { KinetoTraceError } from '../errors.js';
 import { openInput } from '../export/openExport.js';
@@ -26,9 +25,9 @@ export interface TorchTraceAttachment {
 }
 
 function sessionStartUtcNs(handle: ExportHandle, file: string): bigint {
-  const row = handle.hasTable('TARGET_INFO_SESSION_START_TIME') ? allRows(handle, selectSessionStart(handle), { safeIntegers: true })[0] : undefined;
-  if (row?.utcEpochNs == null) throw new KinetoTraceError(file, 'no session start time (TARGET_INFO_SESSION_START_TIME): the two clocks cannot be aligned');
-  return BigInt(row.utcEpochNs);
+  const start = readSessionStartEpochNs(handle);
+  if (start === null) throw new KinetoTraceError(file, 'no session start time (TARGET_INFO_SESSION_START_TIME): the two clocks cannot be aligned');
+  return start;
 }
 
 /** The busiest thread of each side, when no Kineto thread is one nsys saw launching. */

@@ -50,10 +50,6 @@ export interface RankFigures {
   notes: string[];
 }
 
-function sessionStartUtc(handle: ExportHandle): bigint | null {
-  return readSessionStartEpochNs(handle);
-}
-
 /**
  * String ids of the kernel names the classifier files under `category`. Only integer ids: an id
  * stored as text (a damaged or edited export) names no kernel and is never passed on to SQL.
@@ -121,7 +117,7 @@ export function rankFiguresFromIterations(handle: ExportHandle, analysis: Iterat
   const notes: string[] = [];
   if (!classifier.categories.includes(category)) notes.push(`${handle.path}: no category '${category}' in the category table: no collective time`);
   const coll = collectiveTimes(handle, analysis, classifier, category);
-  const utc = sessionStartUtc(handle);
+  const utc = readSessionStartEpochNs(handle);
   const pids = [...new Set(analysis.iterations.map((r) => r.pid))].sort((a, b) => a - b);
   return pids.map((pid) => {
     const idx: number[] = [];
