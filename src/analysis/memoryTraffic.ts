@@ -1,4 +1,4 @@
-import { windowLookup } from '../iterations/windowLookup.js';
+import { WindowIndex } from '../iterations/windowIndex.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents } from '../../queries/memoryTraffic.js';
 
@@ -86,7 +86,8 @@ interface Window {
  * an allocation belongs to the iteration whose window holds its start (GPU start for copies).
  */
 export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly Window[], gpuSpan?: { startNs: number; endNs: number } | null): MemoryTraffic {
-  const lookup = windowLookup(iterations);
+  const windows = new WindowIndex(iterations);
+  const lookup = (pid: number, t: number) => windows.at(pid, t);
   const opLabels = selectEnumLabels(handle, 'ENUM_CUDA_MEMCPY_OPER');
   const kindLabels = selectEnumLabels(handle, 'ENUM_CUDA_MEM_KIND');
   const copies = selectMemcpyTraffic(handle);

@@ -4,6 +4,7 @@ import { GpuOpKind } from '../../queries/gpuOps.js';
 import { loadStrings } from '../../queries/strings.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
 import { formatNs } from '../units.js';
+import { WindowIndex } from '../iterations/windowIndex.js';
 import { aq, op } from '../analysis/arqueroOps.js';
 import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
 import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
@@ -150,55 +151,6 @@ export function sortCauses(rec: Record<string, number>): Record<string, number> 
   return out;
 }
 
-/** Iteration windows per process, for lookup by time. */
-class IterationIndex {
-  private readonly byPid = new Map<number, { starts: Float64Array; ends: Float64Array; idx: Int32Array }>();
-  constructor(readonly refs: readonly IterationRef[]) {
-    const lists = new Map<number, number[]>();
-    refs.forEach((r, i) => {
-      const l = lists.get(r.pid) ?? [];
-      l.push(i);
-      lists.set(r.pid, l);
-    });
-    for (const [pid, l] of lists) {
-      l.sort((a, b) => refs[a].startNs - refs[b].startNs);
-      this.byPid.set(pid, {
-        starts: Float64Array.from(l, (i) => refs[i].startNs),
-        ends: Float64Array.from(l, (i) => refs[i].endNs),
-        idx: Int32Array.from(l),
-      });
-    }
-  }
-  private lastPid = NaN;
-  private lastT = -Infinity;
-  private lastK = -1;
-  /**
-   * Index into `refs` of the window of `pid` holding `t` ([start, end)), or -1. Calls with
-   * non-decreasing `t` for the same pid walk forward from the previous answer instead of searching.
-   */
-  at(pid: number, t: number): number {
-    const w = this.byPid.get(pid);
-    if (!w) return -1;
-    let k: number;
-    if (pid === this.lastPid && t >= this.lastT) {
-      k = this.lastK;
-      while (k + 1 < w.starts.length && w.starts[k + 1] <= t) k++;
-    } else {
-      let lo = 0;
-      let hi = w.starts.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (w.starts[mid] <= t) lo = mid + 1;
-        else hi = mid;
-      }
-      k = lo - 1;
-    }
-    this.lastPid = pid;
-    this.lastT = t;
-    this.lastK = k;
-    return k >= 0 && t < w.ends[k] ? w.idx[k] : -1;
-  }
-}
 
 interface PendingGap {
   deviceId: number;
@@ -228,7 +180,7 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
   const refs: readonly IterationRef[] = opts.iterations ?? [];
   const iterationsFound = refs.length > 0;
   if (opts.iterationsUnavailable) notes.push(`no iterations: ${opts.iterationsUnavailable}; gaps are not placed in iterations`);
-  const iterIndex = new IterationIndex(refs);
+  const iterIndex = new WindowIndex(refs);
   const iterSummaries: IterationGapSummary[] = refs.map((r) => ({
     iter: r.iter,
     pid: r.pid,

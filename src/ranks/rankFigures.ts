@@ -1,4 +1,4 @@
-import { windowLookup } from '../iterations/windowLookup.js';
+import { WindowIndex } from '../iterations/windowIndex.js';
 import { loadKernelNames } from '../../queries/kernels.js';
 import { selectKernelsNamed, selectLaunchesOfKernelsNamed } from '../../queries/kernelLaunches.js';
 import type { ExportHandle } from '../../queries/handle.js';
@@ -81,7 +81,8 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
     },
   );
   // Launch windows: an iteration's window runs to the next one's start, the last one to its end.
-  const rowOf = windowLookup(rows);
+  const windows = new WindowIndex(rows);
+  const rowOf = (pid: number, t: number) => windows.at(pid, t);
   const perRow: { s: Float64Buffer; e: Float64Buffer }[] = rows.map(() => ({ s: new Float64Buffer(8), e: new Float64Buffer(8) }));
   forEachRow(
     handle,
