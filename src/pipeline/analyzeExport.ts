@@ -136,8 +136,10 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   const it = out.iterations;
   if (it) {
     if (parts.has('metrics')) out.metrics = timed('metrics', () => addGpuMetrics(handle, it));
-    out.phases = summarizeByPhase(it.iterations, it.categories);
-    if (out.metrics) addPhaseMetrics(it, out.phases, out.metrics);
+    if (parts.has('phases')) {
+      out.phases = summarizeByPhase(it.iterations, it.categories);
+      if (out.metrics) addPhaseMetrics(it, out.phases, out.metrics);
+    }
     if (parts.has('rankFigures')) out.rankFigures = timed('rankFigures', () => rankFiguresFromIterations(handle, it, classifier, request.communicationCategory));
   }
   if (parts.has('info') && !out.info) out.info = timed('info', () => describeExport(handle, { nvtxRangesByDomain }));

@@ -18,8 +18,10 @@ export type AnalysisPart =
   | 'nvtx'
   /** `nvtx_gpu_proj_sum`. */
   | 'nvtxGpu'
-  /** Iteration windows, attribution, log join, phases. */
+  /** Iteration windows, attribution, log join. */
   | 'iterations'
+  /** Per-phase statistics of the iterations (`iterations --summary`), with GPU metrics when sampled. */
+  | 'phases'
   /** GPU idle gaps and their host causes (with iterations: `idleByCauseNs` on every row). */
   | 'gaps'
   /** Sampled GPU metrics per iteration and phase. */
@@ -41,10 +43,10 @@ export type AnalysisPart =
   /** What to fix first, ranked by recoverable time (`findFindings` over the other parts). */
   | 'findings';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
 
 /** Everything `iterscope report` shows. */
-export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
+export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
 
 /**
  * What to analyse and how. Plain data (structured-clone safe): worker threads receive it as it is;
@@ -80,6 +82,7 @@ export interface AnalysisRequest {
 /** Dependencies between parts: what each one is computed from. */
 const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   metrics: ['iterations'],
+  phases: ['iterations'],
   host: ['gaps'],
   categories: ['kernels'],
   coverage: ['gaps', 'kernels', 'nvtx', 'categories'],
@@ -87,7 +90,7 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   pytorchHost: ['iterations'],
   gilHolders: ['gaps', 'info'],
   memory: ['gaps'],
-  findings: ['info', 'kernels', 'iterations', 'metrics', 'gaps', 'host', 'gilHolders', 'memory'],
+  findings: ['info', 'kernels', 'iterations', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory'],
 };
 
 /** The requested parts plus everything they are computed from. */

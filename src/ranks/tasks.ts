@@ -58,7 +58,7 @@ interface PipelineTask<T> {
 
 const PIPELINE_TASKS: { [K in Exclude<TaskName, 'metrics' | 'summary'>]: PipelineTask<TaskResults[K]> } = {
   iterations: {
-    parts: (o) => (o.idleCauses === false ? ['iterations', 'metrics'] : ['iterations', 'gaps', 'metrics']),
+    parts: (o) => (o.idleCauses === false ? ['iterations', 'phases', 'metrics'] : ['iterations', 'phases', 'gaps', 'metrics']),
     requireIterations: true,
     pick: (a) => ({ analysis: a.iterations!, metrics: a.metrics!, phases: a.phases }),
   },

@@ -37,7 +37,7 @@ export function registerIterations(program: Command): void {
   ).action(async (inputs: string[], opts: IterationsOptions) => {
     const files = expandExportArgs(inputs);
     const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), torchTrace: opts.torchTrace };
-    const parts: AnalysisPart[] = opts.idleCauses === false ? ['iterations', 'metrics', 'pytorchHost'] : ['iterations', 'gaps', 'metrics', 'pytorchHost'];
+    const parts: AnalysisPart[] = ['iterations', ...(opts.idleCauses === false ? [] : (['gaps'] as const)), 'metrics', 'pytorchHost', ...(opts.summary ? (['phases'] as const) : [])];
 
     // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
     if (files.length > 1) {
@@ -60,7 +60,7 @@ export function registerIterations(program: Command): void {
     }
 
     // A bar on stderr for big exports, only when stderr is a terminal.
-    const bar = progress('iterscope: iterations', parts.length + 1, { unit: 'steps' });
+    const bar = progress('iterscope: iterations', parts.filter((p) => p !== 'phases' && p !== 'pytorchHost').length + 2, { unit: 'steps' });
     const a = withExport(files[0], (h) => {
       try {
         return analyzeExport(h, { ...request, parts, requireIterations: true }, (step) => bar.tick(1, `${step} done`));
