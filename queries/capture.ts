@@ -3,15 +3,10 @@ import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 import { pidOf } from './globalIds.js';
 
-// What an export holds, table by table: row counts, extents, devices, processes. Table names come
+// What an export holds, table by table: extents, devices, processes. Table names come
 // from iterscope's own constants (checked with `hasTable`), never from user input.
 
 type AnyTable = 'CUPTI_ACTIVITY_KIND_KERNEL';
-
-/** Rows of a table (one row, `n`). */
-export function selectRowCount(handle: ExportHandle, table: string) {
-  return handle.db.selectFrom(table as AnyTable).select(sql<number>`count(*)`.as('n'));
-}
 
 /**
  * `max(rowid)` of a table, 0 when empty (one row, `n`): a b-tree lookup and at least its row

@@ -25,27 +25,30 @@ export function validNvtxSql(alias?: string): string {
   return `(${s} BETWEEN -${MAX_SAFE_NS} AND ${MAX_SAFE_NS} AND (${e} IS NULL OR (${e} <= ${MAX_SAFE_NS} AND ${e} >= ${s})))`;
 }
 
-const invalidCounts = new WeakMap<ExportHandle, Map<string, number>>();
+const rowCounts = new WeakMap<ExportHandle, Map<string, number>>();
 
 /**
  * Rows of `table` not passing `validSql`: one scan, for the commands where it is cheap enough.
  * Counted once per open export (the report's NVTX summary and GPU projection both ask).
  */
 export function countInvalidRows(handle: ExportHandle, table: string, validSql: string): number {
-  let counts = invalidCounts.get(handle);
-  if (!counts) invalidCounts.set(handle, (counts = new Map()));
-  const key = `${table}\u0000${validSql}`;
+  // `table` is one of our constants, checked with hasTable by the caller.
+  // coalesce: the test is NULL (not false) for a NULL time, and NOT NULL would not count it.
+  return cachedCount(handle, `invalid\u0000${table}\u0000${validSql}`, () => (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE NOT coalesce(${validSql}, 0)`).get() as { n: number }).n);
+}
+
+/** A count of an open export's rows, made once (exports are read-only: it cannot change). */
+function cachedCount(handle: ExportHandle, key: string, count: () => number): number {
+  let counts = rowCounts.get(handle);
+  if (!counts) rowCounts.set(handle, (counts = new Map()));
   let n = counts.get(key);
-  if (n === undefined) {
-    // `table` is one of our constants, checked with hasTable by the caller.
-    // coalesce: the test is NULL (not false) for a NULL time, and NOT NULL would not count it.
-    n = (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE NOT coalesce(${validSql}, 0)`).get() as { n: number }).n;
-    counts.set(key, n);
-  }
+  if (n === undefined) counts.set(key, (n = count()));
   return n;
 }
 
 /** All rows of `table` (a b-tree count: no row is decoded); `where` is our own SQL with bound `params`. */
 export function countAllRows(handle: ExportHandle, table: string, where = '1', params: unknown[] = []): number {
-  return (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n;
+  // Counted once per open export: the GPU-op loader, the kernel summary and `info` ask for the same tables.
+  const key = `all\u0000${table}\u0000${where}\u0000${JSON.stringify(params)}`;
+  return cachedCount(handle, key, () => (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n);
 }

@@ -1,3 +1,4 @@
+import { countAllRows } from '../../queries/validRows.js';
 import { loadNvtxDomains, type NvtxRangesByDomain } from './nvtxSummary.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
@@ -19,7 +20,6 @@ import {
   selectDeviceIds,
   selectGraphNodeKernel,
   selectKernelPids,
-  selectRowCount,
 } from '../../queries/capture.js';
 import { selectNvtxRangeCountsByDomain } from '../../queries/nvtxDomains.js';
 import { selectNvtxRangeWithText } from '../../queries/nvtx.js';
@@ -110,10 +110,7 @@ function graphModeFromCapture(values: Map<string, string>): string | null {
   return null;
 }
 
-function countRows(handle: ExportHandle, table: string): number {
-  // Table names come from COUNTED_TABLES (checked with hasTable), never from user input.
-  return Number(allRows(handle, selectRowCount(handle, table))[0].n);
-}
+
 
 const COUNTED_TABLES = [
   'CUPTI_ACTIVITY_KIND_KERNEL',
@@ -228,7 +225,7 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
     ? allRows(handle, selectGpus(handle)).map((g) => ({ id: g.id, name: g.name, smCount: g.smCount, totalMemory: g.totalMemory, busLocation: g.busLocation }))
     : [];
   const rowCounts: Record<string, number> = {};
-  for (const t of COUNTED_TABLES) if (handle.hasTable(t)) rowCounts[t] = countRows(handle, t);
+  for (const t of COUNTED_TABLES) if (handle.hasTable(t)) rowCounts[t] = countAllRows(handle, t); // names from COUNTED_TABLES, checked with hasTable
 
   // From the columns when the pipeline read them (the export's own rows, read once), else by SQL.
   // The runtime columns leave out 2022.x backtrace rows: those exports are read by SQL here.
