@@ -12,6 +12,7 @@ export * from './graphTrace.js';
 export * from './sync.js';
 export * from './gpuOps.js';
 export * from './nvtx.js';
+export * from './nvtxColumns.js';
 export * from './nvtxDomains.js';
 export * from './hostRanges.js';
 export * from './nvtxProjection.js';

@@ -41,10 +41,6 @@ export interface ReportDocument {
 const table = (t: DataTable): ReportBlock => ({ kind: 'table', table: t });
 const pct = (part: number, whole: number) => (whole > 0 ? `${((part * 100) / whole).toFixed(1)}%` : 'n/a');
 
-function shorten(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
-}
-
 /** Label of the fragmented-idle rows, as the gaps tables print it. */
 export function fragmentedLabel(minGapNs: number): string {
   return `(fragmented < ${formatNs(minGapNs)})`;

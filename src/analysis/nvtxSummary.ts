@@ -1,12 +1,11 @@
-import { noteExcludedRows } from '../export/rowChecks.js';
-import { countInvalidRows, validNvtxSql } from '../../queries/validRows.js';
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectNvtxMarkCount, selectNvtxMaxTimestamp, selectNvtxRangeRows, type NvtxQueryOptions } from '../../queries/nvtx.js';
+import { selectNvtxMaxTimestamp, type NvtxQueryOptions } from '../../queries/nvtx.js';
 import { selectNvtxDomainCreates } from '../../queries/nvtxDomains.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
 import { requireContract } from '../export/contract.js';
+import { cachedNvtxColumns, nvtxColumnsOf, type NvtxColumns } from './nvtxColumns.js';
 
 export type NvtxStyle = 'PushPop' | 'StartEnd';
 
@@ -45,6 +44,8 @@ export function nvtxRangeLabel(domain: string | null, text: string | null): stri
 /** The latest NVTX timestamp (where nsys ends unclosed ranges), or null without NVTX. */
 export function nvtxEndOfTime(handle: ExportHandle): number | null {
   if (!handle.hasTable('NVTX_EVENTS')) return null;
+  const cols = cachedNvtxColumns(handle);
+  if (cols) return cols.maxTimestampNs;
   return allRows(handle, selectNvtxMaxTimestamp(handle))[0]?.maxTs ?? null;
 }
 
@@ -62,7 +63,24 @@ export function loadNvtxDomains(handle: ExportHandle): ReadonlyMap<number, strin
   // One scan of NVTX_EVENTS per export (a second of the 10x bench file), however many analyses
   // ask: the export is read-only, so the answer cannot change.
   let out = domainCache.get(handle);
-  if (!out) domainCache.set(handle, (out = readNvtxDomains(handle)));
+  if (!out) {
+    const cols = cachedNvtxColumns(handle);
+    domainCache.set(handle, (out = cols ? nvtxDomainsOf(cols) : readNvtxDomains(handle)));
+  }
+  return out;
+}
+
+/** `loadNvtxDomains` from the shared columns: the earliest DomainCreate row of each (domain, process). */
+export function nvtxDomainsOf(c: NvtxColumns): Map<number, string> {
+  const first = new Map<number, number>();
+  for (let i = 0; i < c.count; i++) {
+    if (c.eventType[i] !== 75) continue;
+    const key = domainKey(c.domainId[i], c.pid[i]);
+    const prev = first.get(key);
+    if (prev === undefined || c.start[i] < c.start[prev]) first.set(key, i);
+  }
+  const out = new Map<number, string>();
+  for (const [key, i] of first) if (c.text[i] >= 0) out.set(key, c.texts[c.text[i]]);
   return out;
 }
 
@@ -118,50 +136,61 @@ export type NvtxRangesByDomain = ReadonlyMap<number, number>;
  */
 export function summarizeNvtxWithDomains(handle: ExportHandle, opts: Pick<NvtxQueryOptions, 'pid'> = {}): { summary: NvtxSummary; rangesByDomain: NvtxRangesByDomain } {
   const empty: NvtxSummary = { rows: [], unclosedRanges: 0, crossThreadRanges: 0, maxTimestampNs: null, marks: 0, zeroLengthRanges: 0 };
+  if (!handle.hasTable('NVTX_EVENTS')) return { summary: empty, rangesByDomain: new Map() };
+  return summarizeNvtxColumns(nvtxColumnsOf(handle), loadNvtxDomains(handle), opts);
+}
+
+/**
+ * The summary over the shared NVTX columns: ranges grouped by (text, style, domain and process)
+ * in typed loops, then merged by printed label (a domain name used in several processes).
+ */
+export function summarizeNvtxColumns(
+  c: NvtxColumns,
+  domains: ReadonlyMap<number, string>,
+  opts: Pick<NvtxQueryOptions, 'pid'> = {},
+): { summary: NvtxSummary; rangesByDomain: NvtxRangesByDomain } {
   const rangesByDomain = new Map<number, number>();
-  if (!handle.hasTable('NVTX_EVENTS')) return { summary: empty, rangesByDomain };
-  requireContract(handle, 'nvtx');
-  // `nvtx` reads every range anyway: one more scan counts the rows excluded for unusable times.
-  noteExcludedRows(handle, 'NVTX_EVENTS', countInvalidRows(handle, 'NVTX_EVENTS', validNvtxSql()));
-  const maxTs = nvtxEndOfTime(handle) ?? 0;
-  // Groups keyed by text id (registered strings) or by text, then by style + (domain, pid).
-  const byTextId = new Map<number, Map<number, RangeGroup>>();
-  const byText = new Map<string, Map<number, RangeGroup>>();
+  const maxTs = c.maxTimestampNs;
+  // Groups keyed by text index, then by style + (domain, pid).
+  const byText = new Map<number, Map<number, RangeGroup>>();
   let unclosed = 0;
   let crossThread = 0;
   let zeroLength = 0;
-  const q = selectNvtxRangeRows(handle, opts);
-  forEachRow(handle, q, (eventType: number, domainId: number | null, pid: number, textId: number | null, text: string | null, start: number, end: number | null, cross: number) => {
-    const style = nvtxStyleOf(eventType);
-    const dom = domainKey(domainId, pid);
-    const sub = dom * 2 + (style === 'StartEnd' ? 1 : 0);
-    let inner: Map<number, RangeGroup> | undefined;
-    if (textId != null) {
-      inner = byTextId.get(textId);
-      if (!inner) byTextId.set(textId, (inner = new Map()));
-    } else {
-      const t = text ?? '';
-      inner = byText.get(t);
-      if (!inner) byText.set(t, (inner = new Map()));
-    }
+  let marks = 0;
+  const pidFilter = opts.pid;
+  for (let i = 0; i < c.count; i++) {
+    const et = c.eventType[i];
+    const p = c.pid[i];
+    if (pidFilter !== undefined && p !== pidFilter) continue;
+    if (!(et === 59 || et === 60 || et === 70 || et === 71)) continue;
+    const startEnd = et === 60 || et === 71;
+    const dom = domainKey(c.domainId[i], p);
+    const sub = dom * 2 + (startEnd ? 1 : 0);
+    const t = c.text[i];
+    let inner = byText.get(t);
+    if (!inner) byText.set(t, (inner = new Map()));
     let g = inner.get(sub);
-    if (!g) inner.set(sub, (g = { style, domain: dom, textId, text, buf: new Float64Buffer() }));
-    if (end == null) unclosed++;
-    if (cross) crossThread++;
-    if (end === start) zeroLength++;
-    g.buf.push((end ?? maxTs) - start);
-  });
-  for (const inner of [...byTextId.values(), ...byText.values()]) {
+    if (!g) inner.set(sub, (g = { style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new Float64Buffer() }));
+    const s = c.start[i];
+    let e = c.end[i];
+    if (e !== e) {
+      unclosed++;
+      e = maxTs;
+    }
+    if (c.endTid[i] === 2) crossThread++;
+    if (e === s) zeroLength++;
+    g.buf.push(e - s);
+  }
+  if (pidFilter === undefined) marks = c.marks;
+  else for (let i = 0; i < c.count; i++) if (c.eventType[i] === 34 && c.pid[i] === pidFilter) marks++;
+  for (const inner of byText.values()) {
     for (const g of inner.values()) rangesByDomain.set(g.domain, (rangesByDomain.get(g.domain) ?? 0) + g.buf.length);
   }
-  const domains = loadNvtxDomains(handle);
-  const strings = loadStrings(handle, byTextId.keys());
   // Merge groups that print the same label (same domain name in several processes).
   const merged = new Map<string, { range: string; style: NvtxStyle; buf: Float64Buffer }>();
-  for (const inner of [...byTextId.values(), ...byText.values()]) {
+  for (const inner of byText.values()) {
     for (const g of inner.values()) {
-      const text = g.textId != null ? (strings.get(g.textId) ?? g.text) : g.text;
-      const range = nvtxRangeLabel(domains.get(g.domain) ?? null, text);
+      const range = nvtxRangeLabel(domains.get(g.domain) ?? null, g.text);
       const key = `${g.style}\u0000${range}`;
       const prev = merged.get(key);
       if (!prev) merged.set(key, { range, style: g.style, buf: g.buf });
@@ -173,7 +202,6 @@ export function summarizeNvtxWithDomains(handle: ExportHandle, opts: Pick<NvtxQu
   const rows = stats
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.range < b.range ? -1 : a.range > b.range ? 1 : 0));
-  const marks = Number(allRows(handle, selectNvtxMarkCount(handle, opts))[0]?.n ?? 0);
   return { summary: { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength }, rangesByDomain };
 }
 

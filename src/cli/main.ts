@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { exitCodeFor, IterscopeError, EXIT_BAD_INPUT, UsageError } from '../errors.js';
+import { exitCodeFor, IterscopeError, EXIT_BAD_INPUT } from '../errors.js';
 import { registerInfo } from './commands/info.js';
 import { registerKernels } from './commands/kernels.js';
 import { registerNvtx } from './commands/nvtx.js';

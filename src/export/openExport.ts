@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { InputError, NsysReportError, SchemaError } from '../errors.js';
+import { InputError, SchemaError } from '../errors.js';
 import { convertKinetoTraceSync } from '../kineto/convertSync.js';
 import { detectInput } from './detectInput.js';
 import { exportVersionText } from './contract.js';

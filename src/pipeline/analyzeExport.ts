@@ -5,7 +5,7 @@ import { projectionCoverageNotes, projectNvtxOntoGpu } from '../analysis/nvtxGpu
 import { nvtxSummaryNotes, summarizeNvtxWithDomains, type NvtxRangesByDomain } from '../analysis/nvtxSummary.js';
 import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
-import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
+import { compileCategoryRules, defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { IterationError } from '../errors.js';
 import { analyzeGaps, idleByCausePerIteration } from '../gaps/analyze.js';
 import { analyzeIterations } from '../iterations/analyze.js';
@@ -19,7 +19,8 @@ import { summarizeHost } from './hostSummary.js';
 import { findGilHolders } from '../gaps/gilHolders.js';
 import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
 import { findFindings, findingsInputOf } from '../findings/findFindings.js';
-import { resolveParts, type AnalysisRequest } from './request.js';
+import { resolveParts, type AnalysisPart, type AnalysisRequest } from './request.js';
+import { nvtxColumnsOf, releaseNvtxColumns } from '../analysis/nvtxColumns.js';
 import type { ExportAnalysis } from './types.js';
 
 /** Progress of `analyzeExport`, for a bar on a terminal (in-process callers only). */
@@ -78,6 +79,29 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     timingsMs,
   };
   const extraNotes: ReportNote[] = [];
+  // NVTX_EVENTS read once, into columns every NVTX consumer below shares; let go at the end.
+  const readsNvtx = NVTX_PARTS.some((p) => parts.has(p));
+  if (readsNvtx) timed('nvtxColumns', () => nvtxColumnsOf(handle));
+  try {
+    analyzeParts(handle, request, parts, out, extraNotes, timed, classifier);
+  } finally {
+    if (readsNvtx) releaseNvtxColumns(handle);
+  }
+  return out;
+}
+
+/** The parts that read NVTX ranges (the summary, the projection, iteration labels, host causes). */
+const NVTX_PARTS: readonly AnalysisPart[] = ['nvtx', 'nvtxGpu', 'gaps', 'host', 'gilHolders', 'info'];
+
+function analyzeParts(
+  handle: ExportHandle,
+  request: AnalysisRequest,
+  parts: ReadonlySet<AnalysisPart>,
+  out: ExportAnalysis,
+  extraNotes: ReportNote[],
+  timed: <T>(name: string, fn: () => T) => T,
+  classifier: CategoryClassifier,
+): void {
   // The NVTX summary first: its scan also counts the ranges per domain that `info` lists.
   let nvtxRangesByDomain: NvtxRangesByDomain | undefined;
   if (parts.has('nvtx')) {
@@ -177,5 +201,4 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     const input = findingsInputOf(out);
     if (input) out.findings = timed('findings', () => findFindings(input, { thresholds: request.findingThresholds }));
   }
-  return out;
 }

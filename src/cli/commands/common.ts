@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { resolveFormat } from '../output.js';
-import { UsageError } from '../../errors.js';
 import { parseNonNegativeInt } from '../../optionValues.js';
 import { loadCategoryRules, type CategoryRule } from '../../categories/rules.js';
 import { parseIterationRangeSpec, parseProfileRanges } from '../../iterations/rangeSpec.js';

@@ -1,0 +1,211 @@
+import type { ExportHandle } from '../../queries/handle.js';
+import { selectRowIdBound } from '../../queries/capture.js';
+import { selectNvtxColumnRows } from '../../queries/nvtxColumns.js';
+import { allRows, forEachRow } from '../../queries/run.js';
+import { stringLookup } from '../../queries/strings.js';
+import { MAX_SAFE_NS } from '../../queries/validRows.js';
+import { requireContract } from '../export/contract.js';
+import { noteExcludedRows } from '../export/rowChecks.js';
+import { Column } from './typedColumn.js';
+
+/**
+ * Every NVTX event of an export with usable times, in column arrays, read in one scan and shared
+ * by the analyses that read NVTX (the summary, the GPU projection, the host causes of gaps, GC and
+ * GIL): NVTX_EVENTS is often the largest table (a GIL-traced run writes a `Holding GIL` range per
+ * GIL hand-off), and each of them scanning it again cost most of `report`'s time.
+ *
+ * Rows are in table order, of every event type (ranges, marks, domain creations): consumers pick.
+ */
+export interface NvtxColumns {
+  count: number;
+  start: Float64Array;
+  /** NaN: no end (a mark, or a range never closed). */
+  end: Float64Array;
+  /** nsys event type (59/70 push-pop, 60/71 start-end, 34 mark, 75 domain create); 255 for any above. */
+  eventType: Uint8Array;
+  pid: Int32Array;
+  tid: Int32Array;
+  /** `coalesce(domainId, 0)`. */
+  domainId: Int32Array;
+  /** Index into `texts` of `coalesce(StringIds.value via textId, text)`; -1 when that is NULL. */
+  text: Int32Array;
+  /** `endGlobalTid`: 0 absent (or no such column), 1 the starting thread, 2 another thread. */
+  endTid: Uint8Array;
+  /** Distinct texts (each once). */
+  texts: string[];
+  /**
+   * The bits of `globalTid` above the PID (hardware and VM ids) shared by every row, or null when
+   * rows differ in them: then (pid, tid) alone does not name a thread across the whole export.
+   */
+  upperBits: number | null;
+  /** Rows left out for unusable times (see src/export/rowChecks.ts). */
+  invalidRows: number;
+  /** nsys's end of time for unclosed ranges: the latest start or end of any row (0 without rows). */
+  maxTimestampNs: number;
+  /** Marks (eventType 34) among all rows, usable times or not (as `nsys stats` counts them). */
+  marks: number;
+}
+
+const TWO_24 = 16777216;
+
+const cache = new WeakMap<ExportHandle, NvtxColumns>();
+
+/** The export's NVTX columns: read on first use, then shared (the export is read-only). */
+export function nvtxColumnsOf(handle: ExportHandle): NvtxColumns {
+  let c = cache.get(handle);
+  if (!c) cache.set(handle, (c = loadNvtxColumns(handle)));
+  return c;
+}
+
+/** The shared columns when they have been read (consumers that can also scan on their own ask this). */
+export function cachedNvtxColumns(handle: ExportHandle): NvtxColumns | undefined {
+  return cache.get(handle);
+}
+
+/** Let go of the shared columns (the pipeline does, once every NVTX consumer has run). */
+export function releaseNvtxColumns(handle: ExportHandle): void {
+  cache.delete(handle);
+}
+
+/** An export without NVTX_EVENTS has no NVTX columns (count 0). */
+export function emptyNvtxColumns(): NvtxColumns {
+  return {
+    count: 0,
+    start: new Float64Array(0),
+    end: new Float64Array(0),
+    eventType: new Uint8Array(0),
+    pid: new Int32Array(0),
+    tid: new Int32Array(0),
+    domainId: new Int32Array(0),
+    text: new Int32Array(0),
+    endTid: new Uint8Array(0),
+    texts: [],
+    upperBits: null,
+    invalidRows: 0,
+    maxTimestampNs: 0,
+    marks: 0,
+  };
+}
+
+/**
+ * One scan of NVTX_EVENTS (SQLite drives it, `forEachRow`), every row tested in JS with the same
+ * rule as `validNvtxSql`: numeric start within +-(2^53 - 1) ns, end NULL or numeric, within range
+ * and not before start. Strings are resolved once per distinct text id.
+ */
+export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
+  if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
+  requireContract(handle, 'nvtx');
+  const cap = Number(allRows(handle, selectRowIdBound(handle, 'NVTX_EVENTS'))[0].n);
+  const start = new Column((n) => new Float64Array(n), cap);
+  const end = new Column((n) => new Float64Array(n), cap);
+  const eventType = new Column((n) => new Uint8Array(n), cap);
+  const pid = new Column((n) => new Int32Array(n), cap);
+  const tid = new Column((n) => new Int32Array(n), cap);
+  const domainId = new Column((n) => new Int32Array(n), cap);
+  const text = new Column((n) => new Int32Array(n), cap);
+  const endTid = new Column((n) => new Uint8Array(n), cap);
+  const cols = [start, end, eventType, pid, tid, domainId, text, endTid] as Column<Float64Array | Int32Array | Uint8Array>[];
+  let room = start.data.length;
+
+  // Text ids resolve through StringIds once each (a primary-key lookup per distinct id: registered
+  // strings are few); inline texts are interned.
+  const texts: string[] = [];
+  const byInline = new Map<string, number>();
+  const lookup = stringLookup(handle);
+  /** text id -> index in `texts`; -1: the id has no StringIds row (the row's inline text stands). */
+  const byTextId = new Map<number, number>();
+  const intern = (s: string): number => {
+    let i = byInline.get(s);
+    if (i === undefined) {
+      i = texts.length;
+      texts.push(s);
+      byInline.set(s, i);
+    }
+    return i;
+  };
+  const inlineOf = new Map<number, string>();
+
+  let n = 0;
+  let invalid = 0;
+  let marks = 0;
+  let maxTs = 0;
+  let upper: number | null | undefined;
+  forEachRow(
+    handle,
+    selectNvtxColumnRows(handle),
+    (s: unknown, e: unknown, et: number, hi: number | null, t: number | null, dom: number, textId: number | null, txt: string | null, endT: number) => {
+      if (et === 34) marks++;
+      const sNum = typeof s === 'number';
+      const eNum = typeof e === 'number';
+      // nsys's end of time: the latest numeric start or end of any row (as selectNvtxMaxTimestamp).
+      if (sNum && (s as number) <= MAX_SAFE_NS && (s as number) > maxTs) maxTs = s as number;
+      if (eNum && (e as number) <= MAX_SAFE_NS && (e as number) > maxTs) maxTs = e as number;
+      if (!sNum || (s as number) < -MAX_SAFE_NS || (s as number) > MAX_SAFE_NS || (e !== null && (!eNum || (e as number) > MAX_SAFE_NS || (e as number) < (s as number)))) {
+        invalid++;
+        return;
+      }
+      if (n === room) {
+        for (const col of cols) col.ensure(n + 1);
+        room = start.data.length;
+      }
+      start.data[n] = s as number;
+      end.data[n] = e === null ? NaN : (e as number);
+      eventType.data[n] = et > 255 ? 255 : et;
+      const h = hi ?? 0;
+      const p = h % TWO_24;
+      pid.data[n] = p;
+      tid.data[n] = t ?? 0;
+      const up = (h - p) / TWO_24;
+      if (upper === undefined) upper = up;
+      else if (upper !== up) upper = null;
+      domainId.data[n] = dom;
+      endTid.data[n] = endT;
+      // Text ids are resolved after the scan (the connection is busy during it): kept as -2 - id,
+      // with the inline text aside for the rare row that has both (coalesce's fallback).
+      if (textId !== null && textId >= 0 && textId < 2147483646) {
+        text.data[n] = -2 - textId;
+        if (txt !== null) inlineOf.set(n, txt);
+      } else text.data[n] = txt === null ? -1 : intern(txt);
+      n++;
+    },
+  );
+  const t = text.data;
+  for (let r = 0; r < n; r++) {
+    const v = t[r];
+    if (v > -2) continue;
+    const id = -2 - v;
+    let i = byTextId.get(id);
+    if (i === undefined) {
+      const value = lookup(id);
+      byTextId.set(id, (i = value === undefined || value === null ? -1 : intern(value)));
+    }
+    t[r] = i >= 0 ? i : inlineOf.has(r) ? intern(inlineOf.get(r)!) : -1;
+  }
+  noteExcludedRows(handle, 'NVTX_EVENTS', invalid);
+  return {
+    count: n,
+    start: start.trim(n),
+    end: end.trim(n),
+    eventType: eventType.trim(n),
+    pid: pid.trim(n),
+    tid: tid.trim(n),
+    domainId: domainId.trim(n),
+    text: text.trim(n),
+    endTid: endTid.trim(n),
+    texts,
+    upperBits: upper ?? null,
+    invalidRows: invalid,
+    maxTimestampNs: maxTs,
+    marks,
+  };
+}
+
+/** Index of `value` in `cols.texts`, or -1 (no row has that text). */
+export function textIndexOf(cols: NvtxColumns, value: string): number {
+  return cols.texts.indexOf(value);
+}
+
+/** NVTX range event types: push/pop (59, 70) and start/end (60, 71). */
+export function isNvtxRange(eventType: number): boolean {
+  return eventType === 59 || eventType === 60 || eventType === 70 || eventType === 71;
+}
