@@ -4,7 +4,7 @@ import { processPartOf, tidOf } from './globalIds.js';
 
 /**
  * Every row of NVTX_EVENTS, unfiltered (the reader tests the times itself, so one scan also counts
- * the unusable rows and finds nsys's end of time): start, end, eventType, pid, tid, domainId (0:
+ * the unusable rows and finds nsys's end of time), in table order: rowId, start, end, eventType, pid, tid, domainId (0:
  * the default domain), textId, text, and `endTid`: 0 without `endGlobalTid`, 1 when it equals
  * `globalTid`, 2 when the range ended on another thread.
  *
@@ -16,6 +16,7 @@ export function selectNvtxColumnRows(handle: ExportHandle) {
   return handle.db
     .selectFrom('NVTX_EVENTS')
     .select([
+      sql<number>`rowid`.as('rowId'),
       'start',
       'end',
       'eventType',

@@ -18,12 +18,16 @@ import { Column } from './typedColumn.js';
  */
 export interface NvtxColumns {
   count: number;
+  /** NVTX_EVENTS rowid (nsys's RangeId). */
+  rowId: Float64Array;
   start: Float64Array;
   /** NaN: no end (a mark, or a range never closed). */
   end: Float64Array;
   /** nsys event type (59/70 push-pop, 60/71 start-end, 34 mark, 75 domain create); 255 for any above. */
   eventType: Uint8Array;
+  /** Low 24 bits of `globalTid >> 24` (0 when globalTid is NULL). */
   pid: Int32Array;
+  /** `globalTid & 0xFFFFFF`; -1 when globalTid is NULL. */
   tid: Int32Array;
   /** `coalesce(domainId, 0)`. */
   domainId: Int32Array;
@@ -71,6 +75,7 @@ export function releaseNvtxColumns(handle: ExportHandle): void {
 export function emptyNvtxColumns(): NvtxColumns {
   return {
     count: 0,
+    rowId: new Float64Array(0),
     start: new Float64Array(0),
     end: new Float64Array(0),
     eventType: new Uint8Array(0),
@@ -96,6 +101,7 @@ export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
   if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
   requireContract(handle, 'nvtx');
   const cap = Number(allRows(handle, selectRowIdBound(handle, 'NVTX_EVENTS'))[0].n);
+  const rowId = new Column((n) => new Float64Array(n), cap);
   const start = new Column((n) => new Float64Array(n), cap);
   const end = new Column((n) => new Float64Array(n), cap);
   const eventType = new Column((n) => new Uint8Array(n), cap);
@@ -104,7 +110,7 @@ export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
   const domainId = new Column((n) => new Int32Array(n), cap);
   const text = new Column((n) => new Int32Array(n), cap);
   const endTid = new Column((n) => new Uint8Array(n), cap);
-  const cols = [start, end, eventType, pid, tid, domainId, text, endTid] as Column<Float64Array | Int32Array | Uint8Array>[];
+  const cols = [rowId, start, end, eventType, pid, tid, domainId, text, endTid] as Column<Float64Array | Int32Array | Uint8Array>[];
   let room = start.data.length;
 
   // Text ids resolve through StringIds once each (a primary-key lookup per distinct id: registered
@@ -133,7 +139,7 @@ export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
   forEachRow(
     handle,
     selectNvtxColumnRows(handle),
-    (s: unknown, e: unknown, et: number, hi: number | null, t: number | null, dom: number, textId: number | null, txt: string | null, endT: number) => {
+    (r: number, s: unknown, e: unknown, et: number, hi: number | null, t: number | null, dom: number, textId: number | null, txt: string | null, endT: number) => {
       if (et === 34) marks++;
       const sNum = typeof s === 'number';
       const eNum = typeof e === 'number';
@@ -148,16 +154,19 @@ export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
         for (const col of cols) col.ensure(n + 1);
         room = start.data.length;
       }
+      rowId.data[n] = r;
       start.data[n] = s as number;
       end.data[n] = e === null ? NaN : (e as number);
       eventType.data[n] = et > 255 ? 255 : et;
       const h = hi ?? 0;
       const p = h % TWO_24;
       pid.data[n] = p;
-      tid.data[n] = t ?? 0;
-      const up = (h - p) / TWO_24;
-      if (upper === undefined) upper = up;
-      else if (upper !== up) upper = null;
+      tid.data[n] = t ?? -1;
+      if (hi !== null) {
+        const up = (h - p) / TWO_24;
+        if (upper === undefined) upper = up;
+        else if (upper !== up) upper = null;
+      }
       domainId.data[n] = dom;
       endTid.data[n] = endT;
       // Text ids are resolved after the scan (the connection is busy during it): kept as -2 - id,
@@ -184,6 +193,7 @@ export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
   noteExcludedRows(handle, 'NVTX_EVENTS', invalid);
   return {
     count: n,
+    rowId: rowId.trim(n),
     start: start.trim(n),
     end: end.trim(n),
     eventType: eventType.trim(n),
@@ -193,11 +203,20 @@ export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
     text: text.trim(n),
     endTid: endTid.trim(n),
     texts,
-    upperBits: upper ?? null,
+    // No row with a thread: nothing to disagree on.
+    upperBits: upper === undefined ? 0 : upper,
     invalidRows: invalid,
     maxTimestampNs: maxTs,
     marks,
   };
+}
+
+/**
+ * `globalTid >> 24` of row `i` (the process with the hardware and VM ids above it), or null when
+ * the rows differ in those upper bits (then callers read `globalTid` themselves).
+ */
+export function processPartOfRow(c: NvtxColumns, i: number): number | null {
+  return c.upperBits === null ? null : c.upperBits * TWO_24 + c.pid[i];
 }
 
 /** Index of `value` in `cols.texts`, or -1 (no row has that text). */

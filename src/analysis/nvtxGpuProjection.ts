@@ -1,5 +1,3 @@
-import { noteExcludedRows } from '../export/rowChecks.js';
-import { countInvalidRows, validNvtxSql } from '../../queries/validRows.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectGraphTraceCount } from '../../queries/graphTrace.js';
 import { selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
@@ -8,6 +6,7 @@ import { loadStrings } from '../../queries/strings.js';
 import { durationStats, Float64Buffer } from './durationStats.js';
 import { loadNvtxDomains, nvtxRangeLabel, nvtxStyleOf, type NvtxStyle, domainKey } from './nvtxSummary.js';
 import { requireContract } from '../export/contract.js';
+import { isNvtxRange, nvtxColumnsOf } from './nvtxColumns.js';
 
 /** One row of `nsys stats -r nvtx_gpu_proj_sum`. Avg/Med/StdDev and the averages are not rounded. */
 export interface NvtxGpuProjectionRow {
@@ -230,6 +229,145 @@ function emptyCoverage(): NvtxGpuProjectionCoverage {
   };
 }
 
+/** The candidate ranges of the projection, in typed arrays (index = candidate number). */
+interface ProjectionRanges {
+  rowid: Float64Array;
+  rStart: Float64Array;
+  /** NaN: unclosed (set to the end of time by the caller). */
+  rEnd: Float64Array;
+  rThread: Uint32Array;
+  rType: Uint32Array;
+  /** Row of each candidate in the shared NVTX columns (labels come from there), or null (read by rowid). */
+  rLabel: Uint32Array | null;
+  /** Latest start and end over every range event (valid times), whatever the filters. */
+  maxStart: number;
+  maxEnd: number;
+}
+
+/**
+ * The candidate ranges: event types 59/60/70/71 with usable times, a thread, in the pid filter,
+ * not ended on another thread (`endGlobalTid IS NULL`, as nsys). From the shared NVTX columns
+ * (no second scan of NVTX_EVENTS) unless their rows disagree on the bits above the PID.
+ */
+function collectRanges(handle: ExportHandle, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage, pid: number | undefined): ProjectionRanges {
+  const c = nvtxColumnsOf(handle);
+  if (c.upperBits === null) return queryRanges(handle, threads, coverage, pid);
+  const rows = new Uint32Buffer();
+  let maxStart = -Infinity;
+  let maxEnd = -Infinity;
+  const upper = c.upperBits * 16777216;
+  for (let i = 0; i < c.count; i++) {
+    if (!isNvtxRange(c.eventType[i])) continue;
+    const start = c.start[i];
+    const end = c.end[i];
+    if (start > maxStart) maxStart = start;
+    if (end > maxEnd) maxEnd = end; // NaN compares false
+    if (c.tid[i] < 0) continue;
+    if (pid !== undefined && c.pid[i] !== pid) continue;
+    if (c.endTid[i] !== 0) {
+      coverage.crossThreadRanges++;
+      continue;
+    }
+    rows.push(i);
+  }
+  const idx = rows.view().slice();
+  const n = idx.length;
+  const out: ProjectionRanges = {
+    rowid: new Float64Array(n),
+    rStart: new Float64Array(n),
+    rEnd: new Float64Array(n),
+    rThread: new Uint32Array(n),
+    rType: new Uint32Array(n),
+    rLabel: idx,
+    maxStart,
+    maxEnd,
+  };
+  for (let k = 0; k < n; k++) {
+    const i = idx[k];
+    out.rowid[k] = c.rowId[i];
+    out.rStart[k] = c.start[i];
+    out.rEnd[k] = c.end[i];
+    out.rThread[k] = threads.intern(upper + c.pid[i], c.tid[i]);
+    out.rType[k] = c.eventType[i];
+  }
+  return out;
+}
+
+/** `collectRanges` by its own query (rows that differ in the bits above the PID). */
+function queryRanges(handle: ExportHandle, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage, pid: number | undefined): ProjectionRanges {
+  const rRowid = new Float64Buffer(1024);
+  const rStartB = new Float64Buffer(1024);
+  const rEndB = new Float64Buffer(1024);
+  const rThreadB = new Uint32Buffer();
+  const rTypeB = new Uint32Buffer();
+  let maxStart = -Infinity;
+  let maxEnd = -Infinity;
+  const hasEndTid = handle.hasColumn('NVTX_EVENTS', 'endGlobalTid');
+  forEachRow(
+    handle,
+    selectProjectionRanges(handle, { hasEndGlobalTid: hasEndTid }),
+    (rowId: number, start: number | null, end: number | null, hi: number | null, lo: number | null, eventType: number, sameThread: number) => {
+      if (start != null && start > maxStart) maxStart = start;
+      if (end != null && end > maxEnd) maxEnd = end;
+      if (start == null || hi == null || lo == null) return;
+      if (pid !== undefined && pidOfHi(hi) !== pid) return;
+      if (!sameThread) {
+        coverage.crossThreadRanges++;
+        return;
+      }
+      rRowid.push(rowId);
+      rStartB.push(start);
+      rEndB.push(end ?? NaN);
+      rThreadB.push(threads.intern(hi, lo));
+      rTypeB.push(eventType);
+    },
+  );
+  return { rowid: rRowid.view(), rStart: rStartB.view(), rEnd: rEndB.view(), rThread: rThreadB.view(), rType: rTypeB.view(), rLabel: null, maxStart, maxEnd };
+}
+
+/** Labels of the projected ranges from the shared NVTX columns. */
+function labelsFromColumns(handle: ExportHandle, proj: Uint32Array, rLabel: Uint32Array): Map<number, string> {
+  const label = new Map<number, string>();
+  if (proj.length === 0) return label;
+  const c = nvtxColumnsOf(handle);
+  const domains = loadNvtxDomains(handle);
+  for (const r of proj) {
+    const i = rLabel[r];
+    const t = c.text[i];
+    label.set(r, nvtxRangeLabel(domains.get(domainKey(c.domainId[i], c.pid[i])) ?? null, t >= 0 ? c.texts[t] : null));
+  }
+  return label;
+}
+
+/** Labels of the projected ranges read by rowid. */
+function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: Float64Array): Map<number, string> {
+  const label = new Map<number, string>();
+  if (proj.length === 0) return label;
+  const projIdxByRowid = new Map<number, number>();
+  for (const r of proj) projIdxByRowid.set(rowid[r], r);
+  const domainOf = new Map<number, number>();
+  const textIdOf = new Map<number, number>();
+  const textOf = new Map<number, string | null>();
+  forEachRow(
+    handle,
+    selectNvtxLabelParts(handle, Array.from(proj, (r) => rowid[r])),
+    (rowId: number, domainId: number | null, rpid: number, textId: number | null, text: string | null) => {
+      const r = projIdxByRowid.get(rowId)!;
+      domainOf.set(r, domainKey(domainId, rpid));
+      if (textId != null) textIdOf.set(r, textId);
+      textOf.set(r, text);
+    },
+  );
+  const domains = loadNvtxDomains(handle);
+  const strings = loadStrings(handle, new Set(textIdOf.values()));
+  for (const r of proj) {
+    const tid = textIdOf.get(r);
+    const text = (tid !== undefined ? strings.get(tid) : undefined) ?? textOf.get(r) ?? null;
+    label.set(r, nvtxRangeLabel(domains.get(domainOf.get(r)!) ?? null, text));
+  }
+  return label;
+}
+
 /**
  * Reproduces `nsys stats -r nvtx_gpu_proj_sum` (and, per instance, `nvtx_gpu_proj_trace`): each
  * NVTX range is projected onto the GPU work launched from inside it.
@@ -254,7 +392,8 @@ function emptyCoverage(): NvtxGpuProjectionCoverage {
  */
 export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjectionOptions = {}): NvtxGpuProjection {
   requireContract(handle, 'nvtxGpuProjection');
-  if (handle.hasTable('NVTX_EVENTS')) noteExcludedRows(handle, 'NVTX_EVENTS', countInvalidRows(handle, 'NVTX_EVENTS', validNvtxSql()));
+  // The shared NVTX columns counted the rows with unusable times (and noted them) as they were read.
+  if (handle.hasTable('NVTX_EVENTS')) nvtxColumnsOf(handle);
   const coverage = emptyCoverage();
   const missingTables: string[] = [];
   if (!handle.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
@@ -269,40 +408,10 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
 
   // ---- 1. Ranges -------------------------------------------------------------------------------
   const threads = new ThreadIndex();
-  const rRowid = new Float64Buffer(1024);
-  const rStartB = new Float64Buffer(1024);
-  const rEndB = new Float64Buffer(1024); // NaN = unclosed, fixed below
-  const rThreadB = new Uint32Buffer();
-  const rTypeB = new Uint32Buffer();
-  let maxStart = -Infinity;
-  let maxEnd = -Infinity;
-  const hasEndTid = handle.hasColumn('NVTX_EVENTS', 'endGlobalTid');
-  forEachRow(
-    handle,
-    selectProjectionRanges(handle, { hasEndGlobalTid: hasEndTid }),
-    (rowId: number, start: number | null, end: number | null, hi: number | null, lo: number | null, eventType: number, sameThread: number) => {
-      // The end of time is over every range event, whatever the filters.
-      if (start != null && start > maxStart) maxStart = start;
-      if (end != null && end > maxEnd) maxEnd = end;
-      if (start == null || hi == null || lo == null) return;
-      if (pid !== undefined && pidOfHi(hi) !== pid) return;
-      if (!sameThread) {
-        coverage.crossThreadRanges++;
-        return;
-      }
-      rRowid.push(rowId);
-      rStartB.push(start);
-      rEndB.push(end ?? NaN);
-      rThreadB.push(threads.intern(hi, lo));
-      rTypeB.push(eventType);
-    },
-  );
+  const { rowid, rStart, rEnd, rThread, rType, rLabel, maxStart, maxEnd } = collectRanges(handle, threads, coverage, pid);
   // nsys: max(max(start), max(end)) — NULL (unclosed ranges then match nothing) when no range has an end.
   const maxTs = maxEnd === -Infinity || maxStart === -Infinity ? null : Math.max(maxStart, maxEnd);
-  const nRanges = rRowid.length;
-  const rowid = rRowid.view();
-  const rStart = rStartB.view();
-  const rEnd = rEndB.view();
+  const nRanges = rowid.length;
   for (let i = 0; i < nRanges; i++) {
     if (Number.isNaN(rEnd[i])) {
       coverage.unclosedRanges++;
@@ -310,7 +419,6 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
     }
   }
   coverage.candidateRanges = nRanges;
-  const rThread = rThreadB.view();
 
   // ---- 2. API calls, then the GPU work each launched ------------------------------------------
   // nsys joins `op.globalPid = call.globalTid & ~0xFFFFFF`: equal `>> 24` halves, and a globalPid
@@ -531,31 +639,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   }
 
   // ---- 5. Names of projected ranges -------------------------------------------------------------
-  const projIdxByRowid = new Map<number, number>();
-  for (const r of proj) projIdxByRowid.set(rowid[r], r);
-  const label = new Map<number, string>();
-  if (proj.length > 0) {
-    const domainOf = new Map<number, number>();
-    const textIdOf = new Map<number, number>();
-    const textOf = new Map<number, string | null>();
-    forEachRow(
-      handle,
-      selectNvtxLabelParts(handle, Array.from(proj, (r) => rowid[r])),
-      (rowId: number, domainId: number | null, rpid: number, textId: number | null, text: string | null) => {
-        const r = projIdxByRowid.get(rowId)!;
-        domainOf.set(r, domainKey(domainId, rpid));
-        if (textId != null) textIdOf.set(r, textId);
-        textOf.set(r, text);
-      },
-    );
-    const domains = loadNvtxDomains(handle);
-    const strings = loadStrings(handle, new Set(textIdOf.values()));
-    for (const r of proj) {
-      const tid = textIdOf.get(r);
-      const text = (tid !== undefined ? strings.get(tid) : undefined) ?? textOf.get(r) ?? null;
-      label.set(r, nvtxRangeLabel(domains.get(domainOf.get(r)!) ?? null, text));
-    }
-  }
+  const label = rLabel ? labelsFromColumns(handle, proj, rLabel) : labelsFromQuery(handle, proj, rowid);
 
   // ---- 6. Summary --------------------------------------------------------------------------------
   interface Group {
@@ -569,7 +653,6 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
     childSum: number;
   }
   const groups = new Map<string, Group>();
-  const rType = rTypeB.view();
   for (const r of proj) {
     const style = nvtxStyleOf(rType[r]);
     const range = label.get(r) ?? '';

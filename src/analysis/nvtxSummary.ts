@@ -176,9 +176,8 @@ export function summarizeNvtxColumns(
     if (e !== e) {
       unclosed++;
       e = maxTs;
-    }
+    } else if (e === s) zeroLength++; // an unclosed range is not zero-length, even at the end of time
     if (c.endTid[i] === 2) crossThread++;
-    if (e === s) zeroLength++;
     g.buf.push(e - s);
   }
   if (pidFilter === undefined) marks = c.marks;
