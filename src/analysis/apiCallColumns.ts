@@ -26,6 +26,11 @@ export interface ApiCallColumns {
   nameId: Int32Array;
   /** Latest end of any call (0 when there are none). */
   maxEndNs: number;
+  /**
+   * Rows left out as nsys 2022.x backtrace rows (`eventClass` 67, or NULL): the table holds calls
+   * these columns do not (`info` then reads the table itself).
+   */
+  backtraceRows: number;
 }
 
 export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
@@ -43,6 +48,7 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
   const cols = [pid, tid, corr, start, end, name] as Column<Float64Array | Int32Array>[];
   let n = 0;
   let maxEnd = 0;
+  let backtraceRows = 0;
   if (present) {
     const q = selectApiCallRows(handle);
     const hasEventClass = handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass');
@@ -61,7 +67,9 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
       if (e > maxEnd) maxEnd = e;
       n++;
     });
-    noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', hasEventClass ? 'eventClass != 67' : '1') - n);
+    const kept = countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', hasEventClass ? 'eventClass != 67' : '1');
+    if (hasEventClass) backtraceRows = countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME') - kept;
+    noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', kept - n);
   }
   return {
     count: n,
@@ -72,5 +80,6 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
     end: end.trim(n),
     nameId: name.trim(n),
     maxEndNs: maxEnd,
+    backtraceRows,
   };
 }

@@ -23,6 +23,7 @@ import {
 } from '../../queries/capture.js';
 import { selectNvtxRangeCountsByDomain } from '../../queries/nvtxDomains.js';
 import { selectNvtxRangeWithText } from '../../queries/nvtx.js';
+import { cachedNvtxColumns, type NvtxColumns } from './nvtxColumns.js';
 
 export interface GpuInfo {
   id: number;
@@ -157,6 +158,21 @@ export function activitySpan(handle: ExportHandle, tables: readonly string[] = [
   return { start: row.s, end: row.e };
 }
 
+/** `activitySpan` over NVTX_EVENTS from the shared columns: min start, max of end (or start when open). */
+function nvtxSpanOf(c: NvtxColumns): { start: number | null; end: number | null } {
+  if (c.count === 0) return { start: null, end: null };
+  let start = Infinity;
+  let end = -Infinity;
+  for (let i = 0; i < c.count; i++) {
+    const s = c.start[i];
+    const e = c.end[i];
+    if (s < start) start = s;
+    const last = e === e ? e : s;
+    if (last > end) end = last;
+  }
+  return { start, end };
+}
+
 /** How the capture was set up: what analyses need of `info` without its cost. */
 export interface CaptureSettings {
   profilerApiGated: boolean | null;
@@ -228,9 +244,8 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
   for (const t of COUNTED_TABLES) if (handle.hasTable(t)) rowCounts[t] = countAllRows(handle, t); // names from COUNTED_TABLES, checked with hasTable
 
   // From the columns when the pipeline read them (the export's own rows, read once), else by SQL.
-  // The runtime columns leave out 2022.x backtrace rows: those exports are read by SQL here.
-  const fromColumns =
-    known.gpuOps && known.apiCalls && !handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass') ? factsFromColumns(known.gpuOps, known.apiCalls) : null;
+  // The runtime columns leave out 2022.x backtrace rows: exports that have some are read by SQL here.
+  const fromColumns = known.gpuOps && known.apiCalls && known.apiCalls.backtraceRows === 0 ? factsFromColumns(known.gpuOps, known.apiCalls) : null;
   const devices = fromColumns?.devices ?? new Set<number>();
   if (!fromColumns) {
     for (const t of GPU_OP_TABLES) {
@@ -269,7 +284,9 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
       ? allRows(handle, selectGraphNodeKernel(handle)).length > 0
       : false;
   const graphMode: GraphTraceMode = (rowCounts.CUPTI_ACTIVITY_KIND_GRAPH_TRACE ?? 0) > 0 ? 'graph' : graphNodeKernels ? 'node' : 'none';
-  let span = activitySpan(handle, fromColumns ? ['NVTX_EVENTS'] : undefined);
+  // The NVTX part of the span from the shared NVTX columns when they are loaded (no scan).
+  const nvtx = fromColumns ? cachedNvtxColumns(handle) : undefined;
+  let span = nvtx ? nvtxSpanOf(nvtx) : activitySpan(handle, fromColumns ? ['NVTX_EVENTS'] : undefined);
   if (fromColumns) {
     const lo = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.min(a, b) : a);
     const hi = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.max(a, b) : a);

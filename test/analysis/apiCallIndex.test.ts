@@ -17,6 +17,7 @@ function columns(rows: [number, number | null][]): ApiCallColumns {
     end: Float64Array.from(rows, (_, i) => i * 10 + 5),
     nameId: new Int32Array(n).fill(-1),
     maxEndNs: n ? (n - 1) * 10 + 5 : 0,
+    backtraceRows: 0,
   };
 }
 
