@@ -1,10 +1,37 @@
 import type { ExportHandle } from '../../queries/handle.js';
+import { cachedNvtxColumns } from '../analysis/nvtxColumns.js';
 import { selectGilRanges, selectThreadNames } from '../../queries/gilRanges.js';
 import { coveredLength, intersectIntervals, intersectionLength, overlapLength, unionIntervals } from '../analysis/intervals.js';
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GapAnalysis } from './analyze.js';
 import { GIL_DOMAIN, threadKey } from './hostCauses.js';
+import { isNvtxRange, textIndexOf, type NvtxColumns } from '../analysis/nvtxColumns.js';
+import type { GilRangeRow } from '../../queries/gilRanges.js';
+
+/**
+ * `selectGilRanges` over the shared NVTX columns: `Waiting for GIL` ranges of the executor threads
+ * and `Holding GIL` ranges of the other threads of their processes, in table order.
+ */
+export function gilRangesOf(c: NvtxColumns, executors: readonly { pid: number; tid: number }[]): (GilRangeRow & { domainId: number })[] {
+  const out: (GilRangeRow & { domainId: number })[] = [];
+  const waitText = textIndexOf(c, 'Waiting for GIL');
+  const holdText = textIndexOf(c, 'Holding GIL');
+  if ((waitText < 0 && holdText < 0) || executors.length === 0) return out;
+  const keys = new Set(executors.map((e) => threadKey(e.pid, e.tid)));
+  const pids = new Set(executors.map((e) => e.pid));
+  for (let i = 0; i < c.count; i++) {
+    const t = c.text[i];
+    if ((t !== holdText && t !== waitText) || c.tid[i] < 0 || !isNvtxRange(c.eventType[i])) continue;
+    const pid = c.pid[i];
+    const executor = keys.has(threadKey(pid, c.tid[i]));
+    const wait = t === waitText;
+    if (wait ? !executor : executor || !pids.has(pid)) continue;
+    const end = c.end[i];
+    out.push({ pid, tid: c.tid[i], domainId: c.domainId[i], wait: wait ? 1 : 0, start: c.start[i], end: end === end ? end : null });
+  }
+  return out;
+}
 
 /** A thread that held the GIL while the executor thread waited for it. */
 export interface GilHolder {
@@ -51,7 +78,9 @@ export function findGilHolders(handle: ExportHandle, gaps: GapAnalysis, nvtxDoma
   const gilDomain = new Set(nvtxDomains.filter((d) => d.name === GIL_DOMAIN).map((d) => d.domainId * 16777216 + d.pid));
   const executors = gaps.threads.filter((t) => nvtxDomains.some((d) => d.name === GIL_DOMAIN && d.pid === t.pid)).map((t) => ({ pid: t.pid, tid: t.executorTid }));
   if (executors.length === 0) return [];
-  const rows = selectGilRanges(handle, executors);
+  // From the shared NVTX columns when the pipeline read them, else one filtered query.
+  const cols = cachedNvtxColumns(handle);
+  const rows = cols ? gilRangesOf(cols, executors) : selectGilRanges(handle, executors);
   let endOfTime: number | null | undefined;
   const waits = new Map<number, { s: number[]; e: number[] }>();
   const holds = new Map<number, { s: number[]; e: number[] }>();

@@ -3,6 +3,7 @@ import { forEachRow } from '../../queries/run.js';
 import { stripApiVersion } from '../../queries/runtime.js';
 import { loadStrings, selectStringIdsOf } from '../../queries/strings.js';
 import { selectHostCauseRanges } from '../../queries/hostRanges.js';
+import { cachedNvtxColumns, isNvtxRange, textIndexOf, type NvtxColumns } from '../analysis/nvtxColumns.js';
 import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
 import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GpuOpColumns } from './findGaps.js';
@@ -292,14 +293,6 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
   }
   const gcIds = [...special].filter(([, v]) => v === GC_RANGE).map(([id]) => id);
   const holdIds = [...special].filter(([, v]) => v === GIL_HOLD_RANGE).map(([id]) => id);
-  const q = selectHostCauseRanges(handle, {
-    gcRange: GC_RANGE,
-    gilHoldRange: GIL_HOLD_RANGE,
-    gilDomainIds: [...gilDomainIds],
-    holdTextIds: holdIds,
-    gcTextIds: gcIds,
-    threadKeys: launchingKeys,
-  });
   const gc = new IntervalLists();
   const gil = new IntervalLists();
   // Per launching thread, its ranges in typed columns (millions on NVTX-heavy exports).
@@ -309,12 +302,9 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
   const pendingTextIds: number[] = [];
   let rawNames: (string | number)[] = [];
   let anyOpenEnd = false;
-  forEachRow(
-    handle,
-    q,
-    (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, end: number | null, cross: number) => {
-      const e = end ?? NaN;
-      if (end == null) anyOpenEnd = true;
+  /** One range (`textId` null: `text` is the resolved text); `end` NaN when open. */
+  const take = (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, e: number, cross: boolean | number) => {
+      if (e !== e) anyOpenEnd = true;
       const special_ = textId != null ? special.get(textId) : text;
       const dkey = (domainId ?? 0) * 16777216 + pid;
       if (special_ === GC_RANGE && (domainId ?? 0) === 0) {
@@ -359,8 +349,22 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
       l.e.data[l.count] = e;
       l.n.data[l.count] = ni;
       l.count++;
-    },
-  );
+  };
+  const cols = cachedNvtxColumns(handle);
+  if (cols) takeHostCauseRanges(cols, launchingSet, gilDomainIds, take);
+  else {
+    const q = selectHostCauseRanges(handle, {
+      gcRange: GC_RANGE,
+      gilHoldRange: GIL_HOLD_RANGE,
+      gilDomainIds: [...gilDomainIds],
+      holdTextIds: holdIds,
+      gcTextIds: gcIds,
+      threadKeys: launchingKeys,
+    });
+    forEachRow(handle, q, (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, end: number | null, cross: number) =>
+      take(pid, tid, eventType, domainId, textId, text, start, end ?? NaN, cross),
+    );
+  }
   // Ranges never closed end where nsys ends them: the latest NVTX timestamp.
   if (anyOpenEnd) {
     const eot = nvtxEndOfTime(handle) ?? 0;
@@ -393,4 +397,28 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
   for (const [pid] of gc.map) ctx.gcByPid.set(pid, gc.union([pid]));
   for (const [pid, t] of ctx.threads) ctx.gilWaitByPid.set(pid, gil.union(t.tids.map((tid) => threadKey(pid, tid))));
   return ctx;
+}
+
+/**
+ * `selectHostCauseRanges` over the shared NVTX columns: the ranges of the launching threads and
+ * `Python GC` ranges of any thread, without the GIL domains' `Holding GIL` ranges, handed to `take`
+ * with their resolved text (as a NULL textId).
+ */
+function takeHostCauseRanges(
+  c: NvtxColumns,
+  launching: ReadonlySet<number>,
+  gilDomainIds: ReadonlySet<number>,
+  take: (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, end: number, cross: boolean) => void,
+): void {
+  const gcText = textIndexOf(c, GC_RANGE);
+  const holdText = textIndexOf(c, GIL_HOLD_RANGE);
+  for (let i = 0; i < c.count; i++) {
+    const t = c.text[i];
+    if (holdText >= 0 && t === holdText && gilDomainIds.has(c.domainId[i])) continue;
+    if (!isNvtxRange(c.eventType[i]) || c.tid[i] < 0) continue;
+    const pid = c.pid[i];
+    const tid = c.tid[i];
+    if (!(t === gcText && gcText >= 0) && !launching.has(threadKey(pid, tid))) continue;
+    take(pid, tid, c.eventType[i], c.domainId[i], null, t >= 0 ? c.texts[t] : null, c.start[i], c.end[i], c.endTid[i] === 2);
+  }
 }

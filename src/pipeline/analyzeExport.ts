@@ -90,8 +90,13 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   return out;
 }
 
-/** The parts that read NVTX ranges (the summary, the projection, iteration labels, host causes). */
-const NVTX_PARTS: readonly AnalysisPart[] = ['nvtx', 'nvtxGpu', 'gaps', 'host', 'gilHolders', 'info'];
+/**
+ * The parts that read every NVTX row (the summary, the GPU projection): with either, the whole
+ * table is read once into columns that the other NVTX readers (host causes of gaps, GC/GIL, GIL
+ * holders, info) share. Without them those readers' own filtered queries are cheaper than loading
+ * every row (`gaps` alone reads a few thousand of dense-long's 850k NVTX rows).
+ */
+const NVTX_PARTS: readonly AnalysisPart[] = ['nvtx', 'nvtxGpu'];
 
 function analyzeParts(
   handle: ExportHandle,

@@ -7,6 +7,35 @@ import { coveredLength, unionIntervals } from '../analysis/intervals.js';
 import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GapAnalysis } from '../gaps/analyze.js';
 import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE, threadKey } from '../gaps/hostCauses.js';
+import { cachedNvtxColumns, isNvtxRange, type NvtxColumns } from '../analysis/nvtxColumns.js';
+
+/** A range as `selectNvtxRangesNamed` returns it (`textId` null: `text` is the resolved text). */
+interface NamedRangeRow {
+  pid: number;
+  tid: number;
+  domainId: number;
+  textId: number | null;
+  text: string | null;
+  start: number;
+  end: number | null;
+}
+
+/** `selectNvtxRangesNamed` over the shared NVTX columns, in table order. */
+function rangesNamed(c: NvtxColumns, names: readonly string[]): NamedRangeRow[] {
+  const wanted = new Set<number>();
+  for (const name of names) {
+    const i = c.texts.indexOf(name);
+    if (i >= 0) wanted.add(i);
+  }
+  const out: NamedRangeRow[] = [];
+  if (wanted.size === 0) return out;
+  for (let i = 0; i < c.count; i++) {
+    if (!wanted.has(c.text[i]) || !isNvtxRange(c.eventType[i])) continue;
+    const end = c.end[i];
+    out.push({ pid: c.pid[i], tid: c.tid[i], domainId: c.domainId[i], textId: null, text: c.texts[c.text[i]], start: c.start[i], end: end === end ? end : null });
+  }
+  return out;
+}
 
 /** Python garbage collections (`Python GC` NVTX ranges, TLLM_PROFILE_RECORD_GC=1). */
 export interface GcSummary {
@@ -95,12 +124,17 @@ export function summarizeHost(
   const names = [GC_RANGE, GIL_WAIT_RANGE];
   // Names by StringIds id (registered strings), resolved up front: the NVTX scan compares integers.
   const nameOfId = new Map<number, string>();
-  const hasTextId = handle.hasColumn('NVTX_EVENTS', 'textId') && handle.hasTable('StringIds');
-  const hasText = handle.hasColumn('NVTX_EVENTS', 'text');
-  if (hasTextId) for (const r of allRows(handle, selectStringIdsOf(handle, names))) nameOfId.set(r.id, r.value);
-  const query = selectNvtxRangesNamed(handle, { textIds: [...nameOfId.keys()], texts: names, hasTextId, hasText });
-  if (query === null) return { gc, gil };
-  const rows = allRows(handle, query);
+  const cols = cachedNvtxColumns(handle);
+  let rows: NamedRangeRow[];
+  if (cols) rows = rangesNamed(cols, names);
+  else {
+    const hasTextId = handle.hasColumn('NVTX_EVENTS', 'textId') && handle.hasTable('StringIds');
+    const hasText = handle.hasColumn('NVTX_EVENTS', 'text');
+    if (hasTextId) for (const r of allRows(handle, selectStringIdsOf(handle, names))) nameOfId.set(r.id, r.value);
+    const query = selectNvtxRangesNamed(handle, { textIds: [...nameOfId.keys()], texts: names, hasTextId, hasText });
+    if (query === null) return { gc, gil };
+    rows = allRows(handle, query);
+  }
   let endOfTime: number | null | undefined;
   const gcStarts: number[] = [];
   const gcEnds: number[] = [];
