@@ -1,7 +1,8 @@
 /**
  * The pipeline reads each table once and derives `info` and the kernel summary from the GPU-op and
  * API-call columns it already holds: on every fixture export the result must equal the standalone
- * analyses, which read the tables themselves.
+ * analyses, which read the tables themselves. Likewise the NVTX readers that share the NVTX columns
+ * (host causes, GC/GIL, GIL holders) against their own filtered queries.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { describeExport } from '../../src/analysis/exportInfo.js';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { summarizeNvtx } from '../../src/analysis/nvtxSummary.js';
 import { withExport } from '../../src/export/openExport.js';
+import { cachedNvtxColumns } from '../../src/analysis/nvtxColumns.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { REPORT_PARTS } from '../../src/pipeline/request.js';
 import { FIXTURES } from '../helpers/fixtures.js';
@@ -29,6 +31,23 @@ describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIX
       expect(a.info).toEqual(describeExport(h));
       expect(a.kernels).toEqual(summarizeKernels(h));
       expect(a.nvtx).toEqual(summarizeNvtx(h));
+    });
+  });
+
+  it('gaps with host causes, GC/GIL and GIL holders from the shared NVTX columns equal their own queries', () => {
+    withExport(file, (h) => {
+      const shared = analyzeExport(h, { parts: REPORT_PARTS });
+      expect(cachedNvtxColumns(h)).toBeUndefined(); // let go after the analysis
+      // Without nvtx/nvtxGpu the pipeline loads no columns: each part queries NVTX_EVENTS itself.
+      const own = analyzeExport(h, { parts: ['iterations', 'gaps', 'host', 'gilHolders', 'info'] });
+      expect(own.timingsMs).not.toHaveProperty('nvtxColumns');
+      expect(shared.timingsMs).toHaveProperty('nvtxColumns');
+      // The report keeps "no iterations" for its coverage section; `gaps` alone notes it on the gaps.
+      const withoutIterationNote = (g: typeof own.gaps) => g && { ...g, notes: g.notes.filter((n) => !n.startsWith('no iterations:')) };
+      expect(withoutIterationNote(shared.gaps)).toEqual(withoutIterationNote(own.gaps));
+      expect(shared.host).toEqual(own.host);
+      expect(shared.gilHolders).toEqual(own.gilHolders);
+      expect(shared.info).toEqual(own.info);
     });
   });
 });
