@@ -384,6 +384,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].l
 const line = (cells) => cells.map((c, i) => (i <= 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
 const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
 console.log(`iterscope bench: best of ${RUNS} (1x) / ${RUNS_10X} (10x); targets: <= ${TARGET_RATIO}x the sqlite3 shell, 10x/1x in ${GROWTH_TARGET.join('..')} (net of ${fmt(startupS, 2)} s start-up), peak RSS < ${RSS_TARGET_MB} MB on 10x`);
+console.log(`  cli: ${relative(REPO, CLI)}`);
 if (files['1x']) console.log(`  1x: ${files['1x'].file} (${mb(files['1x'].bytes)})`);
 if (files['10x']) console.log(`  10x: ${files['10x'].file} (${mb(files['10x'].bytes)}, ${files['10x'].kernels} kernels, built in ${fmt(files['10x'].buildSeconds, 1)} s${files['10x'].reused ? ', reused' : ''})`);
 console.log(line(header));
