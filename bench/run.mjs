@@ -8,12 +8,14 @@
  * - parallel: 8 exports in one `iterscope iterations` call (worker threads, one per core) against
  *   the sum of 8 single runs (target <= 0.6x on 2 cores).
  *
- * Builds nothing of iterscope: run `npm ci` (or `npm test`) first so `dist/` exists. The 10x export
+ * Builds nothing of iterscope: run `npm ci` (or `npm run build`) first so `dist/` and the CLI bundle
+ * `dist/iterscope.mjs` exist. The 10x export
  * (~1.3 GB in $TMPDIR/iterscope-bench-x10, ~40 s to build) is reused across runs. Each file is read
  * once before timing (warm page cache for both sides). A full run takes about 15 minutes on 2 cores.
  *
  *   node bench/run.mjs [--runs N] [--runs-10x N] [--file EXPORT] [--only name,name]
  *                      [--sizes 1x,10x] [--parallel N] [--parallel-rounds N] [--no-parallel]
+ *                      [--cli PATH]   (default dist/iterscope.mjs, the bundle package.json's bin names)
  *
  * Peak RSS (and CPU time) come from GNU `/usr/bin/time -f '%M %U %S'`; without it (or with ITERSCOPE_BENCH_NO_GNU_TIME=1)
  * the CLI runs inside a small wrapper that reports `process.resourceUsage().maxRSS`.
@@ -31,7 +33,12 @@ import { make10x } from './make-10x.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(here, '..');
-const CLI = join(REPO, 'dist', 'src', 'cli', 'main.js');
+/**
+ * The CLI as users run it (`npx iterscope`: package.json `bin`): the single-file bundle, whose
+ * start-up (one module instead of ~630) every command pays. `--cli dist/src/cli/main.js` measures
+ * the unbundled tsc output instead.
+ */
+const DEFAULT_CLI = join(REPO, 'dist', 'iterscope.mjs');
 const DEFAULT_FILE = resolve(REPO, '..', 'shared', 'fixtures', 'pytorch-dense-long', 'trace.sqlite');
 const TARGET_RATIO = 3;
 /** 10x file: 10x the 1x time, +- 25%. */
@@ -116,8 +123,10 @@ const { values: opts } = parseArgs({
     parallel: { type: 'string', default: '8' },
     'parallel-rounds': { type: 'string', default: '3' },
     'no-parallel': { type: 'boolean', default: false },
+    cli: { type: 'string' },
   },
 });
+const CLI = resolve(opts.cli ?? DEFAULT_CLI);
 const RUNS = Math.max(1, Number.parseInt(opts.runs, 10) || 3);
 const RUNS_10X = Math.max(1, Number.parseInt(opts['runs-10x'], 10) || 2);
 const FILE = resolve(opts.file ?? process.env.ITERSCOPE_BENCH_FILE ?? DEFAULT_FILE);
@@ -131,7 +140,7 @@ function die(msg) {
   process.exit(2);
 }
 
-if (!existsSync(CLI)) die(`${relative(REPO, CLI)} is missing: run \`npm ci\` or \`npm test\` first (the bench builds nothing)`);
+if (!existsSync(CLI)) die(`${relative(REPO, CLI)} is missing: run \`npm ci\` or \`npm run build\` first (the bench builds nothing)`);
 if (!existsSync(FILE)) die(`${FILE} is missing (set --file or ITERSCOPE_BENCH_FILE)`);
 
 function onPath(cmd) {
@@ -375,6 +384,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].l
 const line = (cells) => cells.map((c, i) => (i <= 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
 const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
 console.log(`iterscope bench: best of ${RUNS} (1x) / ${RUNS_10X} (10x); targets: <= ${TARGET_RATIO}x the sqlite3 shell, 10x/1x in ${GROWTH_TARGET.join('..')} (net of ${fmt(startupS, 2)} s start-up), peak RSS < ${RSS_TARGET_MB} MB on 10x`);
+console.log(`  cli: ${relative(REPO, CLI)}`);
 if (files['1x']) console.log(`  1x: ${files['1x'].file} (${mb(files['1x'].bytes)})`);
 if (files['10x']) console.log(`  10x: ${files['10x'].file} (${mb(files['10x'].bytes)}, ${files['10x'].kernels} kernels, built in ${fmt(files['10x'].buildSeconds, 1)} s${files['10x'].reused ? ', reused' : ''})`);
 console.log(line(header));
@@ -399,6 +409,7 @@ writeFileSync(
   out,
   JSON.stringify(
     {
+      cli: relative(REPO, CLI),
       files,
       runs: { '1x': RUNS, '10x': RUNS_10X },
       targetRatio: TARGET_RATIO,

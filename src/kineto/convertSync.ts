@@ -27,11 +27,20 @@ function removeAtExit(dir: string): void {
 }
 
 /**
- * The compiled child entry. From the build it sits beside this file; from the TypeScript source
- * (vitest) Node cannot run a `.ts` file, so the built one is used (`npm test` builds first).
+ * Set (to true) only inside the single-file CLI bundle `dist/iterscope.mjs`, by the bundler's
+ * `define` (scripts/bundle.mjs); an undeclared global everywhere else.
+ */
+declare const ITERSCOPE_BUNDLE: boolean | undefined;
+
+/**
+ * The compiled child entry. From the build it sits beside this file; inside the CLI bundle
+ * (`dist/iterscope.mjs`), where this module's URL is the bundle's, it is the bundled converter
+ * beside the bundle (`dist/iterscope-kineto.mjs`); from the TypeScript source (vitest) Node cannot
+ * run a `.ts` file, so the built one is used (`npm test` builds first).
  */
 function converterEntry(): string {
   const here = fileURLToPath(import.meta.url);
+  if (typeof ITERSCOPE_BUNDLE !== 'undefined' && ITERSCOPE_BUNDLE) return join(dirname(here), 'iterscope-kineto.mjs');
   if (!here.endsWith('.ts')) return join(dirname(here), 'convertMain.js');
   const built = join(resolve(dirname(here), '..', '..'), 'dist', 'src', 'kineto', 'convertMain.js');
   if (!existsSync(built)) throw new Error(`${built} is missing: build first (npm run build)`);

@@ -16,11 +16,20 @@ export interface ManyOptions {
 }
 
 /**
+ * Set (to true) only inside the single-file CLI bundle `dist/iterscope.mjs`, by the bundler's
+ * `define` (scripts/bundle.mjs); an undeclared global everywhere else.
+ */
+declare const ITERSCOPE_BUNDLE: boolean | undefined;
+
+/**
  * The compiled worker entry. From the build (`dist/src/ranks/pool.js`) it sits beside this file;
- * when this module runs from its TypeScript source (vitest), Node cannot start a `.ts` worker, so
- * the built one is used (`npm test` builds first).
+ * inside the CLI bundle (`dist/iterscope.mjs`), where this module's URL is the bundle's, it is the
+ * bundled worker beside the bundle (`dist/iterscope-worker.mjs`); when this module runs from its
+ * TypeScript source (vitest), Node cannot start a `.ts` worker, so the built one is used (`npm
+ * test` builds first).
  */
 export function workerEntry(): URL {
+  if (typeof ITERSCOPE_BUNDLE !== 'undefined' && ITERSCOPE_BUNDLE) return new URL('./iterscope-worker.mjs', import.meta.url);
   const here = fileURLToPath(import.meta.url);
   if (!here.endsWith('.ts')) return new URL('./worker.js', import.meta.url);
   const built = join(resolve(dirname(here), '..', '..'), 'dist', 'src', 'ranks', 'worker.js');
