@@ -18,8 +18,8 @@ import { Column } from './typedColumn.js';
  */
 export interface NvtxColumns {
   count: number;
-  /** NVTX_EVENTS rowid (nsys's RangeId). */
-  rowId: Float64Array;
+  /** NVTX_EVENTS rowid (nsys's RangeId): 32-bit when max(rowid) allows (4 bytes a row saved). */
+  rowId: Int32Array | Float64Array;
   start: Float64Array;
   /** NaN: no end (a mark, or a range never closed). */
   end: Float64Array;
@@ -101,7 +101,7 @@ export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
   if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
   requireContract(handle, 'nvtx');
   const cap = Number(allRows(handle, selectRowIdBound(handle, 'NVTX_EVENTS'))[0].n);
-  const rowId = new Column((n) => new Float64Array(n), cap);
+  const rowId = cap < 2147483647 ? new Column((n) => new Int32Array(n), cap) : new Column((n) => new Float64Array(n), cap);
   const start = new Column((n) => new Float64Array(n), cap);
   const end = new Column((n) => new Float64Array(n), cap);
   const eventType = new Column((n) => new Uint8Array(n), cap);

@@ -1,7 +1,8 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectGraphTraceCount } from '../../queries/graphTrace.js';
 import { selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
-import { forEachRow } from '../../queries/run.js';
+import { allRows, forEachRow } from '../../queries/run.js';
+import { selectRowIdBound } from '../../queries/capture.js';
 import { loadStrings } from '../../queries/strings.js';
 import { durationStats, Float64Buffer } from './durationStats.js';
 import { loadNvtxDomains, nvtxRangeLabel, nvtxStyleOf, type NvtxStyle, domainKey } from './nvtxSummary.js';
@@ -153,6 +154,76 @@ class ThreadIndex {
   }
 }
 
+/**
+ * The first call of each (process half of globalTid, correlation id) key: an open-addressing hash
+ * table of call indices in typed arrays (a Map of Maps held ~40 bytes and a boxed number per call:
+ * 150 MB on the 3.6M calls of the 10x bench export; this holds 12-16 bytes per call).
+ */
+class CallKeyIndex {
+  private slots: Int32Array;
+  private mask: number;
+  private hi: Float64Array;
+  private corr: Float64Array;
+  constructor(capacity: number) {
+    this.hi = new Float64Array(capacity);
+    this.corr = new Float64Array(capacity);
+    this.slots = new Int32Array(0);
+    this.mask = 0;
+    this.rehash();
+  }
+  /** Slots for twice the capacity, refilled with the first call of every key. */
+  private rehash(): void {
+    const old = this.slots;
+    let size = 1024;
+    while (size < this.hi.length * 2) size *= 2;
+    this.slots = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    for (let k = 0; k < old.length; k++) {
+      const j = old[k];
+      if (j < 0) continue;
+      let s = this.slotOf(this.hi[j], this.corr[j]);
+      while (this.slots[s] >= 0) s = (s + 1) & this.mask;
+      this.slots[s] = j;
+    }
+  }
+  private slotOf(hi: number, corr: number): number {
+    const h = Math.imul((corr | 0) ^ ((corr / 4294967296) | 0), 0x9e3779b1) ^ Math.imul((hi | 0) ^ ((hi / 4294967296) | 0), 0x85ebca6b);
+    return (h ^ (h >>> 15)) & this.mask;
+  }
+  /** Records call `i` (0, 1, 2, ... in order) under its key; returns the key's first call. */
+  insert(hi: number, corr: number, i: number): number {
+    if (i >= this.hi.length) {
+      // More calls than max(rowid) promised (negative rowids): grow.
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(Math.max(2 * a.length, i + 1));
+        b.set(a);
+        return b;
+      };
+      this.hi = grow(this.hi);
+      this.corr = grow(this.corr);
+      this.rehash();
+    }
+    for (let s = this.slotOf(hi, corr); ; s = (s + 1) & this.mask) {
+      const j = this.slots[s];
+      if (j < 0) {
+        this.slots[s] = i;
+        this.hi[i] = hi;
+        this.corr[i] = corr;
+        return i;
+      }
+      if (this.corr[j] === corr && this.hi[j] === hi) return j;
+    }
+  }
+  /** The first call with this key, or -1. */
+  find(hi: number, corr: number): number {
+    for (let s = this.slotOf(hi, corr); ; s = (s + 1) & this.mask) {
+      const j = this.slots[s];
+      if (j < 0) return -1;
+      if (this.corr[j] === corr && this.hi[j] === hi) return j;
+    }
+  }
+}
+
 /** Growable Uint32 column. */
 class Uint32Buffer {
   private buf = new Uint32Array(1024);
@@ -171,18 +242,21 @@ class Uint32Buffer {
 }
 
 /**
- * Indices 0..n-1 ordered by thread, then by start (stable). Counting sort by thread; each thread's
+ * `items` (default 0..n-1) ordered by thread, then by start (stable). Counting sort by thread; each thread's
  * segment is sorted only if it is not already in start order (exports usually are).
  * Returns the order and, per thread, the segment bounds `offsets[t]..offsets[t+1]`.
  */
-function orderByThreadThenStart(thread: ArrayLike<number>, start: Float64Array, nThreads: number): { order: Uint32Array; offsets: Uint32Array } {
-  const n = thread.length;
+function orderByThreadThenStart(items: Uint32Array | null, thread: ArrayLike<number>, start: Float64Array, nThreads: number): { order: Uint32Array; offsets: Uint32Array } {
+  const n = items ? items.length : thread.length;
   const offsets = new Uint32Array(nThreads + 1);
-  for (let i = 0; i < n; i++) offsets[thread[i] + 1]++;
+  for (let k = 0; k < n; k++) offsets[thread[items ? items[k] : k] + 1]++;
   for (let t = 0; t < nThreads; t++) offsets[t + 1] += offsets[t];
   const fill = offsets.slice(0, nThreads);
   const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[fill[thread[i]]++] = i;
+  for (let k = 0; k < n; k++) {
+    const i = items ? items[k] : k;
+    order[fill[thread[i]]++] = i;
+  }
   for (let t = 0; t < nThreads; t++) {
     const seg = order.subarray(offsets[t], offsets[t + 1]);
     let sorted = true;
@@ -229,16 +303,23 @@ function emptyCoverage(): NvtxGpuProjectionCoverage {
   };
 }
 
-/** The candidate ranges of the projection, in typed arrays (index = candidate number). */
+/**
+ * The candidate ranges of the projection. The arrays are indexed by range index r; `items` lists
+ * the candidates. From the shared NVTX columns the index is the column row and the arrays are the
+ * columns themselves (no copy of millions of ranges); from the query, index = candidate number.
+ */
 interface ProjectionRanges {
-  rowid: Float64Array;
+  items: Uint32Array;
+  /** Size of the index space (arrays below have this length). */
+  size: number;
+  rowid: Float64Array | Int32Array;
   rStart: Float64Array;
-  /** NaN: unclosed (set to the end of time by the caller). */
+  /** NaN: unclosed (read through the end of time). */
   rEnd: Float64Array;
   rThread: Uint32Array;
-  rType: Uint32Array;
-  /** Row of each candidate in the shared NVTX columns (labels come from there), or null (read by rowid). */
-  rLabel: Uint32Array | null;
+  rType: ArrayLike<number>;
+  /** True when r is a row of the shared NVTX columns (labels come from there); else read by rowid. */
+  fromColumns: boolean;
   /** Latest start and end over every range event (valid times), whatever the filters. */
   maxStart: number;
   maxEnd: number;
@@ -270,27 +351,13 @@ function collectRanges(handle: ExportHandle, threads: ThreadIndex, coverage: Nvt
     }
     rows.push(i);
   }
-  const idx = rows.view().slice();
-  const n = idx.length;
-  const out: ProjectionRanges = {
-    rowid: new Float64Array(n),
-    rStart: new Float64Array(n),
-    rEnd: new Float64Array(n),
-    rThread: new Uint32Array(n),
-    rType: new Uint32Array(n),
-    rLabel: idx,
-    maxStart,
-    maxEnd,
-  };
-  for (let k = 0; k < n; k++) {
-    const i = idx[k];
-    out.rowid[k] = c.rowId[i];
-    out.rStart[k] = c.start[i];
-    out.rEnd[k] = c.end[i];
-    out.rThread[k] = threads.intern(upper + c.pid[i], c.tid[i]);
-    out.rType[k] = c.eventType[i];
+  const items = rows.view().slice();
+  const rThread = new Uint32Array(c.count);
+  for (let k = 0; k < items.length; k++) {
+    const i = items[k];
+    rThread[i] = threads.intern(upper + c.pid[i], c.tid[i]);
   }
-  return out;
+  return { items, size: c.count, rowid: c.rowId, rStart: c.start, rEnd: c.end, rThread, rType: c.eventType, fromColumns: true, maxStart, maxEnd };
 }
 
 /** `collectRanges` by its own query (rows that differ in the bits above the PID). */
@@ -322,25 +389,27 @@ function queryRanges(handle: ExportHandle, threads: ThreadIndex, coverage: NvtxG
       rTypeB.push(eventType);
     },
   );
-  return { rowid: rRowid.view(), rStart: rStartB.view(), rEnd: rEndB.view(), rThread: rThreadB.view(), rType: rTypeB.view(), rLabel: null, maxStart, maxEnd };
+  const n = rRowid.length;
+  const items = new Uint32Array(n);
+  for (let k = 0; k < n; k++) items[k] = k;
+  return { items, size: n, rowid: rRowid.view(), rStart: rStartB.view(), rEnd: rEndB.view(), rThread: rThreadB.view(), rType: rTypeB.view(), fromColumns: false, maxStart, maxEnd };
 }
 
 /** Labels of the projected ranges from the shared NVTX columns. */
-function labelsFromColumns(handle: ExportHandle, proj: Uint32Array, rLabel: Uint32Array): Map<number, string> {
+function labelsFromColumns(handle: ExportHandle, proj: Uint32Array): Map<number, string> {
   const label = new Map<number, string>();
   if (proj.length === 0) return label;
   const c = nvtxColumnsOf(handle);
   const domains = loadNvtxDomains(handle);
-  for (const r of proj) {
-    const i = rLabel[r];
+  for (const i of proj) {
     const t = c.text[i];
-    label.set(r, nvtxRangeLabel(domains.get(domainKey(c.domainId[i], c.pid[i])) ?? null, t >= 0 ? c.texts[t] : null));
+    label.set(i, nvtxRangeLabel(domains.get(domainKey(c.domainId[i], c.pid[i])) ?? null, t >= 0 ? c.texts[t] : null));
   }
   return label;
 }
 
 /** Labels of the projected ranges read by rowid. */
-function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: Float64Array): Map<number, string> {
+function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: ArrayLike<number>): Map<number, string> {
   const label = new Map<number, string>();
   if (proj.length === 0) return label;
   const projIdxByRowid = new Map<number, number>();
@@ -368,68 +437,41 @@ function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: Float64
   return label;
 }
 
+/** The API calls that launched GPU work on a thread with candidate ranges, in compact arrays. */
+interface LaunchingCalls {
+  nCalls: number;
+  cThread: Uint32Array;
+  cStart: Float64Array;
+  cEnd: Float64Array;
+  cOpStart: Float64Array;
+  cOpEnd: Float64Array;
+  cOpCount: Uint32Array;
+  cCorr: Float64Array;
+  cDup: Uint8Array;
+}
+
 /**
- * Reproduces `nsys stats -r nvtx_gpu_proj_sum` (and, per instance, `nvtx_gpu_proj_trace`): each
- * NVTX range is projected onto the GPU work launched from inside it.
- *
- * As nsys's 2024+ report SQL does:
- * - ranges are event types 59/60/70/71 with `endGlobalTid IS NULL`; a missing end becomes the
- *   latest NVTX range timestamp;
- * - GPU ops are kernels, memcpys and memsets (not whole-graph trace rows), joined to their API call
- *   on correlation id and process (`op.globalPid = call.globalTid & ~0xFFFFFF`);
- * - an op belongs to every range on the call's thread that fully contains the API call;
- * - per range: projected start = first op start, duration = last op end - that, GPU ops = distinct
- *   correlation ids; ranges with no op are left out;
- * - parent = the tightest enclosing projected range on the same thread (lowest rowid on a tie),
- *   level = depth from the root, NumChild = projected direct children.
- *
- * Work: ranges, API calls and GPU ops are each streamed once (`forEachRow`) into typed arrays;
- * ops are folded into their API call through a (process, correlation id) map, giving each call the
- * first start and last end of its GPU work; then, per thread, one sweep over the calls and the
- * ranges, both in start order, with the list of ranges open at the call. No ranges x calls join,
- * no SQLite sort or temporary index. Avg/Med/StdDev and the averages are not rounded (nsys prints
- * them with one decimal).
+ * Step 2 of the projection: every API call, then the GPU work each launched (first start, last
+ * end, count); coverage counts the ops without a call and the calls outside every thread with
+ * ranges. A function of its own so that the per-call working set (millions of calls) is garbage
+ * once the compact arrays are returned.
  */
-export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjectionOptions = {}): NvtxGpuProjection {
-  requireContract(handle, 'nvtxGpuProjection');
-  // The shared NVTX columns counted the rows with unusable times (and noted them) as they were read.
-  if (handle.hasTable('NVTX_EVENTS')) nvtxColumnsOf(handle);
-  const coverage = emptyCoverage();
-  const missingTables: string[] = [];
-  if (!handle.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) missingTables.push('CUPTI_ACTIVITY_KIND_RUNTIME');
-  const opTables = OP_TABLES.filter((t) => handle.hasTable(t));
-  if (opTables.length === 0) missingTables.push(OP_TABLES.join(' | '));
-  if (handle.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
-    forEachRow(handle, selectGraphTraceCount(handle, { pid: opts.pid }), (n: number) => (coverage.graphTraceRowsIgnored = n));
-  }
-  if (missingTables.length > 0) return { rows: [], ...(opts.includeInstances ? { instances: [] } : {}), coverage, maxTimestampNs: null, missingTables };
-  const pid = opts.pid;
-
-  // ---- 1. Ranges -------------------------------------------------------------------------------
-  const threads = new ThreadIndex();
-  const { rowid, rStart, rEnd, rThread, rType, rLabel, maxStart, maxEnd } = collectRanges(handle, threads, coverage, pid);
-  // nsys: max(max(start), max(end)) — NULL (unclosed ranges then match nothing) when no range has an end.
-  const maxTs = maxEnd === -Infinity || maxStart === -Infinity ? null : Math.max(maxStart, maxEnd);
-  const nRanges = rowid.length;
-  for (let i = 0; i < nRanges; i++) {
-    if (Number.isNaN(rEnd[i])) {
-      coverage.unclosedRanges++;
-      rEnd[i] = maxTs ?? NaN;
-    }
-  }
-  coverage.candidateRanges = nRanges;
-
-  // ---- 2. API calls, then the GPU work each launched ------------------------------------------
-  // nsys joins `op.globalPid = call.globalTid & ~0xFFFFFF`: equal `>> 24` halves, and a globalPid
-  // whose thread part is 0. Calls are keyed by (that half, correlation id).
-  const callOf = new Map<number, Map<number, number>>();
+function collectLaunchingCalls(
+  handle: ExportHandle,
+  threads: ThreadIndex,
+  coverage: NvtxGpuProjectionCoverage,
+  pid: number | undefined,
+  opTables: readonly (typeof OP_TABLES)[number][],
+): LaunchingCalls {
   /** First call row of a shared (process, correlation id) key -> the other rows with that key. */
   const sharedKey = new Map<number, number[]>();
-  const aThread = new Float64Buffer(1024); // -1: a thread without candidate ranges
-  const aStart = new Float64Buffer(1024);
-  const aEnd = new Float64Buffer(1024);
-  const aCorr = new Float64Buffer(1024);
+  // Sized from max(rowid) (a b-tree lookup, at least the row count): no doubling slack on millions.
+  const callCap = Math.max(1024, Number(allRows(handle, selectRowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'))[0].n));
+  let callOf: CallKeyIndex | null = new CallKeyIndex(callCap);
+  const aThread = new Float64Buffer(callCap); // -1: a thread without candidate ranges
+  const aStart = new Float64Buffer(callCap);
+  const aEnd = new Float64Buffer(callCap);
+  const aCorr = new Float64Buffer(callCap);
   const rtQuery = selectProjectionCalls(handle, { pid });
   forEachRow(handle, rtQuery, (hi: number, lo: number, start: number, end: number, corr: number) => {
     const i = aStart.length;
@@ -437,11 +479,8 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
     aStart.push(start);
     aEnd.push(end);
     aCorr.push(corr);
-    let m = callOf.get(hi);
-    if (!m) callOf.set(hi, (m = new Map()));
-    const first = m.get(corr);
-    if (first === undefined) m.set(corr, i);
-    else {
+    const first = callOf!.insert(hi, corr, i);
+    if (first !== i) {
       let others = sharedKey.get(first);
       if (!others) sharedKey.set(first, (others = []));
       others.push(i);
@@ -460,8 +499,8 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   for (const table of opTables) {
     forEachRow(handle, selectProjectionOps(handle, table, { pid }), (hi: number | null, corr: number | null, start: number, end: number) => {
       coverage.gpuOps++;
-      const i = hi == null || corr == null ? undefined : callOf.get(hi)?.get(corr);
-      if (i === undefined) {
+      const i = hi == null || corr == null ? -1 : callOf!.find(hi, corr);
+      if (i < 0) {
         coverage.gpuOpsWithoutApiCall++;
         return;
       }
@@ -472,7 +511,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
       }
     });
   }
-  callOf.clear();
+  callOf = null;
   // Calls that launched work on a thread with ranges, in compact arrays for the sweep.
   const aThreadV = aThread.view();
   const shared = new Uint8Array(nApi);
@@ -515,14 +554,28 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
       cDup[k] = shared[i];
     }
   }
+  return { nCalls, cThread, cStart, cEnd, cOpStart, cOpEnd, cOpCount, cCorr, cDup };
+}
 
-  // ---- 3. Sweep: every range on the call's thread that contains the call ----------------------
-  const nThreads = threads.size;
-  const R = orderByThreadThenStart(rThread, rStart, nThreads);
-  const C = orderByThreadThenStart(cThread, cStart, nThreads);
-  const projStart = new Float64Array(nRanges).fill(Infinity);
-  const projEnd = new Float64Array(nRanges).fill(-Infinity);
-  const numOps = new Uint32Array(nRanges);
+/**
+ * Step 3 of the projection: per thread, one sweep over the calls and the ranges, both in start
+ * order, with the list of ranges open at the call; every range containing the call gets its GPU
+ * work. Returns per range index the projected start and end (+-Infinity: none) and the GPU ops.
+ */
+function sweepCallsThroughRanges(
+  calls: LaunchingCalls,
+  R: { order: Uint32Array; offsets: Uint32Array },
+  nThreads: number,
+  size: number,
+  rStart: Float64Array,
+  rEnd: Float64Array,
+  coverage: NvtxGpuProjectionCoverage,
+): { projStart: Float64Array; projEnd: Float64Array; numOps: Uint32Array } {
+  const { cThread, cStart, cEnd, cOpStart, cOpEnd, cOpCount, cCorr, cDup } = calls;
+  const C = orderByThreadThenStart(null, cThread, cStart, nThreads);
+  const projStart = new Float64Array(size).fill(Infinity);
+  const projEnd = new Float64Array(size).fill(-Infinity);
+  const numOps = new Uint32Array(size);
   const dupCorrs = new Map<number, Set<number>>();
   const active: number[] = [];
   for (let t = 0; t < nThreads; t++) {
@@ -560,20 +613,85 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
     }
   }
   for (const [r, s] of dupCorrs) numOps[r] += s.size;
+  return { projStart, projEnd, numOps };
+}
+
+/**
+ * Reproduces `nsys stats -r nvtx_gpu_proj_sum` (and, per instance, `nvtx_gpu_proj_trace`): each
+ * NVTX range is projected onto the GPU work launched from inside it.
+ *
+ * As nsys's 2024+ report SQL does:
+ * - ranges are event types 59/60/70/71 with `endGlobalTid IS NULL`; a missing end becomes the
+ *   latest NVTX range timestamp;
+ * - GPU ops are kernels, memcpys and memsets (not whole-graph trace rows), joined to their API call
+ *   on correlation id and process (`op.globalPid = call.globalTid & ~0xFFFFFF`);
+ * - an op belongs to every range on the call's thread that fully contains the API call;
+ * - per range: projected start = first op start, duration = last op end - that, GPU ops = distinct
+ *   correlation ids; ranges with no op are left out;
+ * - parent = the tightest enclosing projected range on the same thread (lowest rowid on a tie),
+ *   level = depth from the root, NumChild = projected direct children.
+ *
+ * Work: ranges, API calls and GPU ops are each streamed once (`forEachRow`) into typed arrays;
+ * ops are folded into their API call through a (process, correlation id) map, giving each call the
+ * first start and last end of its GPU work; then, per thread, one sweep over the calls and the
+ * ranges, both in start order, with the list of ranges open at the call. No ranges x calls join,
+ * no SQLite sort or temporary index. Avg/Med/StdDev and the averages are not rounded (nsys prints
+ * them with one decimal).
+ */
+export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjectionOptions = {}): NvtxGpuProjection {
+  requireContract(handle, 'nvtxGpuProjection');
+  // The shared NVTX columns counted the rows with unusable times (and noted them) as they were read.
+  if (handle.hasTable('NVTX_EVENTS')) nvtxColumnsOf(handle);
+  const coverage = emptyCoverage();
+  const missingTables: string[] = [];
+  if (!handle.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) missingTables.push('CUPTI_ACTIVITY_KIND_RUNTIME');
+  const opTables = OP_TABLES.filter((t) => handle.hasTable(t));
+  if (opTables.length === 0) missingTables.push(OP_TABLES.join(' | '));
+  if (handle.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
+    forEachRow(handle, selectGraphTraceCount(handle, { pid: opts.pid }), (n: number) => (coverage.graphTraceRowsIgnored = n));
+  }
+  if (missingTables.length > 0) return { rows: [], ...(opts.includeInstances ? { instances: [] } : {}), coverage, maxTimestampNs: null, missingTables };
+  const pid = opts.pid;
+
+  // ---- 1. Ranges -------------------------------------------------------------------------------
+  const threads = new ThreadIndex();
+  const ranges = collectRanges(handle, threads, coverage, pid);
+  const { items, size, rowid, rStart, rThread, rType, maxStart, maxEnd } = ranges;
+  // nsys: max(max(start), max(end)) — NULL (unclosed ranges then match nothing) when no range has an end.
+  const maxTs = maxEnd === -Infinity || maxStart === -Infinity ? null : Math.max(maxStart, maxEnd);
+  // Unclosed candidates end at that end of time: on a copy when the ends are the shared columns'.
+  let rEnd = ranges.rEnd;
+  for (let k = 0; k < items.length; k++) {
+    const r = items[k];
+    if (!Number.isNaN(rEnd[r])) continue;
+    if (coverage.unclosedRanges++ === 0 && ranges.fromColumns) rEnd = rEnd.slice();
+    rEnd[r] = maxTs ?? NaN;
+  }
+  coverage.candidateRanges = items.length;
+
+  // ---- 2. API calls, then the GPU work each launched ------------------------------------------
+  // nsys joins `op.globalPid = call.globalTid & ~0xFFFFFF`: equal `>> 24` halves, and a globalPid
+  // whose thread part is 0. Calls are keyed by (that half, correlation id).
+  const nThreads = threads.size;
+  const R = orderByThreadThenStart(items, rThread, rStart, nThreads);
+  // ---- 2-3. API calls with GPU work, swept against the ranges of their thread ---------------
+  const { projStart, projEnd, numOps } = sweepCallsThroughRanges(collectLaunchingCalls(handle, threads, coverage, pid, opTables), R, nThreads, size, rStart, rEnd, coverage);
 
   // ---- 4. Hierarchy among projected ranges -----------------------------------------------------
   // Every range enclosing a projected range encloses its calls too, so is projected: parents can
   // be searched among projected ranges only. Tightness (c.start-p.start)+(p.end-c.end) is
   // dur(p) - dur(c): the tightest parent is the shortest enclosing range.
   const projected = new Uint32Buffer();
-  for (let k = 0; k < nRanges; k++) {
+  for (let k = 0; k < R.order.length; k++) {
     const r = R.order[k];
     if (projEnd[r] !== -Infinity) projected.push(r);
   }
   const proj = projected.view();
   coverage.projectedRanges = proj.length;
-  const parent = new Int32Array(nRanges).fill(-1);
-  const numChild = new Uint32Array(nRanges);
+  const parent = new Int32Array(size).fill(-1);
+  const numChild = new Uint32Array(size);
+  const active: number[] = [];
   {
     let p = 0;
     for (let k = 0; k < proj.length; k++) {
@@ -606,8 +724,9 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   }
   // Levels: walk up to a root or a known level; a loop (identical ranges are each other's
   // tightest parent) leaves the level NULL, as nsys's recursive CTE never reaches those ranges.
-  const level = new Float64Array(nRanges).fill(-1); // -1 unknown, NaN none
-  const onPath = new Uint8Array(nRanges);
+  const NO_LEVEL = -2;
+  const level = new Int32Array(size).fill(-1); // -1 unknown, NO_LEVEL none
+  const onPath = new Uint8Array(size);
   const path: number[] = [];
   for (const r0 of proj) {
     if (level[r0] !== -1) continue;
@@ -620,7 +739,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
         break;
       }
       if (onPath[r]) {
-        base = NaN;
+        base = NO_LEVEL;
         break;
       }
       onPath[r] = 1;
@@ -633,13 +752,13 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
     }
     for (let i = path.length - 1; i >= 0; i--) {
       onPath[path[i]] = 0;
-      base = Number.isNaN(base) ? NaN : base + 1;
+      base = base === NO_LEVEL ? NO_LEVEL : base + 1;
       level[path[i]] = base;
     }
   }
 
   // ---- 5. Names of projected ranges -------------------------------------------------------------
-  const label = rLabel ? labelsFromColumns(handle, proj, rLabel) : labelsFromQuery(handle, proj, rowid);
+  const label = ranges.fromColumns ? labelsFromColumns(handle, proj) : labelsFromQuery(handle, proj, rowid);
 
   // ---- 6. Summary --------------------------------------------------------------------------------
   interface Group {
@@ -662,7 +781,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
     g.proj.push(projEnd[r] - projStart[r]);
     g.rangeNs += rEnd[r] - rStart[r];
     g.ops += numOps[r];
-    if (!Number.isNaN(level[r])) {
+    if (level[r] !== NO_LEVEL) {
       g.lvlSum += level[r];
       g.lvlN++;
     }
@@ -704,7 +823,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
       projEnd: projEnd[r],
       projDuration: projEnd[r] - projStart[r],
       numGpuOps: numOps[r],
-      level: Number.isNaN(level[r]) ? null : level[r],
+      level: level[r] === NO_LEVEL ? null : level[r],
       parentId: parent[r] >= 0 ? rowid[parent[r]] : null,
       numChild: numChild[r],
     })).sort((a, b) => a.projStart - b.projStart || b.projDuration - a.projDuration || a.rangeId - b.rangeId);

@@ -20,7 +20,7 @@ import { findGilHolders } from '../gaps/gilHolders.js';
 import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
 import { findFindings, findingsInputOf } from '../findings/findFindings.js';
 import { resolveParts, type AnalysisPart, type AnalysisRequest } from './request.js';
-import { nvtxColumnsOf, releaseNvtxColumns } from '../analysis/nvtxColumns.js';
+import { cachedNvtxColumns, nvtxColumnsOf, releaseNvtxColumns } from '../analysis/nvtxColumns.js';
 import type { ExportAnalysis } from './types.js';
 
 /** Progress of `analyzeExport`, for a bar on a terminal (in-process callers only). */
@@ -98,6 +98,9 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
  */
 const NVTX_PARTS: readonly AnalysisPart[] = ['nvtx', 'nvtxGpu'];
 
+/** NVTX rows up to which the shared columns stay for the whole analysis (see `analyzeParts`). */
+export const SHARED_NVTX_ROWS = 2_000_000;
+
 function analyzeParts(
   handle: ExportHandle,
   request: AnalysisRequest,
@@ -120,6 +123,10 @@ function analyzeParts(
   // The NVTX GPU projection before the GPU-op columns are read: the two largest transient working
   // sets are not held at once.
   if (parts.has('nvtxGpu')) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
+  // Past SHARED_NVTX_ROWS the columns are let go before the GPU ops and API calls are read (peak
+  // memory: 10x dense-long holds 8.5M NVTX rows, ~360 MB): the later NVTX readers (host causes,
+  // GC/GIL, GIL holders, info) then run their own filtered queries, as when no part reads all NVTX.
+  if ((cachedNvtxColumns(handle)?.count ?? 0) > SHARED_NVTX_ROWS) releaseNvtxColumns(handle);
 
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
   if (parts.has('iterations') || parts.has('gaps')) {
