@@ -59,3 +59,26 @@ export function selectNvtxLabelParts(handle: ExportHandle, rowIds: Iterable<numb
     .select([sql<number>`rowid`.as('rowId'), 'domainId', pidOf('globalTid').as('pid'), 'textId', 'text'])
     .where(sql`rowid`, 'in', inJsonList(rowIds));
 }
+
+/**
+ * One row (`hit`) when some row of the runtime table (by `globalTid`) or of a GPU-op table (by
+ * `globalPid`) has a NULL id, bits above the PID other than `upper` (`id >> 48`: hardware and VM
+ * ids), or (GPU ops) a thread part other than 0; none otherwise. The NVTX GPU projection reads the
+ * pipeline's columns, which keep only the PID, when this finds nothing.
+ */
+export function selectIrregularLaunchId(
+  handle: ExportHandle,
+  table: 'CUPTI_ACTIVITY_KIND_RUNTIME' | 'CUPTI_ACTIVITY_KIND_KERNEL' | 'CUPTI_ACTIVITY_KIND_MEMCPY' | 'CUPTI_ACTIVITY_KIND_MEMSET',
+  upper: number,
+) {
+  const id = table === 'CUPTI_ACTIVITY_KIND_RUNTIME' ? 'globalTid' : 'globalPid';
+  const irregular =
+    id === 'globalTid'
+      ? sql<boolean>`${sql.ref(id)} IS NULL OR (${sql.ref(id)} >> 48) != ${upper}`
+      : sql<boolean>`${sql.ref(id)} IS NULL OR (${sql.ref(id)} >> 48) != ${upper} OR ${tidOf(id)} != 0`;
+  return handle.db
+    .selectFrom(table as 'CUPTI_ACTIVITY_KIND_KERNEL')
+    .select(sql<number>`1`.as('hit'))
+    .where(irregular)
+    .limit(1);
+}

@@ -1,7 +1,11 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { selectGraphTraceCount } from '../../queries/graphTrace.js';
-import { selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
+import { selectIrregularLaunchId, selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
 import { allRows, forEachRow } from '../../queries/run.js';
+import { countAllRows } from '../../queries/validRows.js';
+import { GpuOpKind } from '../../queries/gpuOps.js';
+import type { GpuOpColumns } from './gpuOpColumns.js';
+import type { ApiCallColumns } from './apiCallColumns.js';
 import { selectRowIdBound } from '../../queries/capture.js';
 import { loadStrings } from '../../queries/strings.js';
 import { durationStats, Float64Buffer } from './durationStats.js';
@@ -99,6 +103,11 @@ export interface NvtxGpuProjectionOptions {
   pid?: number;
   /** Also return the projected range instances. */
   includeInstances?: boolean;
+  /**
+   * The GPU ops and API calls already in columns (the pipeline's): read from there instead of
+   * querying the tables again, when they hold exactly the rows the queries would (else ignored).
+   */
+  launches?: SharedLaunches;
 }
 
 const OP_TABLES = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET'] as const;
@@ -437,6 +446,79 @@ function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: ArrayLi
   return label;
 }
 
+/**
+ * Where the projection reads API calls and GPU ops: `eachCall` gives hi (`globalTid >> 24`), lo
+ * (thread), start, end, correlation id of every call with a thread and a correlation id; `eachOp`
+ * gives hi (`globalPid >> 24`, null when its thread part is not 0: it joins no call), correlation
+ * id, start, end of every kernel, memcpy and memset, in table order.
+ */
+interface LaunchSource {
+  /** At least the number of calls (sizes the arrays). */
+  callCapacity: number;
+  eachCall(fn: (hi: number, lo: number, start: number, end: number, corr: number) => void): void;
+  eachOp(fn: (hi: number | null, corr: number | null, start: number, end: number) => void): void;
+}
+
+/** The projection's own queries of CUDA_ACTIVITY_KIND_RUNTIME and the GPU-op tables. */
+function queriedLaunches(handle: ExportHandle, pid: number | undefined, opTables: readonly (typeof OP_TABLES)[number][]): LaunchSource {
+  return {
+    // max(rowid): a b-tree lookup, at least the row count: no doubling slack on millions.
+    callCapacity: Number(allRows(handle, selectRowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'))[0].n),
+    eachCall: (fn) => forEachRow(handle, selectProjectionCalls(handle, { pid }), fn),
+    eachOp: (fn) => {
+      for (const table of opTables) forEachRow(handle, selectProjectionOps(handle, table, { pid }), fn);
+    },
+  };
+}
+
+/** The GPU ops and API calls the pipeline already holds (see `launchColumnsCoverExport`). */
+export interface SharedLaunches {
+  gpuOps: GpuOpColumns;
+  apiCalls: ApiCallColumns;
+}
+
+/**
+ * The same rows from the pipeline's columns, when they are exactly what the queries would read:
+ * every row of the runtime and GPU-op tables kept (no backtrace rows, no unusable times), and every
+ * globalTid/globalPid sharing the NVTX rows' bits above the PID (`upper`), with a globalPid thread
+ * part of 0 (so `hi` is `upper * 2^24 + pid`). Null otherwise (the caller queries).
+ */
+function sharedLaunches(handle: ExportHandle, shared: SharedLaunches, upper: number | null, opTables: readonly (typeof OP_TABLES)[number][]): LaunchSource | null {
+  const { gpuOps, apiCalls } = shared;
+  if (upper === null || apiCalls.backtraceRows !== 0) return null;
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') || apiCalls.count !== countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
+  const perKind = new Float64Array(4);
+  for (let i = 0; i < gpuOps.count; i++) perKind[gpuOps.kind[i]]++;
+  for (const [k, table] of OP_TABLES.entries()) {
+    const present = opTables.includes(table);
+    if (perKind[k] !== (present ? countAllRows(handle, table) : 0)) return null;
+  }
+  if (!everyLaunchIdRegular(handle, upper, opTables)) return null;
+  const hiBase = upper * 16777216;
+  return {
+    callCapacity: apiCalls.count,
+    eachCall: (fn) => {
+      for (let i = 0; i < apiCalls.count; i++) {
+        const corr = apiCalls.correlationId[i];
+        if (corr === corr) fn(hiBase + apiCalls.pid[i], apiCalls.tid[i], apiCalls.start[i], apiCalls.end[i], corr);
+      }
+    },
+    eachOp: (fn) => {
+      for (let i = 0; i < gpuOps.count; i++) {
+        if (gpuOps.kind[i] > GpuOpKind.Memset) continue;
+        const corr = gpuOps.correlationId[i];
+        fn(hiBase + gpuOps.pid[i], corr === corr ? corr : null, gpuOps.start[i], gpuOps.end[i]);
+      }
+    },
+  };
+}
+
+/** No runtime or GPU-op row with a NULL id, other bits above the PID than `upper`, or (GPU ops) a thread part. */
+function everyLaunchIdRegular(handle: ExportHandle, upper: number, opTables: readonly (typeof OP_TABLES)[number][]): boolean {
+  if (allRows(handle, selectIrregularLaunchId(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', upper)).length > 0) return false;
+  return opTables.every((t) => allRows(handle, selectIrregularLaunchId(handle, t, upper)).length === 0);
+}
+
 /** The API calls that launched GPU work on a thread with candidate ranges, in compact arrays. */
 interface LaunchingCalls {
   nCalls: number;
@@ -456,24 +538,16 @@ interface LaunchingCalls {
  * ranges. A function of its own so that the per-call working set (millions of calls) is garbage
  * once the compact arrays are returned.
  */
-function collectLaunchingCalls(
-  handle: ExportHandle,
-  threads: ThreadIndex,
-  coverage: NvtxGpuProjectionCoverage,
-  pid: number | undefined,
-  opTables: readonly (typeof OP_TABLES)[number][],
-): LaunchingCalls {
+function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage): LaunchingCalls {
   /** First call row of a shared (process, correlation id) key -> the other rows with that key. */
   const sharedKey = new Map<number, number[]>();
-  // Sized from max(rowid) (a b-tree lookup, at least the row count): no doubling slack on millions.
-  const callCap = Math.max(1024, Number(allRows(handle, selectRowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'))[0].n));
+  const callCap = Math.max(1024, source.callCapacity);
   let callOf: CallKeyIndex | null = new CallKeyIndex(callCap);
   const aThread = new Float64Buffer(callCap); // -1: a thread without candidate ranges
   const aStart = new Float64Buffer(callCap);
   const aEnd = new Float64Buffer(callCap);
   const aCorr = new Float64Buffer(callCap);
-  const rtQuery = selectProjectionCalls(handle, { pid });
-  forEachRow(handle, rtQuery, (hi: number, lo: number, start: number, end: number, corr: number) => {
+  source.eachCall((hi: number, lo: number, start: number, end: number, corr: number) => {
     const i = aStart.length;
     aThread.push(threads.find(hi, lo));
     aStart.push(start);
@@ -496,21 +570,19 @@ function collectLaunchingCalls(
     if (end > opEndA[i]) opEndA[i] = end;
     opCountA[i]++;
   };
-  for (const table of opTables) {
-    forEachRow(handle, selectProjectionOps(handle, table, { pid }), (hi: number | null, corr: number | null, start: number, end: number) => {
-      coverage.gpuOps++;
-      const i = hi == null || corr == null ? -1 : callOf!.find(hi, corr);
-      if (i < 0) {
-        coverage.gpuOpsWithoutApiCall++;
-        return;
-      }
-      addOp(i, start, end);
-      if (sharedKey.size > 0) {
-        const others = sharedKey.get(i);
-        if (others) for (const j of others) addOp(j, start, end);
-      }
-    });
-  }
+  source.eachOp((hi: number | null, corr: number | null, start: number, end: number) => {
+    coverage.gpuOps++;
+    const i = hi == null || corr == null ? -1 : callOf!.find(hi, corr);
+    if (i < 0) {
+      coverage.gpuOpsWithoutApiCall++;
+      return;
+    }
+    addOp(i, start, end);
+    if (sharedKey.size > 0) {
+      const others = sharedKey.get(i);
+      if (others) for (const j of others) addOp(j, start, end);
+    }
+  });
   callOf = null;
   // Calls that launched work on a thread with ranges, in compact arrays for the sweep.
   const aThreadV = aThread.view();
@@ -676,7 +748,9 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   const nThreads = threads.size;
   const R = orderByThreadThenStart(items, rThread, rStart, nThreads);
   // ---- 2-3. API calls with GPU work, swept against the ranges of their thread ---------------
-  const { projStart, projEnd, numOps } = sweepCallsThroughRanges(collectLaunchingCalls(handle, threads, coverage, pid, opTables), R, nThreads, size, rStart, rEnd, coverage);
+  const upper = ranges.fromColumns ? nvtxColumnsOf(handle).upperBits : null;
+  const source = (opts.launches && pid === undefined ? sharedLaunches(handle, opts.launches, upper, opTables) : null) ?? queriedLaunches(handle, pid, opTables);
+  const { projStart, projEnd, numOps } = sweepCallsThroughRanges(collectLaunchingCalls(source, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);
 
   // ---- 4. Hierarchy among projected ranges -----------------------------------------------------
   // Every range enclosing a projected range encloses its calls too, so is projected: parents can

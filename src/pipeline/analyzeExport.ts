@@ -120,18 +120,24 @@ function analyzeParts(
     });
   }
 
-  // The NVTX GPU projection before the GPU-op columns are read: the two largest transient working
-  // sets are not held at once.
-  if (parts.has('nvtxGpu')) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
-  // Past SHARED_NVTX_ROWS the columns are let go before the GPU ops and API calls are read (peak
-  // memory: 10x dense-long holds 8.5M NVTX rows, ~360 MB): the later NVTX readers (host causes,
-  // GC/GIL, GIL holders, info) then run their own filtered queries, as when no part reads all NVTX.
-  if ((cachedNvtxColumns(handle)?.count ?? 0) > SHARED_NVTX_ROWS) releaseNvtxColumns(handle);
+  // Past SHARED_NVTX_ROWS the NVTX GPU projection runs before the GPU-op columns are read (the two
+  // largest transient working sets are not held at once) and the NVTX columns are let go after it
+  // (10x dense-long holds 8.5M NVTX rows, ~320 MB): the later NVTX readers (host causes, GC/GIL, GIL
+  // holders, info) then run their own filtered queries, as when no part reads all NVTX. Below it,
+  // the projection waits for the GPU ops and API calls and reads them from there.
+  const loadsLaunches = parts.has('iterations') || parts.has('gaps');
+  const largeNvtx = (cachedNvtxColumns(handle)?.count ?? 0) > SHARED_NVTX_ROWS;
+  if (parts.has('nvtxGpu') && (largeNvtx || !loadsLaunches)) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
+  if (largeNvtx) releaseNvtxColumns(handle);
 
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
-  if (parts.has('iterations') || parts.has('gaps')) {
+  if (loadsLaunches) {
     let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle));
     let apiCalls: ApiCallColumns | undefined = timed('apiCalls', () => loadApiCallColumns(handle));
+    if (parts.has('nvtxGpu') && !out.projection) {
+      const launches = { gpuOps, apiCalls };
+      out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle, { launches }));
+    }
     if (parts.has('iterations')) {
       try {
         out.iterations = timed('iterations', () =>

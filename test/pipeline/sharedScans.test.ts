@@ -1,6 +1,6 @@
 /**
  * The pipeline reads each table once and derives `info` and the kernel summary from the GPU-op and
- * API-call columns it already holds: on every fixture export the result must equal the standalone
+ * API-call columns it already holds (and the NVTX GPU projection reads them too): on every fixture export the result must equal the standalone
  * analyses, which read the tables themselves. Likewise the NVTX readers that share the NVTX columns
  * (host causes, GC/GIL, GIL holders) against their own filtered queries.
  */
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { describeExport } from '../../src/analysis/exportInfo.js';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { summarizeNvtx } from '../../src/analysis/nvtxSummary.js';
+import { projectNvtxOntoGpu } from '../../src/analysis/nvtxGpuProjection.js';
 import { withExport } from '../../src/export/openExport.js';
 import { cachedNvtxColumns } from '../../src/analysis/nvtxColumns.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
@@ -31,6 +32,8 @@ describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIX
       expect(a.info).toEqual(describeExport(h));
       expect(a.kernels).toEqual(summarizeKernels(h));
       expect(a.nvtx).toEqual(summarizeNvtx(h));
+      // The projection read the pipeline's GPU-op and API-call columns; standalone it queries them.
+      expect(a.projection).toEqual(projectNvtxOntoGpu(h));
     });
   });
 
