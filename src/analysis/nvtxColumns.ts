@@ -224,6 +224,17 @@ export function textIndexOf(cols: NvtxColumns, value: string): number {
   return cols.texts.indexOf(value);
 }
 
+/** Calls `fn` with each range row (in table order) whose text is one of `names`. */
+export function forEachRangeWithText(c: NvtxColumns, names: readonly string[], fn: (row: number) => void): void {
+  const wanted = new Set<number>();
+  for (const name of names) {
+    const t = textIndexOf(c, name);
+    if (t >= 0) wanted.add(t);
+  }
+  if (wanted.size === 0) return;
+  for (let i = 0; i < c.count; i++) if (wanted.has(c.text[i]) && isNvtxRange(c.eventType[i])) fn(i);
+}
+
 /** NVTX range event types: push/pop (59, 70) and start/end (60, 71). */
 export function isNvtxRange(eventType: number): boolean {
   return eventType === 59 || eventType === 60 || eventType === 70 || eventType === 71;

@@ -521,7 +521,6 @@ function everyLaunchIdRegular(handle: ExportHandle, upper: number, opTables: rea
 
 /** The API calls that launched GPU work on a thread with candidate ranges, in compact arrays. */
 interface LaunchingCalls {
-  nCalls: number;
   cThread: Uint32Array;
   cStart: Float64Array;
   cEnd: Float64Array;
@@ -626,7 +625,7 @@ function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, cover
       cDup[k] = shared[i];
     }
   }
-  return { nCalls, cThread, cStart, cEnd, cOpStart, cOpEnd, cOpCount, cCorr, cDup };
+  return { cThread, cStart, cEnd, cOpStart, cOpEnd, cOpCount, cCorr, cDup };
 }
 
 /**
@@ -742,12 +741,11 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   }
   coverage.candidateRanges = items.length;
 
-  // ---- 2. API calls, then the GPU work each launched ------------------------------------------
+  // ---- 2-3. API calls with their GPU work, swept against the ranges of their thread ----------
   // nsys joins `op.globalPid = call.globalTid & ~0xFFFFFF`: equal `>> 24` halves, and a globalPid
   // whose thread part is 0. Calls are keyed by (that half, correlation id).
   const nThreads = threads.size;
   const R = orderByThreadThenStart(items, rThread, rStart, nThreads);
-  // ---- 2-3. API calls with GPU work, swept against the ranges of their thread ---------------
   const upper = ranges.fromColumns ? nvtxColumnsOf(handle).upperBits : null;
   const source = (opts.launches && pid === undefined ? sharedLaunches(handle, opts.launches, upper, opTables) : null) ?? queriedLaunches(handle, pid, opTables);
   const { projStart, projEnd, numOps } = sweepCallsThroughRanges(collectLaunchingCalls(source, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);

@@ -5,8 +5,8 @@ import { coveredLength, intersectIntervals, intersectionLength, overlapLength, u
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GapAnalysis } from './analyze.js';
-import { GIL_DOMAIN, threadKey } from './hostCauses.js';
-import { isNvtxRange, textIndexOf, type NvtxColumns } from '../analysis/nvtxColumns.js';
+import { GIL_DOMAIN, GIL_HOLD_RANGE, GIL_WAIT_RANGE, threadKey } from './hostCauses.js';
+import { forEachRangeWithText, textIndexOf, type NvtxColumns } from '../analysis/nvtxColumns.js';
 import type { GilRangeRow } from '../../queries/gilRanges.js';
 
 /**
@@ -15,21 +15,20 @@ import type { GilRangeRow } from '../../queries/gilRanges.js';
  */
 export function gilRangesOf(c: NvtxColumns, executors: readonly { pid: number; tid: number }[]): (GilRangeRow & { domainId: number })[] {
   const out: (GilRangeRow & { domainId: number })[] = [];
-  const waitText = textIndexOf(c, 'Waiting for GIL');
-  const holdText = textIndexOf(c, 'Holding GIL');
-  if ((waitText < 0 && holdText < 0) || executors.length === 0) return out;
+  if (executors.length === 0) return out;
+  const waitText = textIndexOf(c, GIL_WAIT_RANGE);
   const keys = new Set(executors.map((e) => threadKey(e.pid, e.tid)));
   const pids = new Set(executors.map((e) => e.pid));
-  for (let i = 0; i < c.count; i++) {
-    const t = c.text[i];
-    if ((t !== holdText && t !== waitText) || c.tid[i] < 0 || !isNvtxRange(c.eventType[i])) continue;
+  forEachRangeWithText(c, [GIL_WAIT_RANGE, GIL_HOLD_RANGE], (i) => {
     const pid = c.pid[i];
-    const executor = keys.has(threadKey(pid, c.tid[i]));
-    const wait = t === waitText;
-    if (wait ? !executor : executor || !pids.has(pid)) continue;
+    const tid = c.tid[i];
+    if (tid < 0) return;
+    const executor = keys.has(threadKey(pid, tid));
+    const wait = c.text[i] === waitText;
+    if (wait ? !executor : executor || !pids.has(pid)) return;
     const end = c.end[i];
-    out.push({ pid, tid: c.tid[i], domainId: c.domainId[i], wait: wait ? 1 : 0, start: c.start[i], end: end === end ? end : null });
-  }
+    out.push({ pid, tid, domainId: c.domainId[i], wait: wait ? 1 : 0, start: c.start[i], end: end === end ? end : null });
+  });
   return out;
 }
 

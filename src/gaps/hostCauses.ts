@@ -283,16 +283,8 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
     gilDomainIds.add(Math.floor(key / 16777216));
     ctx.gilTracedPids.add(key % 16777216);
   }
+  // StringIds ids of the special range names (only the query path hands textIds to `take`).
   const special = new Map<number, string>();
-  if (handle.hasTable('StringIds')) {
-    forEachRow(
-      handle,
-      selectStringIdsOf(handle, [GC_RANGE, GIL_WAIT_RANGE, GIL_HOLD_RANGE]),
-      (id: number, value: string) => special.set(id, value),
-    );
-  }
-  const gcIds = [...special].filter(([, v]) => v === GC_RANGE).map(([id]) => id);
-  const holdIds = [...special].filter(([, v]) => v === GIL_HOLD_RANGE).map(([id]) => id);
   const gc = new IntervalLists();
   const gil = new IntervalLists();
   // Per launching thread, its ranges in typed columns (millions on NVTX-heavy exports).
@@ -304,55 +296,64 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
   let anyOpenEnd = false;
   /** One range (`textId` null: `text` is the resolved text); `end` NaN when open. */
   const take = (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, e: number, cross: boolean | number) => {
-      if (e !== e) anyOpenEnd = true;
-      const special_ = textId != null ? special.get(textId) : text;
-      const dkey = (domainId ?? 0) * 16777216 + pid;
-      if (special_ === GC_RANGE && (domainId ?? 0) === 0) {
-        ctx.gcTraced = true;
-        gc.push(pid, start, e);
-        return;
+    if (e !== e) anyOpenEnd = true;
+    const special_ = textId != null ? special.get(textId) : text;
+    const dkey = (domainId ?? 0) * 16777216 + pid;
+    if (special_ === GC_RANGE && (domainId ?? 0) === 0) {
+      ctx.gcTraced = true;
+      gc.push(pid, start, e);
+      return;
+    }
+    const k = threadKey(pid, tid);
+    if (!launchingSet.has(k)) return;
+    if (gilDomainKeys.has(dkey)) {
+      if (special_ === GIL_WAIT_RANGE) gil.push(k, start, e);
+      return;
+    }
+    // Start/end ranges that end on another thread do not describe this thread's state.
+    if (cross && (eventType === 60 || eventType === 71)) return;
+    let ni: number | undefined;
+    if (textId != null) {
+      ni = nameIndexByTextId.get(textId);
+      if (ni === undefined) {
+        ni = rawNames.length;
+        rawNames.push(textId);
+        nameIndexByTextId.set(textId, ni);
+        pendingTextIds.push(textId);
       }
-      const k = threadKey(pid, tid);
-      if (!launchingSet.has(k)) return;
-      if (gilDomainKeys.has(dkey)) {
-        if (special_ === GIL_WAIT_RANGE) gil.push(k, start, e);
-        return;
+    } else {
+      const t = text ?? '';
+      ni = nameIndexByText.get(t);
+      if (ni === undefined) {
+        ni = rawNames.length;
+        rawNames.push(t);
+        nameIndexByText.set(t, ni);
       }
-      // Start/end ranges that end on another thread do not describe this thread's state.
-      if (cross && (eventType === 60 || eventType === 71)) return;
-      let ni: number | undefined;
-      if (textId != null) {
-        ni = nameIndexByTextId.get(textId);
-        if (ni === undefined) {
-          ni = rawNames.length;
-          rawNames.push(textId);
-          nameIndexByTextId.set(textId, ni);
-          pendingTextIds.push(textId);
-        }
-      } else {
-        const t = text ?? '';
-        ni = nameIndexByText.get(t);
-        if (ni === undefined) {
-          ni = rawNames.length;
-          rawNames.push(t);
-          nameIndexByText.set(t, ni);
-        }
-      }
-      let l = named.get(k);
-      if (!l) named.set(k, (l = { s: new Column((m) => new Float64Array(m), 1024), e: new Column((m) => new Float64Array(m), 1024), n: new Column((m) => new Int32Array(m), 1024), count: 0 }));
-      if (l.count === l.s.data.length) {
-        l.s.ensure(l.count + 1);
-        l.e.ensure(l.count + 1);
-        l.n.ensure(l.count + 1);
-      }
-      l.s.data[l.count] = start;
-      l.e.data[l.count] = e;
-      l.n.data[l.count] = ni;
-      l.count++;
+    }
+    let l = named.get(k);
+    if (!l) named.set(k, (l = { s: new Column((m) => new Float64Array(m), 1024), e: new Column((m) => new Float64Array(m), 1024), n: new Column((m) => new Int32Array(m), 1024), count: 0 }));
+    if (l.count === l.s.data.length) {
+      l.s.ensure(l.count + 1);
+      l.e.ensure(l.count + 1);
+      l.n.ensure(l.count + 1);
+    }
+    l.s.data[l.count] = start;
+    l.e.data[l.count] = e;
+    l.n.data[l.count] = ni;
+    l.count++;
   };
   const cols = cachedNvtxColumns(handle);
   if (cols) takeHostCauseRanges(cols, launchingSet, gilDomainIds, take);
   else {
+    if (handle.hasTable('StringIds')) {
+      forEachRow(
+        handle,
+        selectStringIdsOf(handle, [GC_RANGE, GIL_WAIT_RANGE, GIL_HOLD_RANGE]),
+        (id: number, value: string) => special.set(id, value),
+      );
+    }
+    const gcIds = [...special].filter(([, v]) => v === GC_RANGE).map(([id]) => id);
+    const holdIds = [...special].filter(([, v]) => v === GIL_HOLD_RANGE).map(([id]) => id);
     const q = selectHostCauseRanges(handle, {
       gcRange: GC_RANGE,
       gilHoldRange: GIL_HOLD_RANGE,

@@ -7,7 +7,7 @@ import { coveredLength, unionIntervals } from '../analysis/intervals.js';
 import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
 import type { GapAnalysis } from '../gaps/analyze.js';
 import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE, threadKey } from '../gaps/hostCauses.js';
-import { cachedNvtxColumns, isNvtxRange, type NvtxColumns } from '../analysis/nvtxColumns.js';
+import { cachedNvtxColumns, forEachRangeWithText, type NvtxColumns } from '../analysis/nvtxColumns.js';
 
 /** A range as `selectNvtxRangesNamed` returns it (`textId` null: `text` is the resolved text). */
 interface NamedRangeRow {
@@ -22,18 +22,11 @@ interface NamedRangeRow {
 
 /** `selectNvtxRangesNamed` over the shared NVTX columns, in table order. */
 function rangesNamed(c: NvtxColumns, names: readonly string[]): NamedRangeRow[] {
-  const wanted = new Set<number>();
-  for (const name of names) {
-    const i = c.texts.indexOf(name);
-    if (i >= 0) wanted.add(i);
-  }
   const out: NamedRangeRow[] = [];
-  if (wanted.size === 0) return out;
-  for (let i = 0; i < c.count; i++) {
-    if (!wanted.has(c.text[i]) || !isNvtxRange(c.eventType[i])) continue;
+  forEachRangeWithText(c, names, (i) => {
     const end = c.end[i];
     out.push({ pid: c.pid[i], tid: c.tid[i], domainId: c.domainId[i], textId: null, text: c.texts[c.text[i]], start: c.start[i], end: end === end ? end : null });
-  }
+  });
   return out;
 }
 
