@@ -11,7 +11,7 @@
  *                               started by src/ranks/pool.ts's workerEntry();
  * - dist/iterscope-kineto.mjs   the child process converting Kineto traces
  *                               (src/kineto/convertMain.ts), run by src/kineto/convertSync.ts.
- * `ITERSCOPE_BUNDLE` is defined as true so those two modules look for the bundled entries beside
+ * `ITERSCOPE_BUNDLE` is defined as true so src/builtEntry.ts finds the bundled entries beside
  * the bundle (inside it, import.meta.url is the bundle's URL, not theirs).
  *
  * Left out of the bundle and loaded from node_modules at run time:

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { builtEntry } from '../builtEntry.js';
 import { KinetoTraceError } from '../errors.js';
 import type { ConversionSummary } from './convert.js';
 
@@ -26,25 +26,9 @@ function removeAtExit(dir: string): void {
   });
 }
 
-/**
- * Set (to true) only inside the single-file CLI bundle `dist/iterscope.mjs`, by the bundler's
- * `define` (scripts/bundle.mjs); an undeclared global everywhere else.
- */
-declare const ITERSCOPE_BUNDLE: boolean | undefined;
-
-/**
- * The compiled child entry. From the build it sits beside this file; inside the CLI bundle
- * (`dist/iterscope.mjs`), where this module's URL is the bundle's, it is the bundled converter
- * beside the bundle (`dist/iterscope-kineto.mjs`); from the TypeScript source (vitest) Node cannot
- * run a `.ts` file, so the built one is used (`npm test` builds first).
- */
+/** The compiled child entry (the bundled one inside the CLI bundle, see `builtEntry`). */
 function converterEntry(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (typeof ITERSCOPE_BUNDLE !== 'undefined' && ITERSCOPE_BUNDLE) return join(dirname(here), 'iterscope-kineto.mjs');
-  if (!here.endsWith('.ts')) return join(dirname(here), 'convertMain.js');
-  const built = join(resolve(dirname(here), '..', '..'), 'dist', 'src', 'kineto', 'convertMain.js');
-  if (!existsSync(built)) throw new Error(`${built} is missing: build first (npm run build)`);
-  return built;
+  return builtEntry('iterscope-kineto.mjs', 'src/kineto/convertMain.js');
 }
 
 /**

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { builtEntry } from '../builtEntry.js';
 import { Worker } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions, type TaskResults } from './tasks.js';
 import { fromWireError, toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
@@ -15,26 +14,9 @@ export interface ManyOptions {
   onProgress?: (done: number, total: number, file: string) => void;
 }
 
-/**
- * Set (to true) only inside the single-file CLI bundle `dist/iterscope.mjs`, by the bundler's
- * `define` (scripts/bundle.mjs); an undeclared global everywhere else.
- */
-declare const ITERSCOPE_BUNDLE: boolean | undefined;
-
-/**
- * The compiled worker entry. From the build (`dist/src/ranks/pool.js`) it sits beside this file;
- * inside the CLI bundle (`dist/iterscope.mjs`), where this module's URL is the bundle's, it is the
- * bundled worker beside the bundle (`dist/iterscope-worker.mjs`); when this module runs from its
- * TypeScript source (vitest), Node cannot start a `.ts` worker, so the built one is used (`npm
- * test` builds first).
- */
+/** The compiled worker entry (the bundled one inside the CLI bundle, see `builtEntry`). */
 export function workerEntry(): URL {
-  if (typeof ITERSCOPE_BUNDLE !== 'undefined' && ITERSCOPE_BUNDLE) return new URL('./iterscope-worker.mjs', import.meta.url);
-  const here = fileURLToPath(import.meta.url);
-  if (!here.endsWith('.ts')) return new URL('./worker.js', import.meta.url);
-  const built = join(resolve(dirname(here), '..', '..'), 'dist', 'src', 'ranks', 'worker.js');
-  if (!existsSync(built)) throw new Error(`${built} is missing: build first (npm run build)`);
-  return pathToFileURL(built);
+  return pathToFileURL(builtEntry('iterscope-worker.mjs', 'src/ranks/worker.js'));
 }
 
 /** How many workers analyzeMany starts for `n` exports. */
