@@ -2,6 +2,7 @@ import { validIntervalSql, validNvtxSql } from './validRows.js';
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 import { pidOf } from './globalIds.js';
+import { allRows } from './run.js';
 
 // What an export holds, table by table: extents, devices, processes. Table names come
 // from iterscope's own constants (checked with `hasTable`), never from user input.
@@ -14,6 +15,11 @@ type AnyTable = 'CUPTI_ACTIVITY_KIND_KERNEL';
  */
 export function selectRowIdBound(handle: ExportHandle, table: string) {
   return handle.db.selectFrom(table as AnyTable).select(sql<number>`coalesce(max(rowid), 0)`.as('n'));
+}
+
+/** `selectRowIdBound`'s number (0 for an empty table). */
+export function rowIdBound(handle: ExportHandle, table: string): number {
+  return Number(allRows(handle, selectRowIdBound(handle, table))[0].n);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectRowIdBound } from '../../queries/capture.js';
+import { rowIdBound } from '../../queries/capture.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { selectApiCallRows } from '../../queries/runtime.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
@@ -38,7 +38,7 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
   const present = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
   // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
   // on millions of calls; the arrays are views of the filled part.
-  const cap = present ? Number(allRows(handle, selectRowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'))[0].n) : 0;
+  const cap = present ? rowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME') : 0;
   const pid = new Column((n) => new Int32Array(n), cap);
   const tid = new Column((n) => new Int32Array(n), cap);
   const corr = new Column((n) => new Float64Array(n), cap);

@@ -1,7 +1,7 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectRowIdBound } from '../../queries/capture.js';
+import { rowIdBound } from '../../queries/capture.js';
 import { presentGpuOpSources, selectGpuOpsOf } from '../../queries/gpuOps.js';
-import { allRows, forEachRow } from '../../queries/run.js';
+import { forEachRow } from '../../queries/run.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { countAllRows } from '../../queries/validRows.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
@@ -37,7 +37,7 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
   // Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
   // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
   const sources = presentGpuOpSources(handle);
-  const cap0 = sources.reduce((a, src) => a + Number(allRows(handle, selectRowIdBound(handle, src.table))[0].n), 0);
+  const cap0 = sources.reduce((a, src) => a + rowIdBound(handle, src.table), 0);
   const start = new Column((n) => new Float64Array(n), cap0);
   const end = new Column((n) => new Float64Array(n), cap0);
   const dev = new Column((n) => new Int32Array(n), cap0);

@@ -6,7 +6,7 @@ import { countAllRows } from '../../queries/validRows.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
-import { selectRowIdBound } from '../../queries/capture.js';
+import { rowIdBound } from '../../queries/capture.js';
 import { loadStrings } from '../../queries/strings.js';
 import { durationStats, Float64Buffer } from './durationStats.js';
 import { loadNvtxDomains, nvtxRangeLabel, nvtxStyleOf, type NvtxStyle, domainKey } from './nvtxSummary.js';
@@ -463,7 +463,7 @@ interface LaunchSource {
 function queriedLaunches(handle: ExportHandle, pid: number | undefined, opTables: readonly (typeof OP_TABLES)[number][]): LaunchSource {
   return {
     // max(rowid): a b-tree lookup, at least the row count: no doubling slack on millions.
-    callCapacity: Number(allRows(handle, selectRowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'))[0].n),
+    callCapacity: rowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'),
     eachCall: (fn) => forEachRow(handle, selectProjectionCalls(handle, { pid }), fn),
     eachOp: (fn) => {
       for (const table of opTables) forEachRow(handle, selectProjectionOps(handle, table, { pid }), fn);
