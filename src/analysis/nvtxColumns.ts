@@ -1,8 +1,9 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectRowIdBound } from '../../queries/capture.js';
+import { rowIdBound } from '../../queries/capture.js';
 import { selectNvtxColumnRows } from '../../queries/nvtxColumns.js';
-import { allRows, forEachRow } from '../../queries/run.js';
+import { forEachRow } from '../../queries/run.js';
 import { stringLookup } from '../../queries/strings.js';
+import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
 import { MAX_SAFE_NS } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
@@ -100,7 +101,7 @@ export function emptyNvtxColumns(): NvtxColumns {
 export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
   if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
   requireContract(handle, 'nvtx');
-  const cap = Number(allRows(handle, selectRowIdBound(handle, 'NVTX_EVENTS'))[0].n);
+  const cap = rowIdBound(handle, 'NVTX_EVENTS');
   const rowId = cap < 2147483647 ? new Column((n) => new Int32Array(n), cap) : new Column((n) => new Float64Array(n), cap);
   const start = new Column((n) => new Float64Array(n), cap);
   const end = new Column((n) => new Float64Array(n), cap);
@@ -233,6 +234,29 @@ export function forEachRangeWithText(c: NvtxColumns, names: readonly string[], f
   }
   if (wanted.size === 0) return;
   for (let i = 0; i < c.count; i++) if (wanted.has(c.text[i]) && isNvtxRange(c.eventType[i])) fn(i);
+}
+
+/**
+ * The range rows whose text satisfies `match` (tested once per distinct text), by start (table
+ * order on ties), as `forEachMatchingNvtxRange` visits them from SQL. Returns false, visiting
+ * nothing, when one of them has no thread (NULL globalTid): the query reports those as it should.
+ */
+export function forEachMatchingRangeRow(c: NvtxColumns, match: (text: string) => boolean, visit: NvtxRangeVisitor): boolean {
+  const matches = new Uint8Array(c.texts.length);
+  for (let t = 0; t < c.texts.length; t++) matches[t] = match(c.texts[t]) ? 1 : 0;
+  const rows: number[] = [];
+  for (let i = 0; i < c.count; i++) {
+    const t = c.text[i];
+    if (t < 0 || matches[t] === 0 || !isNvtxRange(c.eventType[i])) continue;
+    if (c.tid[i] < 0) return false;
+    rows.push(i);
+  }
+  rows.sort((a, b) => c.start[a] - c.start[b] || a - b);
+  for (const i of rows) {
+    const end = c.end[i];
+    visit(c.start[i], Number.isNaN(end) ? null : end, c.pid[i], c.tid[i], c.domainId[i], c.texts[c.text[i]]);
+  }
+  return true;
 }
 
 /** NVTX range event types: push/pop (59, 70) and start/end (60, 71). */

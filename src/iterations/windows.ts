@@ -1,6 +1,7 @@
 import { isValidNvtxTimes, noteExcludedRows } from '../export/rowChecks.js';
 import type { ExportHandle } from '../../queries/handle.js';
-import { forEachMatchingNvtxRange, matchingNvtxTexts } from '../../queries/iterationRanges.js';
+import { forEachMatchingNvtxRange, matchingNvtxTexts, type NvtxRangeVisitor } from '../../queries/iterationRanges.js';
+import { cachedNvtxColumns, forEachMatchingRangeRow } from '../analysis/nvtxColumns.js';
 import { loadNvtxDomains } from '../analysis/nvtxSummary.js';
 import type { LabelCounts } from './rangeSpec.js';
 import type { IterationSource } from './source.js';
@@ -42,12 +43,10 @@ export function collectRanges(
   match: (text: string) => boolean,
   numberOf: (text: string, label: LabelCounts | null) => number | null = (_t, label) => label?.iter ?? null,
 ): FoundIterationRanges {
-  const matching = matchingNvtxTexts(handle, match);
-  if (matching.ids.length === 0 && matching.texts.length === 0) return { source, byPid: new Map(), ignoredOtherThreads: 0 };
-  const domains = loadNvtxDomains(handle);
   const all: IterationRange[] = [];
   let invalidRanges = 0;
-  forEachMatchingNvtxRange(handle, matching, (start, end, pid, tid, domainId, text) => {
+  let domains: ReadonlyMap<number, string> | undefined;
+  const visit: NvtxRangeVisitor = (start, end, pid, tid, domainId, text) => {
     if (!match(text)) return;
     // Few rows (the iteration ranges): checked here, excluded and counted (rowChecks.ts).
     if (!isValidNvtxTimes(start, end)) {
@@ -55,6 +54,7 @@ export function collectRanges(
       return;
     }
     const label = source.parseLabel(text);
+    domains ??= loadNvtxDomains(handle);
     all.push({
       pid,
       tid,
@@ -65,7 +65,17 @@ export function collectRanges(
       label,
       number: numberOf(text, label),
     });
-  });
+  };
+  // With the pipeline's NVTX columns in memory (`report`), from them: no second scan of
+  // NVTX_EVENTS. The query when the columns left rows out (it counts the unusable matches) or
+  // when a match has no thread.
+  const cols = cachedNvtxColumns(handle);
+  if (!(cols && cols.invalidRows === 0 && forEachMatchingRangeRow(cols, match, visit))) {
+    const matching = matchingNvtxTexts(handle, match);
+    if (matching.ids.length === 0 && matching.texts.length === 0) return { source, byPid: new Map(), ignoredOtherThreads: 0 };
+    domains = loadNvtxDomains(handle);
+    forEachMatchingNvtxRange(handle, matching, visit);
+  }
   noteExcludedRows(handle, 'NVTX_EVENTS', invalidRanges);
   const { byPid, ignoredOtherThreads } = executorThreadPerProcess(all);
   return { source, byPid, ignoredOtherThreads, invalidRanges };

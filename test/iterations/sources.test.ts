@@ -1,5 +1,6 @@
 /** Iteration sources as plug-ins: each default source on the fixture that carries its markers, the order, and the alignment's token check. */
 import { describe, expect, it } from 'vitest';
+import { nvtxColumnsOf } from '../../src/analysis/nvtxColumns.js';
 import { withExport } from '../../src/export/openExport.js';
 import { alignToLog } from '../../src/iterations/numbering.js';
 import { parseIterationRangeSpec } from '../../src/iterations/rangeSpec.js';
@@ -43,6 +44,14 @@ describe('default iteration sources', () => {
     expect(withExport(path, detectEngine)).toEqual({ engine: found.source.engine, source: id });
     // Every other default source finds nothing here: exactly one engine's markers per fixture.
     for (const s of DEFAULT_ITERATION_SOURCES) if (s.id !== id) expect(withExport(path, (h) => s.findRanges(h)).byPid.size).toBe(0);
+    // With the pipeline's NVTX columns in memory the ranges come from them, not from SQL: the same
+    // ranges, in the same order, with the same texts, domains and numbers.
+    const fromColumns = withExport(path, (h) => {
+      nvtxColumnsOf(h);
+      return findIterationRanges(h);
+    });
+    expect(fromColumns.byPid).toEqual(found.byPid);
+    expect(fromColumns.ignoredOtherThreads).toBe(found.ignoredOtherThreads);
   });
 
   it('an export without any engine markers: no engine', () => {
