@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 
 /** One memcpy: GPU start/end, bytes, direction and the host memory kinds (null where not recorded). */
@@ -11,18 +12,24 @@ export interface MemcpyRow {
   dstKind: number | null;
 }
 
-/** Every memcpy, in start order, with `srcKind`/`dstKind` when this nsys version records them. */
-export function selectMemcpyTraffic(handle: ExportHandle): Iterable<MemcpyRow> {
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY')) return [];
+/**
+ * Every memcpy in table order (columns as `MemcpyRow`, for `forEachRow`), with `srcKind`/`dstKind`
+ * when this nsys version records them; null without the table.
+ */
+export function selectMemcpyTraffic(handle: ExportHandle) {
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY')) return null;
   const kinds = handle.hasColumn('CUPTI_ACTIVITY_KIND_MEMCPY', 'srcKind') && handle.hasColumn('CUPTI_ACTIVITY_KIND_MEMCPY', 'dstKind');
-  return handle.sqlite
-    .prepare(
-      `SELECT (coalesce(globalPid, 0) >> 24) & 16777215 AS pid, start, "end", bytes, copyKind,
-              ${kinds ? 'srcKind, dstKind' : 'NULL AS srcKind, NULL AS dstKind'}
-       FROM CUPTI_ACTIVITY_KIND_MEMCPY`,
-    )
-    // Streamed in table order (no sort, no array of row objects): a big export has millions.
-    .iterate() as Iterable<MemcpyRow>;
+  return handle.db
+    .selectFrom('CUPTI_ACTIVITY_KIND_MEMCPY')
+    .select([
+      sql<number>`(coalesce(globalPid, 0) >> 24) & 16777215`.as('pid'),
+      'start',
+      'end',
+      'bytes',
+      'copyKind',
+      (kinds ? sql<number | null>`srcKind` : sql<null>`NULL`).as('srcKind'),
+      (kinds ? sql<number | null>`dstKind` : sql<null>`NULL`).as('dstKind'),
+    ]);
 }
 
 /** One `--cuda-memory-usage` event (CUDA_GPU_MEMORY_USAGE_EVENTS). */

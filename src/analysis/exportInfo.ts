@@ -241,7 +241,12 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
     ? allRows(handle, selectGpus(handle)).map((g) => ({ id: g.id, name: g.name, smCount: g.smCount, totalMemory: g.totalMemory, busLocation: g.busLocation }))
     : [];
   const rowCounts: Record<string, number> = {};
-  for (const t of COUNTED_TABLES) if (handle.hasTable(t)) rowCounts[t] = countAllRows(handle, t); // names from COUNTED_TABLES, checked with hasTable
+  // NVTX_EVENTS from the shared columns when they are read (every row is in them or counted as left out).
+  const nvtxCols = cachedNvtxColumns(handle);
+  for (const t of COUNTED_TABLES) {
+    if (!handle.hasTable(t)) continue;
+    rowCounts[t] = t === 'NVTX_EVENTS' && nvtxCols ? nvtxCols.count + nvtxCols.invalidRows : countAllRows(handle, t); // names from COUNTED_TABLES, checked with hasTable
+  }
 
   // From the columns when the pipeline read them (the export's own rows, read once), else by SQL.
   // The runtime columns leave out 2022.x backtrace rows: exports that have some are read by SQL here.

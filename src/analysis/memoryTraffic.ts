@@ -1,6 +1,7 @@
 import { WindowIndex } from '../iterations/windowIndex.js';
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents } from '../../queries/memoryTraffic.js';
+import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents, type MemcpyRow } from '../../queries/memoryTraffic.js';
+import { forEachRow } from '../../queries/run.js';
 
 /** Memory kinds of ENUM_CUDA_MEM_KIND that are stable across nsys versions. */
 export const MEM_KIND_PAGEABLE = 0;
@@ -94,7 +95,7 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
   const byDir = new Map<string, MemcpyDirection>();
   const perIter: MemcpyIteration[] = iterations.map((w) => ({ iter: w.iter, startNs: w.startNs, h2dCopies: 0, h2dBytes: 0, d2hCopies: 0, d2hBytes: 0, pageableCopies: 0, pageableNs: 0 }));
   let kindsRecorded = false;
-  for (const c of copies) {
+  const addCopy = (c: MemcpyRow) => {
     const direction = opLabels.get(c.copyKind) ?? DIRECTION_FALLBACK[c.copyKind] ?? `kind ${c.copyKind}`;
     let d = byDir.get(direction);
     if (!d) {
@@ -113,7 +114,7 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
       d.pageableNs += ns;
     }
     const k = lookup(c.pid, c.start);
-    if (k < 0) continue;
+    if (k < 0) return;
     d.inIterations++;
     d.inIterationsBytes += c.bytes;
     d.inIterationsNs += ns;
@@ -131,6 +132,20 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
       it.pageableCopies++;
       it.pageableNs += ns;
     }
+  };
+  // Streamed by forEachRow (no row object per copy from the driver): a big export has millions.
+  const c: MemcpyRow = { pid: 0, start: 0, end: 0, bytes: 0, copyKind: 0, srcKind: null, dstKind: null };
+  if (copies) {
+    forEachRow(handle, copies, (pid: number, start: number, end: number, bytes: number, copyKind: number, srcKind: number | null, dstKind: number | null) => {
+      c.pid = pid;
+      c.start = start;
+      c.end = end;
+      c.bytes = bytes;
+      c.copyKind = copyKind;
+      c.srcKind = srcKind;
+      c.dstKind = dstKind;
+      addCopy(c);
+    });
   }
 
   const events = selectMemoryUsageEvents(handle);
