@@ -34,6 +34,12 @@ export interface GpuOpsQueryOptions extends QueryOptions {
    */
   sliceColumns?: { kernelName: 'shortName' | 'demangledName' };
   /**
+   * Append `launchIdUpper`: `globalPid >> 48` (the hardware and VM ids above the PID) when the
+   * thread part of `globalPid` is 0, else NULL (NULL `globalPid` too): what the NVTX GPU projection
+   * needs of every op to join it from columns (see `selectIrregularLaunchId`).
+   */
+  launchIdUpper?: boolean;
+  /**
    * With `startNs`/`endNs`: also keep ops that start at or after `startNs` but do not end after
    * it (zero-length ops at the window's start), which the plain overlap test drops.
    */
@@ -84,6 +90,7 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
   } else {
     columns.push((kernel ? sql<number | null>`demangledName` : sql<number | null>`NULL`).as('nameId'));
   }
+  if (opts.launchIdUpper) columns.push(sql<number | null>`CASE WHEN globalPid & 16777215 = 0 THEN globalPid >> 48 END`.as('launchIdUpper'));
   const zeroLengthFrom = opts.keepZeroLengthAtStart && opts.startNs !== undefined ? opts.startNs : undefined;
   const filters = zeroLengthFrom === undefined ? opts : { ...opts, startNs: undefined };
   // Unaliased, unqualified columns: an alias costs ~10% on the trace's sorted union (measured).

@@ -1,6 +1,6 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { rowIdBound } from '../../queries/capture.js';
-import { presentGpuOpSources, selectGpuOpsOf } from '../../queries/gpuOps.js';
+import { GpuOpKind, presentGpuOpSources, selectGpuOpsOf } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { countAllRows } from '../../queries/validRows.js';
@@ -25,6 +25,13 @@ export interface GpuOpColumns {
   kind: Uint8Array;
   /** Kernel demangled-name string id (-1 for other kinds, or null). */
   nameId: Int32Array;
+  /**
+   * Read with `launchIds` (kernels, memcpys, memsets; not whole-graph launches): `upper`, the
+   * `globalPid >> 48` they share (null: no such op), and `irregular`, whether one has a NULL
+   * `globalPid`, a thread part other than 0, or other upper bits. The NVTX GPU projection joins
+   * ops from these columns only when every id is regular; read here, that takes no second scan.
+   */
+  launchIds?: { upper: number | null; irregular: boolean };
 }
 
 /**
@@ -32,7 +39,7 @@ export interface GpuOpColumns {
  * over the rows, SQLite drives the scan. Shared by the iterations attribution and the gaps, so an
  * analysis that needs both reads the ops once.
  */
-export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number } = {}): GpuOpColumns {
+export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number; launchIds?: boolean } = {}): GpuOpColumns {
   requireContract(handle, 'gpuOps');
   // Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
   // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
@@ -49,14 +56,22 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
   const cols = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
   let n = 0;
   let cap = start.data.length;
+  let idUpper: number | null = null;
+  let idsIrregular = false;
   // One query per table with only the columns needed (no UNION, no constant columns): the scan
   // is SQLite-bound, and every column handed to JS costs.
   for (const src of sources) {
     const kind = src.kind;
     // Rows with unusable times are skipped in SQL (selectGpuOpsOf) and counted (rowChecks.ts).
-    const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, deviceId: opts.deviceId });
+    const checkIds = opts.launchIds === true && kind !== GpuOpKind.Graph;
+    const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, deviceId: opts.deviceId, launchIdUpper: checkIds });
     const before = n;
-    forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null) => {
+    forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null) => {
+      if (checkIds) {
+        if (up === null) idsIrregular = true;
+        else if (idUpper === null) idUpper = up!;
+        else if (up !== idUpper) idsIrregular = true;
+      }
       if (n === cap) {
         for (const col of cols) col.ensure(n + 1);
         cap = start.data.length;
@@ -84,6 +99,7 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
     correlationId: corr.trim(n),
     kind: kindC.trim(n),
     nameId: name.trim(n),
+    ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
   };
   return ops;
 }

@@ -493,7 +493,7 @@ function sharedLaunches(handle: ExportHandle, shared: SharedLaunches, upper: num
     const present = opTables.includes(table);
     if (perKind[k] !== (present ? countAllRows(handle, table) : 0)) return null;
   }
-  if (!everyLaunchIdRegular(handle, upper, opTables)) return null;
+  if (!everyLaunchIdRegular(handle, upper, opTables, gpuOps.launchIds)) return null;
   const hiBase = upper * 16777216;
   return {
     callCapacity: apiCalls.count,
@@ -514,8 +514,10 @@ function sharedLaunches(handle: ExportHandle, shared: SharedLaunches, upper: num
 }
 
 /** No runtime or GPU-op row with a NULL id, other bits above the PID than `upper`, or (GPU ops) a thread part. */
-function everyLaunchIdRegular(handle: ExportHandle, upper: number, opTables: readonly (typeof OP_TABLES)[number][]): boolean {
+function everyLaunchIdRegular(handle: ExportHandle, upper: number, opTables: readonly (typeof OP_TABLES)[number][], opIds?: GpuOpColumns['launchIds']): boolean {
   if (allRows(handle, selectIrregularLaunchId(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', upper)).length > 0) return false;
+  // The ops' ids checked as they were read (the row counts were matched above): no second scan.
+  if (opIds) return !opIds.irregular && (opIds.upper === null || opIds.upper === upper);
   return opTables.every((t) => allRows(handle, selectIrregularLaunchId(handle, t, upper)).length === 0);
 }
 

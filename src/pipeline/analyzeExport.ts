@@ -132,7 +132,7 @@ function analyzeParts(
 
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
   if (loadsLaunches) {
-    let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle));
+    let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle, { launchIds: parts.has('nvtxGpu') }));
     let apiCalls: ApiCallColumns | undefined = timed('apiCalls', () => loadApiCallColumns(handle));
     if (parts.has('nvtxGpu') && !out.projection) {
       const launches = { gpuOps, apiCalls };

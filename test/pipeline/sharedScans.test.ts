@@ -2,7 +2,7 @@
  * The pipeline reads each table once and derives `info` and the kernel summary from the GPU-op and
  * API-call columns it already holds (and the NVTX GPU projection reads them too): on every fixture export the result must equal the standalone
  * analyses, which read the tables themselves. Likewise the NVTX readers that share the NVTX columns
- * (host causes, GC/GIL, GIL holders) against their own filtered queries.
+ * (host causes, GC/GIL, GIL holders, iteration ranges) against their own filtered queries.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,7 +42,7 @@ describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIX
       const shared = analyzeExport(h, { parts: REPORT_PARTS });
       expect(cachedNvtxColumns(h)).toBeUndefined(); // let go after the analysis
       // Without nvtx/nvtxGpu the pipeline loads no columns: each part queries NVTX_EVENTS itself.
-      const own = analyzeExport(h, { parts: ['iterations', 'gaps', 'host', 'gilHolders', 'info'] });
+      const own = analyzeExport(h, { parts: ['iterations', 'metrics', 'gaps', 'host', 'gilHolders', 'info'] });
       expect(own.timingsMs).not.toHaveProperty('nvtxColumns');
       expect(shared.timingsMs).toHaveProperty('nvtxColumns');
       // The report keeps "no iterations" for its coverage section; `gaps` alone notes it on the gaps.
@@ -51,6 +51,8 @@ describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIX
       expect(shared.host).toEqual(own.host);
       expect(shared.gilHolders).toEqual(own.gilHolders);
       expect(shared.info).toEqual(own.info);
+      // Iteration ranges found in the shared columns equal those found by their own query.
+      expect(shared.iterations).toEqual(own.iterations);
     });
   });
 });
