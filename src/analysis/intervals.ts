@@ -11,6 +11,50 @@ export interface IntervalSet {
   ends: Float64Array;
 }
 
+/** Above this many ascending runs `sortAscending` leaves the work to the engine's sort. */
+const MAX_MERGED_RUNS = 64;
+
+/**
+ * Sorts `a` ascending in place (the same order as `Float64Array.prototype.sort` for the finite
+ * timestamps held here) and returns it. GPU ops arrive table by table, and nsys writes each table
+ * in time order: a few long ascending runs, merged here in O(n log runs) instead of a full sort
+ * (two sorts of 650k values were ~100 ms of `report` on dense-long). `scratch` holds at least
+ * `a.length` values.
+ */
+export function sortAscending(a: Float64Array, scratch: Float64Array): Float64Array {
+  const n = a.length;
+  const bounds = [0];
+  for (let i = 1; i < n; i++) {
+    if (a[i] < a[i - 1]) {
+      bounds.push(i);
+      if (bounds.length > MAX_MERGED_RUNS) return a.sort();
+    }
+  }
+  bounds.push(n);
+  let src = a;
+  let dst = scratch.subarray(0, n);
+  let runs = bounds;
+  while (runs.length > 2) {
+    const next = [0];
+    for (let r = 0; r + 1 < runs.length; r += 2) {
+      const lo = runs[r];
+      const mid = runs[r + 1];
+      const hi = r + 2 < runs.length ? runs[r + 2] : mid;
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+      next.push(hi);
+    }
+    [src, dst] = [dst, src];
+    runs = next;
+  }
+  if (src !== a) a.set(src);
+  return a;
+}
+
 /**
  * Union of intervals given as parallel arrays (any order). Sorts starts and ends independently and
  * sweeps them with a depth counter, as nsys's gpu_gaps rule does: the k-th end pairs with the
@@ -29,8 +73,9 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
       m++;
     }
   }
-  const ss = s.subarray(0, m).sort();
-  const es = e.subarray(0, m).sort();
+  const scratch = new Float64Array(m);
+  const ss = sortAscending(s.subarray(0, m), scratch);
+  const es = sortAscending(e.subarray(0, m), scratch);
   // The merged intervals are written back into ss/es: when interval k closes, starts 0..k and
   // ends 0..k have already been read, so no unread value is overwritten (saves two arrays of n).
   let k = 0;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coveredLength, unionIntervals } from '../../src/analysis/intervals.js';
+import { coveredLength, sortAscending, unionIntervals } from '../../src/analysis/intervals.js';
 
 /** Intervals as [start, length] pairs, lengths >= 0 (zero-length ones included). */
 const arbIntervals = fc.array(fc.tuple(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 50_000 })), { maxLength: 60 });
@@ -47,6 +47,24 @@ describe('interval union: properties (fast-check)', () => {
           if (i > 0) expect(a.starts[i]).toBeGreaterThan(a.ends[i - 1]);
         }
       }),
+    );
+  });
+});
+
+describe('sortAscending: the run-merging sort behind the union', () => {
+  /** Ascending runs of integers (as nsys writes each table in time order), concatenated. */
+  const arbRuns = fc.array(fc.array(fc.integer({ min: -1_000, max: 1_000_000 }), { maxLength: 40 }).map((r) => r.sort((a, b) => a - b)), { maxLength: 90 });
+
+  it('sorts as Float64Array.prototype.sort does, with few runs (merged) and many (engine sort)', () => {
+    fc.assert(
+      fc.property(arbRuns, (runs) => {
+        const values = Float64Array.from(runs.flat());
+        const expected = values.slice().sort();
+        const got = sortAscending(values, new Float64Array(values.length));
+        expect(got).toBe(values); // in place
+        expect([...got]).toEqual([...expected]);
+      }),
+      { numRuns: 300 },
     );
   });
 });
