@@ -12,16 +12,17 @@ export interface IntervalSet {
 }
 
 /** Above this many ascending runs `sortAscending` leaves the work to the engine's sort. */
-const MAX_MERGED_RUNS = 64;
+const MAX_MERGED_RUNS = 8;
 
 /**
  * Sorts `a` ascending in place (the same order as `Float64Array.prototype.sort` for the finite
  * timestamps held here) and returns it. GPU ops arrive table by table, and nsys writes each table
- * in time order: a few long ascending runs, merged here in O(n log runs) instead of a full sort
- * (two sorts of 650k values were ~100 ms of `report` on dense-long). `scratch` holds at least
- * `a.length` values.
+ * in time order: a few ascending runs (kernels, then memcpys, memsets...), each merged into the
+ * sorted part before it from the back, with a copy of the run only (two full sorts of 650k values
+ * were ~100 ms of `report` on dense-long; a scratch array as large as the input would be 52 MB
+ * more at the peak on the 10x bench file).
  */
-export function sortAscending(a: Float64Array, scratch: Float64Array): Float64Array {
+export function sortAscending(a: Float64Array): Float64Array {
   const n = a.length;
   const bounds = [0];
   for (let i = 1; i < n; i++) {
@@ -31,27 +32,19 @@ export function sortAscending(a: Float64Array, scratch: Float64Array): Float64Ar
     }
   }
   bounds.push(n);
-  let src = a;
-  let dst = scratch.subarray(0, n);
-  let runs = bounds;
-  while (runs.length > 2) {
-    const next = [0];
-    for (let r = 0; r + 1 < runs.length; r += 2) {
-      const lo = runs[r];
-      const mid = runs[r + 1];
-      const hi = r + 2 < runs.length ? runs[r + 2] : mid;
-      let i = lo;
-      let j = mid;
-      let k = lo;
-      while (i < mid && j < hi) dst[k++] = src[j] < src[i] ? src[j++] : src[i++];
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
-      next.push(hi);
-    }
-    [src, dst] = [dst, src];
-    runs = next;
+  let longest = 0;
+  for (let r = 1; r + 1 < bounds.length; r++) longest = Math.max(longest, bounds[r + 1] - bounds[r]);
+  const run = new Float64Array(longest);
+  for (let r = 1; r + 1 < bounds.length; r++) {
+    const mid = bounds[r];
+    const hi = bounds[r + 1];
+    run.set(a.subarray(mid, hi));
+    // [0, mid) is sorted; merge the run into it from the back (ties: the sorted part's value last, as it is equal).
+    let i = mid - 1;
+    let j = hi - mid - 1;
+    let k = hi - 1;
+    while (j >= 0) a[k--] = i >= 0 && a[i] > run[j] ? a[i--] : run[j--];
   }
-  if (src !== a) a.set(src);
   return a;
 }
 
@@ -73,9 +66,8 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
       m++;
     }
   }
-  const scratch = new Float64Array(m);
-  const ss = sortAscending(s.subarray(0, m), scratch);
-  const es = sortAscending(e.subarray(0, m), scratch);
+  const ss = sortAscending(s.subarray(0, m));
+  const es = sortAscending(e.subarray(0, m));
   // The merged intervals are written back into ss/es: when interval k closes, starts 0..k and
   // ends 0..k have already been read, so no unread value is overwritten (saves two arrays of n).
   let k = 0;

@@ -53,14 +53,14 @@ describe('interval union: properties (fast-check)', () => {
 
 describe('sortAscending: the run-merging sort behind the union', () => {
   /** Ascending runs of integers (as nsys writes each table in time order), concatenated. */
-  const arbRuns = fc.array(fc.array(fc.integer({ min: -1_000, max: 1_000_000 }), { maxLength: 40 }).map((r) => r.sort((a, b) => a - b)), { maxLength: 90 });
+  const arbRuns = fc.array(fc.array(fc.integer({ min: -1_000, max: 1_000_000 }), { maxLength: 40 }).map((r) => r.sort((a, b) => a - b)), { maxLength: 12 });
 
   it('sorts as Float64Array.prototype.sort does, with few runs (merged) and many (engine sort)', () => {
     fc.assert(
       fc.property(arbRuns, (runs) => {
         const values = Float64Array.from(runs.flat());
         const expected = values.slice().sort();
-        const got = sortAscending(values, new Float64Array(values.length));
+        const got = sortAscending(values);
         expect(got).toBe(values); // in place
         expect([...got]).toEqual([...expected]);
       }),
