@@ -19,8 +19,9 @@ const MAX_MERGED_RUNS = 8;
  * timestamps held here) and returns it. GPU ops arrive table by table, and nsys writes each table
  * in time order: a few ascending runs (kernels, then memcpys, memsets...), each merged into the
  * sorted part before it from the back, with a copy of the run only (two full sorts of 650k values
- * were ~100 ms of `report` on dense-long; a scratch array as large as the input would be 52 MB
- * more at the peak on the 10x bench file).
+ * were ~100 ms of `report` on dense-long). Runs after the first are short there; when one is not
+ * (more than an eighth of the values), the copy would add to the peak memory (50 MB on the 10x
+ * bench file), and the engine's in-place sort is used instead.
  */
 export function sortAscending(a: Float64Array): Float64Array {
   const n = a.length;
@@ -34,6 +35,8 @@ export function sortAscending(a: Float64Array): Float64Array {
   bounds.push(n);
   let longest = 0;
   for (let r = 1; r + 1 < bounds.length; r++) longest = Math.max(longest, bounds[r + 1] - bounds[r]);
+  // A long later run (the values fall back early) would need a large copy: the engine's sort then.
+  if (longest > n / 8) return a.sort();
   const run = new Float64Array(longest);
   for (let r = 1; r + 1 < bounds.length; r++) {
     const mid = bounds[r];
