@@ -1,20 +1,10 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 
-/** One memcpy: GPU start/end, bytes, direction and the host memory kinds (null where not recorded). */
-export interface MemcpyRow {
-  pid: number;
-  start: number;
-  end: number;
-  bytes: number;
-  copyKind: number;
-  srcKind: number | null;
-  dstKind: number | null;
-}
-
 /**
- * Every memcpy in table order (columns as `MemcpyRow`, for `forEachRow`), with `srcKind`/`dstKind`
- * when this nsys version records them; null without the table.
+ * Every memcpy in table order, for `forEachRow`: pid, GPU start/end, bytes, direction
+ * (`copyKind`) and the host memory kinds `srcKind`/`dstKind` (NULL where this nsys version does
+ * not record them); null without the table.
  */
 export function selectMemcpyTraffic(handle: ExportHandle) {
   if (!handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY')) return null;

@@ -1,6 +1,6 @@
 import { WindowIndex } from '../iterations/windowIndex.js';
 import type { ExportHandle } from '../../queries/handle.js';
-import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents, type MemcpyRow } from '../../queries/memoryTraffic.js';
+import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents } from '../../queries/memoryTraffic.js';
 import { forEachRow } from '../../queries/run.js';
 
 /** Memory kinds of ENUM_CUDA_MEM_KIND that are stable across nsys versions. */
@@ -95,59 +95,47 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
   const byDir = new Map<string, MemcpyDirection>();
   const perIter: MemcpyIteration[] = iterations.map((w) => ({ iter: w.iter, startNs: w.startNs, h2dCopies: 0, h2dBytes: 0, d2hCopies: 0, d2hBytes: 0, pageableCopies: 0, pageableNs: 0 }));
   let kindsRecorded = false;
-  const addCopy = (c: MemcpyRow) => {
-    const direction = opLabels.get(c.copyKind) ?? DIRECTION_FALLBACK[c.copyKind] ?? `kind ${c.copyKind}`;
-    let d = byDir.get(direction);
-    if (!d) {
-      d = { direction, copies: 0, bytes: 0, ns: 0, pageableCopies: 0, pageableBytes: 0, pageableNs: 0, inIterations: 0, inIterationsBytes: 0, inIterationsNs: 0, pageableInIterations: 0, pageableInIterationsNs: 0 };
-      byDir.set(direction, d);
-    }
-    const ns = c.end - c.start;
-    if (c.srcKind != null || c.dstKind != null) kindsRecorded = true;
-    const pageable = c.srcKind === MEM_KIND_PAGEABLE || c.dstKind === MEM_KIND_PAGEABLE;
-    d.copies++;
-    d.bytes += c.bytes;
-    d.ns += ns;
-    if (pageable) {
-      d.pageableCopies++;
-      d.pageableBytes += c.bytes;
-      d.pageableNs += ns;
-    }
-    const k = lookup(c.pid, c.start);
-    if (k < 0) return;
-    d.inIterations++;
-    d.inIterationsBytes += c.bytes;
-    d.inIterationsNs += ns;
-    const it = perIter[k];
-    if (c.copyKind === 1) {
-      it.h2dCopies++;
-      it.h2dBytes += c.bytes;
-    } else if (c.copyKind === 2) {
-      it.d2hCopies++;
-      it.d2hBytes += c.bytes;
-    }
-    if (pageable) {
-      d.pageableInIterations++;
-      d.pageableInIterationsNs += ns;
-      it.pageableCopies++;
-      it.pageableNs += ns;
-    }
-  };
-  // Streamed by forEachRow (no row object per copy from the driver): a big export has millions.
-  const c: MemcpyRow = { pid: 0, start: 0, end: 0, bytes: 0, copyKind: 0, srcKind: null, dstKind: null };
+  // Streamed by forEachRow (no row object per copy): a big export has millions.
   if (copies) {
     forEachRow(handle, copies, (pid: number, start: number, end: number, bytes: number, copyKind: number, srcKind: number | null, dstKind: number | null) => {
-      c.pid = pid;
-      c.start = start;
-      c.end = end;
-      c.bytes = bytes;
-      c.copyKind = copyKind;
-      c.srcKind = srcKind;
-      c.dstKind = dstKind;
-      addCopy(c);
+      const direction = opLabels.get(copyKind) ?? DIRECTION_FALLBACK[copyKind] ?? `kind ${copyKind}`;
+      let d = byDir.get(direction);
+      if (!d) {
+        d = { direction, copies: 0, bytes: 0, ns: 0, pageableCopies: 0, pageableBytes: 0, pageableNs: 0, inIterations: 0, inIterationsBytes: 0, inIterationsNs: 0, pageableInIterations: 0, pageableInIterationsNs: 0 };
+        byDir.set(direction, d);
+      }
+      const ns = end - start;
+      if (srcKind != null || dstKind != null) kindsRecorded = true;
+      const pageable = srcKind === MEM_KIND_PAGEABLE || dstKind === MEM_KIND_PAGEABLE;
+      d.copies++;
+      d.bytes += bytes;
+      d.ns += ns;
+      if (pageable) {
+        d.pageableCopies++;
+        d.pageableBytes += bytes;
+        d.pageableNs += ns;
+      }
+      const k = lookup(pid, start);
+      if (k < 0) return;
+      d.inIterations++;
+      d.inIterationsBytes += bytes;
+      d.inIterationsNs += ns;
+      const it = perIter[k];
+      if (copyKind === 1) {
+        it.h2dCopies++;
+        it.h2dBytes += bytes;
+      } else if (copyKind === 2) {
+        it.d2hCopies++;
+        it.d2hBytes += bytes;
+      }
+      if (pageable) {
+        d.pageableInIterations++;
+        d.pageableInIterationsNs += ns;
+        it.pageableCopies++;
+        it.pageableNs += ns;
+      }
     });
   }
-
   const events = selectMemoryUsageEvents(handle);
   let allocations = 0;
   let deallocations = 0;
