@@ -70,6 +70,7 @@ export { FINDINGS_SCHEMA, type Finding, type FindingsResult, type FindingsInput,
 // GPU metrics over iteration windows, and the Perfetto trace.
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
+export type { Timeline, KernelNames } from './analysis/timeline.js';
 
 // Presentation (pure): tables and documents from the analysis's parts.
 export {

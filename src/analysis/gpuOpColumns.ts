@@ -32,6 +32,45 @@ export interface GpuOpColumns {
    * ops from these columns only when every id is regular; read here, that takes no second scan.
    */
   launchIds?: { upper: number | null; irregular: boolean };
+  /** Read with `slices`: what a trace slice of each op shows beyond its times (see `GpuOpSliceColumns`). */
+  slices?: GpuOpSliceColumns;
+}
+
+/** Which kernel name a trace slice shows: nsys's short name (the default) or the demangled signature. */
+export type KernelNameColumn = 'shortName' | 'demangledName';
+
+/**
+ * The columns of the trace's GPU-op slices (`selectGpuOpsOf` with `sliceColumns`), by op index.
+ * Sized for the 10x export (6.5M ops): 4 bytes per op, plus 8 per op that is not a kernel.
+ */
+export interface GpuOpSliceColumns {
+  /** The kernel name column read (`demangledName` when the export has no `shortName`). */
+  kernelName: KernelNameColumn;
+  /**
+   * Kernels: that name's string id; memcpys: `copyKind`; graphs: `graphId`; -1 for NULL and
+   * memsets. A value that is not a non-negative 32-bit integer is in `verbatim`.
+   */
+  nameId: Int32Array;
+  /**
+   * Memcpys and memsets: `bytes`; graphs: `graphExecId`; NaN for NULL. Kernels have none and are
+   * read first, so this holds the ops from index `extraFrom` on: op i's is `extra[i - extraFrom]`.
+   */
+  extra: Float64Array;
+  extraFrom: number;
+  /**
+   * Values that are neither numbers nor NULL (text in a damaged export's integer column), by op
+   * index, as read: the trace writes them as JSON strings rather than dropping them.
+   */
+  verbatim: Map<number, VerbatimOpValues>;
+}
+
+/** An op's non-numeric values, by the column they were read from. */
+export interface VerbatimOpValues {
+  correlationId?: unknown;
+  pid?: unknown;
+  nameId?: unknown;
+  catId?: unknown;
+  extra?: unknown;
 }
 
 /**
@@ -39,7 +78,7 @@ export interface GpuOpColumns {
  * over the rows, SQLite drives the scan. Shared by the iterations attribution and the gaps, so an
  * analysis that needs both reads the ops once.
  */
-export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number; launchIds?: boolean } = {}): GpuOpColumns {
+export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number; launchIds?: boolean; slices?: { kernelName: KernelNameColumn } } = {}): GpuOpColumns {
   requireContract(handle, 'gpuOps');
   // Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
   // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
@@ -54,6 +93,15 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
   const kindC = new Column((n) => new Uint8Array(n), cap0);
   const name = new Column((n) => new Int32Array(n), cap0);
   const cols = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
+  // Trace slice columns, only when asked (the trace).
+  const kernelName: KernelNameColumn | null = opts.slices ? (handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') ? opts.slices.kernelName : 'demangledName') : null;
+  const sliceName = kernelName ? new Column((n) => new Int32Array(n), cap0) : null;
+  if (sliceName) cols.push(sliceName);
+  const extraCap = sources.reduce((a, src) => (src.kind === GpuOpKind.Kernel ? a : a + rowIdBound(handle, src.table)), 0);
+  const sliceExtra = kernelName ? new Column((n) => new Float64Array(n), extraCap) : null;
+  // Index of the first op that is not a kernel (kernels are read first); -1 until one is read.
+  let extraFrom = -1;
+  const verbatim = new Map<number, VerbatimOpValues>();
   let n = 0;
   let cap = start.data.length;
   let idUpper: number | null = null;
@@ -64,9 +112,15 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
     const kind = src.kind;
     // Rows with unusable times are skipped in SQL (selectGpuOpsOf) and counted (rowChecks.ts).
     const checkIds = opts.launchIds === true && kind !== GpuOpKind.Graph;
-    const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, deviceId: opts.deviceId, launchIdUpper: checkIds });
+    const q = selectGpuOpsOf(handle, src, {
+      globalPid: false,
+      kind: false,
+      deviceId: opts.deviceId,
+      launchIdUpper: checkIds,
+      ...(kernelName ? { sliceColumns: { kernelName } } : {}),
+    });
     const before = n;
-    forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null) => {
+    const row = (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null) => {
       if (checkIds) {
         if (up === null) idsIrregular = true;
         else if (idUpper === null) idUpper = up!;
@@ -85,7 +139,28 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
       kindC.data[n] = kind;
       name.data[n] = nm ?? -1;
       n++;
-    });
+    };
+    if (sliceName && sliceExtra) {
+      // Slice columns come between pid and launchIdUpper: nameId (the slice's), catId (the
+      // demangled name), extra. Anything but a number or NULL is kept as read, and so is a
+      // slice name id that does not fit the Int32 column.
+      if (kind !== GpuOpKind.Kernel && extraFrom < 0) extraFrom = n;
+      forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: unknown, p: unknown, sn: unknown, cat: unknown, ex: unknown, up?: number | null) => {
+        const snFits = sn === null || (typeof sn === 'number' && sn >= 0 && (sn | 0) === sn);
+        if (typeof p !== 'number' || !snFits || !(isNumberOrNull(c) && isNumberOrNull(cat) && isNumberOrNull(ex))) {
+          verbatim.set(n, verbatimOf({ correlationId: c, pid: p, nameId: sn, catId: cat, extra: ex }, !snFits));
+        }
+        row(s, e, d, st, c as number | null, p as number, cat as number | null, up);
+        sliceName.data[n - 1] = snFits ? ((sn as number | null) ?? -1) : -1;
+        if (kind !== GpuOpKind.Kernel) {
+          const k = n - 1 - extraFrom;
+          sliceExtra.ensure(k + 1);
+          sliceExtra.data[k] = (ex as number | null) ?? NaN;
+        }
+      });
+    } else {
+      forEachRow(handle, q, row);
+    }
     const all = opts.deviceId === undefined ? countAllRows(handle, src.table) : countAllRows(handle, src.table, 'deviceId = ?', [opts.deviceId]);
     noteExcludedRows(handle, src.table, all - (n - before));
   }
@@ -100,10 +175,29 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
     kind: kindC.trim(n),
     nameId: name.trim(n),
     ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
+    ...(kernelName && sliceName && sliceExtra ? { slices: sliceColumnsOf(kernelName, sliceName.trim(n), sliceExtra, extraFrom < 0 ? n : extraFrom, n, verbatim) } : {}),
   };
   return ops;
 }
 
+function sliceColumnsOf(kernelName: KernelNameColumn, nameId: Int32Array, extra: Column<Float64Array>, extraFrom: number, n: number, verbatim: Map<number, VerbatimOpValues>): GpuOpSliceColumns {
+  return { kernelName, nameId, extra: extra.trim(n - extraFrom), extraFrom, verbatim };
+}
+
+const isNumberOrNull = (v: unknown): boolean => v === null || typeof v === 'number';
+
+/**
+ * The values of `read` that are neither numbers nor NULL (NULL pids too: a pid column holds one
+ * for every op), and the slice name id when it does not fit its column (`nameIdOutOfRange`).
+ */
+function verbatimOf(read: Required<VerbatimOpValues>, nameIdOutOfRange: boolean): VerbatimOpValues {
+  const out: VerbatimOpValues = {};
+  for (const k of Object.keys(read) as (keyof VerbatimOpValues)[]) {
+    const v = read[k];
+    if (!isNumberOrNull(v) || (k === 'pid' && v === null) || (k === 'nameId' && nameIdOutOfRange)) out[k] = v;
+  }
+  return out;
+}
 
 /** The ops of one device: a copy, or `ops` itself when every op is on that device. */
 export function filterDevice(ops: GpuOpColumns, deviceId: number): GpuOpColumns {

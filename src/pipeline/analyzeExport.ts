@@ -4,6 +4,7 @@ import { kernelSummaryNotes, summarizeKernels } from '../analysis/kernelSummary.
 import { projectionCoverageNotes, projectNvtxOntoGpu } from '../analysis/nvtxGpuProjection.js';
 import { nvtxSummaryNotes, summarizeNvtxWithDomains, type NvtxRangesByDomain } from '../analysis/nvtxSummary.js';
 import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { buildTimeline, type GpuOpColumnsWithSlices } from '../analysis/timeline.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { compileCategoryRules, defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { IterationError } from '../errors.js';
@@ -75,6 +76,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     gilHolders: null,
     memory: null,
     findings: null,
+    timeline: null,
     logs: (request.logs ?? []).map((l) => ({ file: l.file, records: l.records.length, skippedLines: l.skippedLines, formats: l.formats })),
     timingsMs,
   };
@@ -125,14 +127,16 @@ function analyzeParts(
   // (10x dense-long holds 8.5M NVTX rows, ~320 MB): the later NVTX readers (host causes, GC/GIL, GIL
   // holders, info) then run their own filtered queries, as when no part reads all NVTX. Below it,
   // the projection waits for the GPU ops and API calls and reads them from there.
-  const loadsLaunches = parts.has('iterations') || parts.has('gaps');
+  const loadsLaunches = parts.has('iterations') || parts.has('gaps') || parts.has('timeline');
   const largeNvtx = (cachedNvtxColumns(handle)?.count ?? 0) > SHARED_NVTX_ROWS;
   if (parts.has('nvtxGpu') && (largeNvtx || !loadsLaunches)) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
   if (largeNvtx) releaseNvtxColumns(handle);
 
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
   if (loadsLaunches) {
-    let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle, { launchIds: parts.has('nvtxGpu') }));
+    // The timeline keeps these columns (with its slice columns) where the others let them go.
+    const slices = parts.has('timeline') ? { kernelName: request.kernelNames === 'demangled' ? ('demangledName' as const) : ('shortName' as const) } : undefined;
+    let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle, { launchIds: parts.has('nvtxGpu'), slices }));
     let apiCalls: ApiCallColumns | undefined = timed('apiCalls', () => loadApiCallColumns(handle));
     if (parts.has('nvtxGpu') && !out.projection) {
       const launches = { gpuOps, apiCalls };
@@ -170,6 +174,10 @@ function analyzeParts(
     // `info` and the kernel summary from the columns while they are here.
     if (parts.has('info')) out.info = timed('info', () => describeExport(handle, { gpuOps, apiCalls, nvtxRangesByDomain }));
     if (parts.has('kernels')) out.kernels = timed('kernels', () => summarizeKernels(handle, request.kernels, { gpuOps }));
+    if (slices) {
+      const ops = gpuOps as GpuOpColumnsWithSlices;
+      out.timeline = timed('timeline', () => buildTimeline(handle, ops, request.kernelNames));
+    }
     gpuOps = undefined;
     apiCalls = undefined;
   }

@@ -1,3 +1,4 @@
+import type { KernelNames } from '../analysis/timeline.js';
 import type { KernelSummaryOptions } from '../analysis/kernelSummary.js';
 import type { CategoryRule } from '../categories/rules.js';
 import type { FindingThresholds } from '../findings/types.js';
@@ -41,9 +42,11 @@ export type AnalysisPart =
   /** Memcpy by direction, pageable memory, allocations in the loop. */
   | 'memory'
   /** What to fix first, ranked by recoverable time (`findFindings` over the other parts). */
-  | 'findings';
+  | 'findings'
+  /** Every GPU op and aten op with its slice columns, in start order (what `trace` writes). */
+  | 'timeline';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline'];
 
 /** Everything `iterscope report` shows. */
 export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
@@ -75,6 +78,8 @@ export interface AnalysisRequest {
   communicationCategory?: string;
   /** `findings`: rule thresholds replacing the defaults (`--thresholds`). */
   findingThresholds?: Partial<FindingThresholds>;
+  /** `timeline`: kernel slice names, nsys's short names (default) or the demangled signatures. */
+  kernelNames?: KernelNames;
   /** `pytorchHost`: a PyTorch profiler trace of the same run beside an nsys export (`--torch-trace`). */
   torchTrace?: string;
 }

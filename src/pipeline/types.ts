@@ -17,6 +17,7 @@ import type { CategoryTime } from './categoryTime.js';
 import type { ReportCoverage } from './coverage.js';
 import type { HostSummary } from './hostSummary.js';
 import type { AnalysisPart } from './request.js';
+import type { Timeline } from '../analysis/timeline.js';
 import type { FindingsResult } from '../findings/types.js';
 
 /** One `--log` file as the analysis describes it. */
@@ -63,6 +64,8 @@ export interface ExportAnalysis {
   findings: FindingsResult | null;
   /** Aten ops per iteration and phase (PyTorch profiler): the input is a Kineto trace, or `torchTrace` was given. */
   pytorchHost: PytorchHostSide | null;
+  /** Every GPU op and aten op with its slice columns, in start order (`trace`); typed arrays, not for JSON. */
+  timeline: Timeline | null;
   /** Per process with iterations: what the cross-rank view needs. */
   rankFigures: RankFigures[] | null;
   logs: ReportLogFile[];

@@ -5,4 +5,5 @@ export { batchComposition, iterationSliceName, iterationArgs, CONTEXT_TOKENS_COU
 export { CAUSE_COLORS, PHASE_COLORS, causeColor } from './colors.js';
 export { GPU_PID_BASE, TID_BASE, gpuPid } from './tracks.js';
 export { Lanes } from './lanes.js';
-export type { GpuOpSliceStats, KernelNames } from './gpuOpSlices.js';
+export type { GpuOpSliceStats } from './gpuOpSlices.js';
+export type { KernelNames } from '../analysis/timeline.js';

@@ -1,13 +1,11 @@
 import { basename } from 'node:path';
-import type { ExportHandle } from '../../queries/handle.js';
-import { readSessionStartEpochNs } from '../../queries/session.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { idleByCausePerIteration, type GapRow } from '../gaps/analyze.js';
 import type { IterationRow } from '../iterations/analyze.js';
 import type { ExportAnalysis } from '../pipeline/types.js';
 import { formatBytes } from './format.js';
 import { writeGaps } from './gapSlices.js';
-import { writeGpuOps, type GpuOpSliceStats, type KernelNames } from './gpuOpSlices.js';
+import { writeGpuOps, type GpuOpSliceStats } from './gpuOpSlices.js';
 import { writeIterations } from './iterationSlices.js';
 import { writeHostOps } from './hostOpSlices.js';
 import { selectIterations, type IterRange } from './itersOption.js';
@@ -20,8 +18,6 @@ export const LARGE_TRACE_BYTES = 512 * 1024 * 1024;
 export interface TraceOptions {
   /** Only iterations A..B, and the GPU ops and gaps overlapping [start of A, end of B). */
   iters?: IterRange;
-  /** Kernel slice names (default `short`). */
-  kernelNames?: KernelNames;
   classifier?: CategoryClassifier;
 }
 
@@ -42,15 +38,6 @@ export interface TraceSummary {
   notes: string[];
 }
 
-function sessionStartUtcNs(handle: ExportHandle): string | null {
-  try {
-    const ns = readSessionStartEpochNs(handle);
-    return ns == null ? null : String(ns);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Writes a Chrome trace-event JSON file (object form, opens in ui.perfetto.dev and
  * chrome://tracing) of an export:
@@ -61,13 +48,16 @@ function sessionStartUtcNs(handle: ExportHandle): string | null {
  * - `GPU d`: `GPU d idle gaps` (gaps >= minGap named and coloured by primary cause), then
  *   `GPU d stream s` per stream with every kernel, memcpy, memset and whole-graph launch.
  *
- * `ts`/`dur` are microseconds from session start with ns precision. Written incrementally: GPU
- * ops are streamed from SQLite into ~1 MB chunks, never held as a whole.
+ * `ts`/`dur` are microseconds from session start with ns precision. Everything comes from the
+ * analysis (`analyzeExport` with the `iterations`, `gaps` and `timeline` parts), nothing from the
+ * export; the file is written incrementally in ~1 MB chunks, never held as a whole.
  */
-export function writeTrace(handle: ExportHandle, output: string, analysis: ExportAnalysis, opts: TraceOptions = {}): TraceSummary {
+export function writeTrace(output: string, analysis: ExportAnalysis, opts: TraceOptions = {}): TraceSummary {
   const notes: string[] = [];
   const classifier = opts.classifier ?? defaultCategoryClassifier();
   if (!analysis.gaps) throw new Error(`writeTrace needs the pipeline's gaps (got ${analysis.parts.join(', ')})`);
+  if (!analysis.timeline) throw new Error(`writeTrace needs the pipeline's timeline (got ${analysis.parts.join(', ')})`);
+  const timeline = analysis.timeline;
   const gapAnalysis = analysis.gaps;
   const minGapNs = gapAnalysis.minGapNs;
   // Iterations (optional unless --iters asks for them).
@@ -88,13 +78,13 @@ export function writeTrace(handle: ExportHandle, output: string, analysis: Expor
 
   const otherData: Record<string, unknown> = {
     generator: 'iterscope trace',
-    source: basename(handle.path),
-    nsysVersion: handle.metadata.productVersion,
+    source: basename(analysis.file),
+    nsysVersion: analysis.metadata.productVersion,
     timeBase: 'ts/dur in microseconds from the nsys session start',
-    sessionStartUtcEpochNs: sessionStartUtcNs(handle),
+    sessionStartUtcEpochNs: timeline.sessionStartUtcEpochNs,
     iterations: opts.iters ? `${opts.iters.first}-${opts.iters.last}` : 'all',
     minGapNs,
-    kernelNames: opts.kernelNames ?? 'short',
+    kernelNames: timeline.kernelNames,
   };
   const writer = new TraceFileWriter(output);
   const emit = (json: string) => writer.event(json);
@@ -102,9 +92,9 @@ export function writeTrace(handle: ExportHandle, output: string, analysis: Expor
   try {
     const it = writeIterations(shown, tracks, emit, idleByIter);
     const gapCount = writeGaps(gaps, tracks, emit);
-    const ops = writeGpuOps(handle, tracks, emit, { classifier, kernelNames: opts.kernelNames, window: window ?? undefined });
+    const ops = writeGpuOps(timeline, tracks, emit, { classifier, window: window ?? undefined });
     // A PyTorch profiler trace's aten ops, as host tracks.
-    const hostOps = writeHostOps(handle, tracks, emit, window ?? undefined);
+    const hostOps = writeHostOps(timeline.atenOps, tracks, emit, window ?? undefined);
     if (hostOps) notes.push(`${hostOps} aten ops (PyTorch profiler) on host tracks`);
     writer.close({ ...otherData, iterationSlices: it.slices, gapSlices: gapCount, gpuOpSlices: ops.ops, overflowOps: ops.overflowOps });
 
@@ -118,7 +108,7 @@ export function writeTrace(handle: ExportHandle, output: string, analysis: Expor
     }
     notes.push(`${gapCount} idle gaps >= ${minGapNs / 1000} us as slices; ${ops.ops} GPU ops on ${ops.streams} stream track(s) of ${ops.devices.length} device(s)`);
     return {
-      file: handle.path,
+      file: analysis.file,
       output,
       bytes: writer.bytes,
       events: writer.events,

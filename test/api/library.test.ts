@@ -2,6 +2,9 @@
  * The library's public surface (`src/index.ts`): the names it exports, their types, and that they
  * reproduce a command. Adding or removing a public name is a decision: change the list here.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as iterscope from '../../src/index.js';
 import type { AnalysisRequest, ExportAnalysis, ExportHandle, GapAnalysis, IterationAnalysis, KernelSummary, ParsedIterationLog } from '../../src/index.js';
@@ -35,6 +38,9 @@ describe('src/index.ts', () => {
     expectTypeOf<AnalysisRequest['logs']>().toEqualTypeOf<ParsedIterationLog[] | undefined>();
     expectTypeOf(iterscope.iterationsTable).parameter(0).toEqualTypeOf<IterationAnalysis>();
     expectTypeOf(iterscope.render).returns.toEqualTypeOf<string>();
+    // The trace is written from the analysis alone (its `timeline` part), never from the export.
+    expectTypeOf(iterscope.writeTrace).parameters.toEqualTypeOf<[string, ExportAnalysis, iterscope.TraceOptions?]>();
+    expectTypeOf<ExportAnalysis['timeline']>().toEqualTypeOf<iterscope.Timeline | null>();
   });
 
   it("reproduces a command: analyzeExport + a renderer print what `iterscope iterations --format csv` prints", () => {
@@ -60,5 +66,20 @@ describe('src/index.ts', () => {
     expect(iterscope.isReportData(report)).toBe(true);
     if (!iterscope.isReportData(report)) return;
     expect(runCli(['report', file, '--log', log]).stdout).toBe(await iterscope.renderReport(report, 'md'));
+  });
+
+  it("the CLI's trace file is writeTrace over the pipeline's iterations, gaps and timeline", () => {
+    const file = fixture('pytorch-moe-window', 'trace.sqlite');
+    const log = fixture('pytorch-moe-window', 'iteration_log.txt');
+    const dir = mkdtempSync(join(tmpdir(), 'iterscope-api-trace-'));
+    try {
+      const analysis = iterscope.withExport(file, (h) => iterscope.analyzeExport(h, { parts: ['iterations', 'gaps', 'timeline'], logs: [iterscope.parseIterationLogFile(log)] }));
+      const summary = iterscope.writeTrace(join(dir, 'lib.json'), analysis);
+      expect(runCli(['trace', file, '--log', log, '-o', join(dir, 'cli.json')]).status).toBe(0);
+      expect(readFileSync(join(dir, 'cli.json'))).toEqual(readFileSync(join(dir, 'lib.json')));
+      expect(summary.gpuOps.ops).toBe(analysis.timeline!.gpuOps.count);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

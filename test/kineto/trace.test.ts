@@ -16,8 +16,8 @@ describe('trace on a PyTorch profiler trace', () => {
     const out = join(dir, 'perfetto.json');
     const src = fixture('pytorch-torch-only', 'trace.json');
     const logs = [parseIterationLogFile(fixture('pytorch-torch-only', 'iteration_log.txt'))];
-    // As `iterscope trace`: the pipeline's iterations and gaps, then the writer.
-    const summary = withExport(src, (h) => writeTrace(h, out, analyzeExport(h, { parts: ['iterations', 'gaps'], logs })));
+    // As `iterscope trace`: the pipeline's iterations, gaps and timeline, then the writer.
+    const summary = writeTrace(out, withExport(src, (h) => analyzeExport(h, { parts: ['iterations', 'gaps', 'timeline'], logs })));
     const events = (JSON.parse(readFileSync(out, 'utf8')) as { traceEvents: { cat?: string; name?: string; args?: { name?: string } }[] }).traceEvents;
     const cpuOps = (JSON.parse(readFileSync(src, 'utf8')) as { traceEvents: { cat?: string }[] }).traceEvents.filter((e) => e.cat === 'cpu_op').length;
     expect(events.filter((e) => e.cat === 'aten').length).toBe(cpuOps);

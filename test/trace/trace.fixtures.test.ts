@@ -139,7 +139,7 @@ interface Built {
 
 /** What `iterscope trace` asks of the pipeline. */
 function traceAnalysis(h: ExportHandle, request: Omit<AnalysisRequest, 'parts'> = {}) {
-  return analyzeExport(h, { ...request, parts: ['iterations', 'gaps'] });
+  return analyzeExport(h, { ...request, parts: ['iterations', 'gaps', 'timeline'] });
 }
 
 function build(dir: string, name: string, file: string, logs: ParsedIterationLog[], extra: Partial<TraceOptions & { minGapNs: number }> = {}): Built {
@@ -147,7 +147,7 @@ function build(dir: string, name: string, file: string, logs: ParsedIterationLog
   const h = openExport(file);
   try {
     const { minGapNs, ...opts } = extra;
-    const summary = writeTrace(h, path, traceAnalysis(h, { logs, minGapNs, requireIterations: !!opts.iters }), opts);
+    const summary = writeTrace(path, traceAnalysis(h, { logs, minGapNs, requireIterations: !!opts.iters }), opts);
     const rows = analyzeIterations(h, { logs }).iterations;
     const gaps = analyzeGaps(h, { iterations: rows }).gaps;
     return { path, summary, trace: JSON.parse(readFileSync(path, 'utf8')) as TraceFile, rows, gaps };
@@ -321,7 +321,7 @@ describe('iterscope trace on real exports', () => {
     const h = openExport(TP2);
     let summary: TraceSummary;
     try {
-      summary = writeTrace(h, path, traceAnalysis(h));
+      summary = writeTrace(path, traceAnalysis(h));
     } finally {
       h.close();
     }

@@ -48,16 +48,11 @@ export function registerTrace(program: Command): void {
     .action((file: string, opts: TraceCliOptions) => {
       const iters = opts.iters !== undefined ? parseItersOption(opts.iters) : undefined;
       const categoryRules = categoryRulesOf(opts);
-      const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules, minGapNs: opts.minGap };
-      const summary = withExport(file, (h) => {
-        // Iterations are optional unless --iters asks for them.
-        const analysis = analyzeExport(h, { ...request, parts: ['iterations', 'gaps'], requireIterations: !!iters });
-        return writeTrace(h, opts.output, analysis, {
-          iters,
-          kernelNames: opts.kernelNames as 'short' | 'demangled',
-          classifier: categoryRules ? compileCategoryRules(categoryRules) : undefined,
-        });
-      });
+      const kernelNames = opts.kernelNames as 'short' | 'demangled';
+      const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules, minGapNs: opts.minGap, kernelNames };
+      // Iterations are optional unless --iters asks for them.
+      const analysis = withExport(file, (h) => analyzeExport(h, { ...request, parts: ['iterations', 'gaps', 'timeline'], requireIterations: !!iters }));
+      const summary = writeTrace(opts.output, analysis, { iters, classifier: categoryRules ? compileCategoryRules(categoryRules) : undefined });
       for (const n of summary.notes) note(n);
       note(`wrote ${opts.output} (${formatBytes(summary.bytes)}, ${summary.events} events, ${summary.tracks} tracks): open it in https://ui.perfetto.dev`);
     });

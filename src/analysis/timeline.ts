@@ -1,0 +1,97 @@
+import type { ExportHandle } from '../../queries/handle.js';
+import { GpuOpKind } from '../../queries/gpuOps.js';
+import { selectMemcpyKindLabels } from '../../queries/memcpy.js';
+import { allRows } from '../../queries/run.js';
+import { readSessionStartEpochNs } from '../../queries/session.js';
+import { loadStrings } from '../../queries/strings.js';
+import { loadCpuOps, type CpuOpColumns } from '../kineto/hostSide.js';
+import type { GpuOpColumns, GpuOpSliceColumns } from './gpuOpColumns.js';
+import { orderByStart } from './startOrder.js';
+
+/** Kernel slice names: nsys's short name (`shortName`, the default) or the full demangled signature. */
+export type KernelNames = 'short' | 'demangled';
+
+/** GPU-op columns read with their trace slice columns (`loadGpuOpColumns` with `slices`). */
+export type GpuOpColumnsWithSlices = GpuOpColumns & { slices: GpuOpSliceColumns };
+
+/**
+ * Every op of the export with what a trace slice of it shows: the `timeline` part of the
+ * analysis, what `iterscope trace` writes. The GPU ops are the columns the iterations and gaps
+ * were computed from (read once), kept with their start order instead of being let go.
+ */
+export interface Timeline {
+  /** The kernel slice names asked for (without a `shortName` column the slices are demangled names). */
+  kernelNames: KernelNames;
+  /** Every GPU op (kernels, memcpys, memsets, whole-graph launches) with its slice columns. */
+  gpuOps: GpuOpColumnsWithSlices;
+  /** Op indices in start order, ties in read order (one ascending run per table, merged). */
+  order: Uint32Array;
+  /** Kernel names by string id: the slice name column's and the demangled names (for categories). */
+  kernelStrings: Map<number, string>;
+  /** `ENUM_CUDA_MEMCPY_OPER` labels by `copyKind` (`Host-to-Device`, ...). */
+  copyKinds: Map<number, string>;
+  /** Distinct processes that ran GPU work (more than one: each slice names its pid). */
+  gpuProcesses: number;
+  /** A PyTorch profiler trace's aten ops (`KINETO_CPU_OPS`), per thread in time order; null without. */
+  atenOps: CpuOpColumns | null;
+  /** `TARGET_INFO_SESSION_START_TIME.utcEpochNs` as decimal text (beyond 2^53); null when absent or unreadable. */
+  sessionStartUtcEpochNs: string | null;
+}
+
+/** The timeline of an export, from its GPU-op columns (read with `slices`). */
+export function buildTimeline(handle: ExportHandle, gpuOps: GpuOpColumnsWithSlices, kernelNames: KernelNames = 'short'): Timeline {
+  return {
+    kernelNames,
+    gpuOps,
+    order: orderByStart(gpuOps.start, gpuOps.count),
+    kernelStrings: loadStrings(handle, kernelStringIds(gpuOps)),
+    copyKinds: memcpyKindLabels(handle),
+    gpuProcesses: countGpuProcesses(gpuOps),
+    atenOps: handle.hasTable('KINETO_CPU_OPS') ? loadCpuOps(handle) : null,
+    sessionStartUtcEpochNs: sessionStartText(handle),
+  };
+}
+
+/** The string ids the kernel slices name: each kernel's slice name id and its demangled name id. */
+function kernelStringIds(ops: GpuOpColumnsWithSlices): Set<number> {
+  const ids = new Set<number>();
+  const sliceName = ops.slices.nameId;
+  for (let i = 0; i < ops.count; i++) {
+    if (ops.kind[i] !== GpuOpKind.Kernel) continue;
+    if (ops.nameId[i] >= 0) ids.add(ops.nameId[i]);
+    if (sliceName[i] >= 0) ids.add(sliceName[i]);
+  }
+  // Ids that did not fit the Int32 column are numbers all the same.
+  for (const [i, odd] of ops.slices.verbatim) {
+    if (ops.kind[i] === GpuOpKind.Kernel && typeof odd.nameId === 'number') ids.add(odd.nameId);
+  }
+  return ids;
+}
+
+function memcpyKindLabels(handle: ExportHandle): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!handle.hasTable('ENUM_CUDA_MEMCPY_OPER')) return out;
+  for (const { id, label } of allRows(handle, selectMemcpyKindLabels(handle))) out.set(id, label as string);
+  return out;
+}
+
+/** Distinct pids over the ops; a NULL or text pid (kept verbatim) counts as a process of its own. */
+function countGpuProcesses(ops: GpuOpColumnsWithSlices): number {
+  const pids = new Set<unknown>();
+  const verbatim = ops.slices.verbatim;
+  for (let i = 0; i < ops.count; i++) {
+    const odd = verbatim.size > 0 ? verbatim.get(i) : undefined;
+    pids.add(odd && 'pid' in odd ? `verbatim:${String(odd.pid)}` : ops.pid[i]);
+  }
+  return pids.size;
+}
+
+function sessionStartText(handle: ExportHandle): string | null {
+  try {
+    const ns = readSessionStartEpochNs(handle);
+    return ns == null ? null : String(ns);
+  } catch {
+    // A damaged session-start table leaves the trace's header without it, nothing else.
+    return null;
+  }
+}
