@@ -172,6 +172,18 @@ describe('TraceFileWriter', () => {
     expect(readdirSync(dir).filter((f) => f.startsWith('.big.json.'))).toEqual([]);
     expect(readFileSync(path, 'utf8').endsWith('{"generator":"test"}}\n')).toBe(true);
   });
+  it('multi-byte names and an event larger than the buffer are written whole, in order', () => {
+    const path = join(dir, 'wide.json');
+    const w = new TraceFileWriter(path);
+    // 3-byte (CJK) and 4-byte (surrogate pair) UTF-8 names around a chunk boundary, and one
+    // event whose text alone exceeds the ~1 MB buffer (a demangled template signature can be huge).
+    const names = [...Array.from({ length: 40_000 }, (_, i) => `${"核".repeat((i * 7919) % 500)}_${i}_🚀`), `kernel<${'ä'.repeat(700_000)}>`, 'after'];
+    names.forEach((name, i) => w.event(completeEvent({ pid: 1, tid: 2, startNs: i, endNs: i + 1, name, cat: 'kernel' })));
+    w.close();
+    const t = JSON.parse(readFileSync(path, 'utf8')) as { traceEvents: { name: string }[] };
+    expect(t.traceEvents.map((e) => e.name)).toEqual(names);
+    expect(statSync(path).size).toBe(w.bytes);
+  });
   it('an empty trace is valid JSON; abort removes the partial file', () => {
     const p1 = join(dir, 'empty.json');
     const w1 = new TraceFileWriter(p1);
