@@ -45,6 +45,9 @@ const TARGET_RATIO = 3;
 const GROWTH_TARGET = [7.5, 12.5];
 const PARALLEL_TARGET = 0.6;
 const RSS_TARGET_MB = 1024;
+/** Where the `trace` entry writes (removed when the bench ends). */
+const TRACE_OUT = join(tmpdir(), `iterscope-bench-trace-${process.pid}.json`);
+process.on('exit', () => rmSync(TRACE_OUT, { force: true }));
 /** A 200 MB Kineto trace is streamed: peak RSS below this. */
 const KINETO_RSS_TARGET_MB = 500;
 
@@ -103,6 +106,14 @@ const BENCHMARKS = [
     // launches plus all NVTX range text (the issue's yardstick).
     shellSql: `${KERNEL_LAUNCH_JOIN}; ${NVTX_RANGES}`,
     targetRatio: 1.5,
+  },
+  {
+    name: 'trace',
+    // The whole Perfetto trace (every GPU op as a slice; ~130 MB of JSON on 1x, ~1.3 GB on 10x),
+    // written to a scratch file removed at the end.
+    args: (F) => ['trace', F, '--log', join(dirname(F), 'iteration_log.txt'), '-o', TRACE_OUT],
+    // What the iterations and gaps read, plus every kernel with what its slice shows.
+    shellSql: `${GAPS_ROWS}; SELECT k.start, k."end", k.deviceId, k.streamId, k.correlationId, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s ON s.id = k.shortName`,
   },
   {
     name: 'gaps',
