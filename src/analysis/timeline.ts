@@ -6,7 +6,6 @@ import { readSessionStartEpochNs } from '../../queries/session.js';
 import { loadStrings } from '../../queries/strings.js';
 import { loadCpuOps, type CpuOpColumns } from '../kineto/hostSide.js';
 import type { GpuOpColumns, GpuOpSliceColumns } from './gpuOpColumns.js';
-import { orderByStart } from './startOrder.js';
 
 /** Kernel slice names: nsys's short name (`shortName`, the default) or the full demangled signature. */
 export type KernelNames = 'short' | 'demangled';
@@ -17,15 +16,14 @@ export type GpuOpColumnsWithSlices = GpuOpColumns & { slices: GpuOpSliceColumns 
 /**
  * Every op of the export with what a trace slice of it shows: the `timeline` part of the
  * analysis, what `iterscope trace` writes. The GPU ops are the columns the iterations and gaps
- * were computed from (read once), kept with their start order instead of being let go.
+ * were computed from (read once), kept instead of being let go; `forEachInStartOrder` visits them
+ * in start order (ties in read order) by merging the tables' ascending runs.
  */
 export interface Timeline {
   /** The kernel slice names asked for (without a `shortName` column the slices are demangled names). */
   kernelNames: KernelNames;
   /** Every GPU op (kernels, memcpys, memsets, whole-graph launches) with its slice columns. */
   gpuOps: GpuOpColumnsWithSlices;
-  /** Op indices in start order, ties in read order (one ascending run per table, merged). */
-  order: Uint32Array;
   /** Kernel names by string id: the slice name column's and the demangled names (for categories). */
   kernelStrings: Map<number, string>;
   /** `ENUM_CUDA_MEMCPY_OPER` labels by `copyKind` (`Host-to-Device`, ...). */
@@ -43,7 +41,6 @@ export function buildTimeline(handle: ExportHandle, gpuOps: GpuOpColumnsWithSlic
   return {
     kernelNames,
     gpuOps,
-    order: orderByStart(gpuOps.start, gpuOps.count),
     kernelStrings: loadStrings(handle, kernelStringIds(gpuOps)),
     copyKinds: memcpyKindLabels(handle),
     gpuProcesses: countGpuProcesses(gpuOps),

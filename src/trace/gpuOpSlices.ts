@@ -1,4 +1,5 @@
 import { GpuOpKind, GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
+import { forEachInStartOrder } from '../analysis/startOrder.js';
 import type { Timeline } from '../analysis/timeline.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { num, str, usText } from './events.js';
@@ -43,7 +44,7 @@ interface StreamState {
  */
 export function writeGpuOps(timeline: Timeline, tracks: TrackRegistry, emit: (json: string) => void, opts: GpuOpSliceOptions): GpuOpSliceStats {
   const stats: GpuOpSliceStats = { ops: 0, byKind: { kernel: 0, memcpy: 0, memset: 0, graph: 0 }, overflowOps: 0, streams: 0, streamsWithOverflow: 0, devices: [] };
-  const { gpuOps: ops, order, kernelStrings: strings, copyKinds: copyLabels } = timeline;
+  const { gpuOps: ops, kernelStrings: strings, copyKinds: copyLabels } = timeline;
   const withPid = timeline.gpuProcesses > 1;
   const classifier = opts.classifier;
   const cats = classifier.categories;
@@ -100,13 +101,11 @@ export function writeGpuOps(timeline: Timeline, tracks: TrackRegistry, emit: (js
   const { start: starts, end: ends, deviceId: deviceIds, streamId: streamIds, correlationId: corrs, pid: pids, kind: kinds, nameId: catIds } = ops;
   const { nameId: sliceNames, extra: extras, extraFrom, verbatim } = ops.slices;
   const w = opts.window;
-  const n = ops.count;
-  for (let k = 0; k < n; k++) {
-    const i = order[k];
+  forEachInStartOrder(starts, ops.count, (i) => {
     const start = starts[i];
     const end = ends[i];
     // The window keeps ops overlapping [startNs, endNs), and zero-length ops starting inside it.
-    if (w && !(start < w.endNs && (end > w.startNs || start >= w.startNs))) continue;
+    if (w && !(start < w.endNs && (end > w.startNs || start >= w.startNs))) return;
     const deviceId = deviceIds[i];
     const kind = kinds[i];
     if (deviceId !== lastDevice) {
@@ -138,7 +137,7 @@ export function writeGpuOps(timeline: Timeline, tracks: TrackRegistry, emit: (js
     emit(ev + '}}');
     stats.ops++;
     stats.byKind[kindNames[kind]]++;
-  }
+  });
   for (const [d, streams] of devices) {
     stats.devices.push(d);
     for (const st of streams.values()) {

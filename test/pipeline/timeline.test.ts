@@ -1,14 +1,16 @@
 /**
  * The `timeline` part (what `iterscope trace` writes) holds the GPU ops the iterations and gaps
- * were computed from, with their slice columns and start order, instead of the trace reading the
- * op tables a second time. On every fixture export it must hold exactly what the trace's own
- * sorted query over the op tables returned: the same rows, in the same start order.
+ * were computed from, with their slice columns, instead of the trace reading the op tables a
+ * second time. On every fixture export it must hold exactly what the trace's own sorted query
+ * over the op tables returned: the same rows, in the same start order (`orderByStart`, the order
+ * the trace visits them in).
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { presentGpuOpSources, selectGpuOpProcessCount, selectGpuOps } from '../../queries/gpuOps.js';
 import { allRows } from '../../queries/run.js';
+import { orderByStart } from '../../src/analysis/startOrder.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { FIXTURES, fixture } from '../helpers/fixtures.js';
@@ -33,7 +35,7 @@ describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIX
       expect(ops.slices.kernelName).toBe(kernelName);
       const sql = allRows(h, selectGpuOps(h, { globalPid: false, sliceColumns: { kernelName } })!.orderBy('start'));
       expect(ops.count).toBe(sql.length);
-      const ours = Array.from(t.order, (i) => ({
+      const ours = Array.from(orderByStart(ops.start, ops.count), (i) => ({
         start: ops.start[i],
         end: ops.end[i],
         deviceId: ops.deviceId[i],
@@ -64,7 +66,8 @@ describe('timeline of a PyTorch profiler trace (pytorch-torch-only)', () => {
       const n = (h.sqlite.prepare('SELECT count(*) AS n FROM KINETO_CPU_OPS').get() as { n: number }).n;
       expect(n).toBeGreaterThan(0);
       expect(t.atenOps!.count).toBe(n);
-      for (let k = 1; k < t.order.length; k++) expect(t.gpuOps.start[t.order[k]]).toBeGreaterThanOrEqual(t.gpuOps.start[t.order[k - 1]]);
+      const order = orderByStart(t.gpuOps.start, t.gpuOps.count);
+      for (let k = 1; k < order.length; k++) expect(t.gpuOps.start[order[k]]).toBeGreaterThanOrEqual(t.gpuOps.start[order[k - 1]]);
     });
   });
 });
