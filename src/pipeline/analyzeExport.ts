@@ -35,7 +35,7 @@ export type AnalysisProgress = (step: string) => void;
  * 2. iterations: windows from the first iteration source with ranges (or the user's
  *    `--iteration-range`), numbered, GPU work attributed by launch call, joined to the logs;
  * 3. gaps with host causes (given the iterations: `idleByCauseNs` on every row), then the
- *    columns are let go;
+ *    columns are let go, unless the `timeline` part (what `trace` writes) keeps the GPU ops;
  * 4. GPU metrics per iteration, phases, GC/GIL, category time, the kernel and NVTX summaries, the
  *    NVTX GPU projection, and the coverage with every note.
  *
