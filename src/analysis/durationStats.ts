@@ -20,16 +20,9 @@ export class Float64Buffer {
   constructor(capacity = 16) {
     this.buf = new Float64Array(capacity);
   }
-  /** A buffer holding `values` themselves (no copy; a later push grows a copy). */
-  static of(values: Float64Array): Float64Buffer {
-    const b = new Float64Buffer(0);
-    b.buf = values;
-    b.length = values.length;
-    return b;
-  }
   push(v: number): void {
     if (this.length === this.buf.length) {
-      const next = new Float64Array(Math.max(16, this.buf.length * 2));
+      const next = new Float64Array(this.buf.length * 2);
       next.set(this.buf);
       this.buf = next;
     }

@@ -52,7 +52,7 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
     };
     if (ops) {
       // The columns hold only rows with usable times; their loader counted the others.
-      for (const [id, durations] of kernelDurationsById(ops)) byId.set(id, Float64Buffer.of(durations));
+      for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) add(ops.nameId[i] < 0 ? null : ops.nameId[i], ops.end[i] - ops.start[i]);
     } else {
       const kept = forEachRow(handle, selectKernelDurations(handle, opts), add);
       // Rows left out for unusable times (rowChecks.ts): all rows less those kept, when unfiltered.
@@ -86,31 +86,6 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { rows, graphTraceRows, graphsIncluded: !!opts.includeGraphs && graphTraceRows > 0, kernelTablePresent };
-}
-
-/**
- * Each kernel name id's durations from the GPU-op columns, in scan order, in arrays of their exact
- * size: counted first, then filled (growing buffers would hold up to twice the 52 MB of durations
- * of the 10x export, and copy them as they grow). A NULL name id is `null`.
- */
-function kernelDurationsById(ops: GpuOpColumns): Map<number | null, Float64Array> {
-  const counts = new Map<number, number>();
-  for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) counts.set(ops.nameId[i], (counts.get(ops.nameId[i]) ?? 0) + 1);
-  const out = new Map<number, Float64Array>();
-  const filled = new Map<number, number>();
-  for (const [id, n] of counts) {
-    out.set(id, new Float64Array(n));
-    filled.set(id, 0);
-  }
-  for (let i = 0; i < ops.count; i++) {
-    if (ops.kind[i] !== GpuOpKind.Kernel) continue;
-    const id = ops.nameId[i];
-    const k = filled.get(id)!;
-    out.get(id)![k] = ops.end[i] - ops.start[i];
-    filled.set(id, k + 1);
-  }
-  // The columns hold a NULL name id as -1.
-  return new Map([...out].map(([id, d]) => [id < 0 ? null : id, d]));
 }
 
 /** Whether the options narrow the kernels (then the summary reads them with those filters). */
