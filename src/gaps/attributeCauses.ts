@@ -1,4 +1,4 @@
-import { clipIntervals, coveredLength, intersectIntervals, subtractIntervals, type IntervalSet } from '../analysis/intervals.js';
+import { firstEndingAfter, subtractIntervals, type IntervalSet } from '../analysis/intervals.js';
 
 /**
  * Causes of GPU idle time, highest priority first. `nvtx` stands for the `nvtx:<name>` causes.
@@ -44,9 +44,89 @@ export interface GapCauses {
   cause: string;
 }
 
+/**
+ * The part of a gap no cause has taken yet: sorted, disjoint pieces [starts[i], ends[i]). Small
+ * plain arrays, replaced only when a cause takes something: this runs for every nested NVTX
+ * segment of every gap (tens of thousands of gaps on a long capture), where interval sets of
+ * typed arrays cost an allocation per step.
+ */
+class Untaken {
+  private starts: number[];
+  private ends: number[];
+
+  constructor(a: number, b: number) {
+    this.starts = b > a ? [a] : [];
+    this.ends = b > a ? [b] : [];
+  }
+
+  get empty(): boolean {
+    return this.starts.length === 0;
+  }
+
+  get length(): number {
+    let t = 0;
+    for (let i = 0; i < this.starts.length; i++) t += this.ends[i] - this.starts[i];
+    return t;
+  }
+
+  /** Takes what `set` (sorted and disjoint, anywhere in time) covers; returns the ns taken. */
+  take(set: IntervalSet): number {
+    const rs = this.starts;
+    const re = this.ends;
+    if (rs.length === 0 || set.starts.length === 0) return 0;
+    const ss = set.starts;
+    const se = set.ends;
+    let j = firstEndingAfter(set, rs[0]);
+    if (j >= ss.length || ss[j] >= re[re.length - 1]) return 0;
+    const ns: number[] = [];
+    const ne: number[] = [];
+    let part = 0;
+    for (let k = 0; k < rs.length; k++) {
+      let cur = rs[k];
+      const b = re[k];
+      while (j < ss.length && se[j] <= cur) j++;
+      while (j < ss.length && ss[j] < b) {
+        const cs = Math.max(ss[j], cur);
+        const ce = Math.min(se[j], b);
+        if (ce > cs) {
+          if (cs > cur) {
+            ns.push(cur);
+            ne.push(cs);
+          }
+          part += ce - cs;
+          cur = ce;
+        }
+        // A set interval reaching past this piece may cover the next one too.
+        if (se[j] >= b) break;
+        j++;
+      }
+      if (cur < b) {
+        ns.push(cur);
+        ne.push(b);
+      }
+    }
+    if (part > 0) {
+      this.starts = ns;
+      this.ends = ne;
+    }
+    return part;
+  }
+
+  /** Takes what [a, b) covers; returns the ns taken. */
+  takeRange(a: number, b: number): number {
+    if (!(b > a)) return 0;
+    ONE.starts[0] = a;
+    ONE.ends[0] = b;
+    return this.take(ONE);
+  }
+}
+
 function single(a: number, b: number): IntervalSet {
   return b > a ? { starts: Float64Array.of(a), ends: Float64Array.of(b) } : { starts: new Float64Array(0), ends: new Float64Array(0) };
 }
+
+/** One reused single-interval set for `takeRange` (nothing holds it past a call). */
+const ONE: IntervalSet = { starts: new Float64Array(1), ends: new Float64Array(1) };
 
 /** Time sort order of causes for output: priority, then ns (descending), then name. */
 export function causeRank(cause: string): number {
@@ -76,26 +156,20 @@ export function primaryCause(causes: Record<string, number>): string {
 export function splitGapCauses(input: GapCauseInput): GapCauses {
   const { startNs: s, endNs: e } = input;
   const causes: Record<string, number> = {};
-  let remaining = single(s, e);
-  const take = (cause: string, set: IntervalSet | null | undefined) => {
-    if (!set || remaining.starts.length === 0) return;
-    const within = clipIntervals(set, s, e);
-    const part = coveredLength(intersectIntervals(remaining, within));
-    if (part > 0) {
-      causes[cause] = (causes[cause] ?? 0) + part;
-      remaining = subtractIntervals(remaining, within);
-    }
+  const untaken = new Untaken(s, e);
+  const add = (cause: string, part: number) => {
+    if (part > 0) causes[cause] = (causes[cause] ?? 0) + part;
   };
-  take('gc', input.gc);
-  take('gil_wait', input.gilWait);
-  take('sync', input.sync);
+  for (const [cause, set] of [['gc', input.gc], ['gil_wait', input.gilWait], ['sync', input.sync]] as const) {
+    if (set && !untaken.empty) add(cause, untaken.take(set));
+  }
   const api = input.launchApiStartNs;
-  if (api != null && api > s && api < e) take('launch_late', single(api, e));
+  if (api != null && api > s && api < e) add('launch_late', untaken.takeRange(api, e));
   if (input.nvtx) {
     const segs = input.nvtx;
-    for (let i = 0; i < segs.starts.length; i++) take(NVTX_CAUSE_PREFIX + segs.names[i], single(segs.starts[i], segs.ends[i]));
+    for (let i = 0; i < segs.starts.length && !untaken.empty; i++) add(NVTX_CAUSE_PREFIX + segs.names[i], untaken.takeRange(segs.starts[i], segs.ends[i]));
   }
-  const rest = coveredLength(remaining);
+  const rest = untaken.length;
   if (rest > 0) causes.unattributed = rest;
   const ordered: Record<string, number> = {};
   for (const k of Object.keys(causes).sort((a, b) => causeRank(a) - causeRank(b) || causes[b] - causes[a] || (a < b ? -1 : a > b ? 1 : 0))) ordered[k] = causes[k];
