@@ -40,6 +40,11 @@ export interface GpuOpsQueryOptions extends QueryOptions {
    */
   launchIdUpper?: boolean;
   /**
+   * Leave out rows with unusable times (`validIntervalSql`). Default true; false: every row, for a
+   * loader that tests them itself (`isValidInterval`) and counts those it leaves out.
+   */
+  checkTimes?: boolean;
+  /**
    * With `startNs`/`endNs`: also keep ops that start at or after `startNs` but do not end after
    * it (zero-length ops at the window's start), which the plain overlap test drops.
    */
@@ -95,8 +100,8 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
   const filters = zeroLengthFrom === undefined ? opts : { ...opts, startNs: undefined };
   // Unaliased, unqualified columns: an alias costs ~10% on the trace's sorted union (measured).
   let q = handle.db.selectFrom(t as 'CUPTI_ACTIVITY_KIND_KERNEL').select(columns as never);
-  // Only rows with usable times (validRows.ts: comparisons, ~5% of a bare scan).
-  q = q.where(sql<SqlBool>`${sql.raw(validIntervalSql())}`);
+  // Only rows with usable times (validRows.ts), unless the caller tests them itself.
+  if (opts.checkTimes ?? true) q = q.where(sql<SqlBool>`${sql.raw(validIntervalSql())}`);
   if (filters.pid !== undefined || filters.deviceId !== undefined || filters.startNs !== undefined || filters.endNs !== undefined) {
     q = q.where((eb) => activityFilters(eb, filters, { start: 'start', end: 'end', id: 'globalPid', device: 'deviceId' }));
   }

@@ -24,13 +24,15 @@ export function stripApiVersion(name: string): string {
 /**
  * API calls as plain ids and times, for the typed columns: pid, tid, correlationId, start, end,
  * nameId. 2022.x exports repeat calls as CUDA-backtrace rows (eventClass 67) with the same
- * correlationId: left out where the column exists.
+ * correlationId: left out where the column exists. Only rows with usable times unless
+ * `checkTimes` is false.
  */
-export function selectApiCallRows(handle: ExportHandle) {
+export function selectApiCallRows(handle: ExportHandle, opts: { checkTimes?: boolean } = {}) {
   let q = handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
     .select([pidOf('globalTid').as('pid'), tidOf('globalTid').as('tid'), 'correlationId', 'start', 'end', 'nameId']);
   if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
-  // Only rows with usable times (validRows.ts); the loader counts what was left out.
-  return q.where(sql<boolean>`${sql.raw(validIntervalSql())}`);
+  // Only rows with usable times (validRows.ts), unless the caller tests them itself
+  // (`checkTimes: false`, as the columns loader does: it counts what it leaves out in its scan).
+  return (opts.checkTimes ?? true) ? q.where(sql<boolean>`${sql.raw(validIntervalSql())}`) : q;
 }

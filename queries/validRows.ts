@@ -18,6 +18,15 @@ export function validIntervalSql(alias?: string): string {
   return `(${s} >= -${MAX_SAFE_NS} AND ${e} <= ${MAX_SAFE_NS} AND ${e} >= ${s})`;
 }
 
+/**
+ * `validIntervalSql` in JS, for loaders that read every row and test it themselves (and so count
+ * the rows they leave out in the same scan): both times numbers, within +-(2^53 - 1), end not
+ * before start. A NULL, TEXT or BLOB time (null, string, Buffer here) fails, as in SQL.
+ */
+export function isValidInterval(start: unknown, end: unknown): boolean {
+  return typeof start === 'number' && typeof end === 'number' && start >= -MAX_SAFE_NS && end <= MAX_SAFE_NS && end >= start;
+}
+
 /** NVTX: `end` may be NULL (marks, ranges never closed). */
 export function validNvtxSql(alias?: string): string {
   const s = alias ? `${alias}."start"` : '"start"';
@@ -46,9 +55,20 @@ function cachedCount(handle: ExportHandle, key: string, count: () => number): nu
   return n;
 }
 
+/**
+ * Records that `table` has `rows` rows, counted by a loader that read every one of them, so a
+ * later `countAllRows(handle, table)` (`info`, the projection's checks) costs no scan.
+ */
+export function recordRowCount(handle: ExportHandle, table: string, rows: number): void {
+  let counts = rowCounts.get(handle);
+  if (!counts) rowCounts.set(handle, (counts = new Map()));
+  counts.set(allRowsKey(table, '1', []), rows);
+}
+
+const allRowsKey = (table: string, where: string, params: unknown[]) => `all\u0000${table}\u0000${where}\u0000${JSON.stringify(params)}`;
+
 /** All rows of `table` (a b-tree count: no row is decoded); `where` is our own SQL with bound `params`. */
 export function countAllRows(handle: ExportHandle, table: string, where = '1', params: unknown[] = []): number {
   // Counted once per open export: the GPU-op loader, the kernel summary and `info` ask for the same tables.
-  const key = `all\u0000${table}\u0000${where}\u0000${JSON.stringify(params)}`;
-  return cachedCount(handle, key, () => (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n);
+  return cachedCount(handle, allRowsKey(table, where, params), () => (handle.sqlite.prepare(`SELECT count(*) AS n FROM "${table}" WHERE ${where}`).get(...params) as { n: number }).n);
 }

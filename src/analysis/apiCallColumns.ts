@@ -3,7 +3,7 @@ import { rowIdBound } from '../../queries/capture.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { selectApiCallRows } from '../../queries/runtime.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
-import { countAllRows } from '../../queries/validRows.js';
+import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 
@@ -50,10 +50,17 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
   let maxEnd = 0;
   let backtraceRows = 0;
   if (present) {
-    const q = selectApiCallRows(handle);
+    // Every (non-backtrace) row is read and its times tested here, so the unusable ones are
+    // counted in the same scan (no count(*) of them, no SQL tests).
+    const q = selectApiCallRows(handle, { checkTimes: false });
     const hasEventClass = handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass');
     let room = pid.data.length;
+    let invalid = 0;
     forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null) => {
+      if (!isValidInterval(s, e)) {
+        invalid++;
+        return;
+      }
       if (n === room) {
         for (const col of cols) col.ensure(n + 1);
         room = pid.data.length;
@@ -67,9 +74,11 @@ export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
       if (e > maxEnd) maxEnd = e;
       n++;
     });
-    const kept = countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', hasEventClass ? 'eventClass != 67' : '1');
+    // Rows other than backtrace rows: those read (usable or not).
+    const kept = n + invalid;
     if (hasEventClass) backtraceRows = countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME') - kept;
-    noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', kept - n);
+    else recordRowCount(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', kept);
+    noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', invalid);
   }
   return {
     count: n,

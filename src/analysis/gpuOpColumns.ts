@@ -3,7 +3,7 @@ import { rowIdBound } from '../../queries/capture.js';
 import { GpuOpKind, presentGpuOpSources, selectGpuOpsOf } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
-import { countAllRows } from '../../queries/validRows.js';
+import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
 import { Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
@@ -110,17 +110,24 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
   // is SQLite-bound, and every column handed to JS costs.
   for (const src of sources) {
     const kind = src.kind;
-    // Rows with unusable times are skipped in SQL (selectGpuOpsOf) and counted (rowChecks.ts).
+    // Every row is read and its times tested here (isValidInterval): the unusable ones are
+    // counted in the same scan (rowChecks.ts), with no count(*) of the table, and cost no SQL tests.
     const checkIds = opts.launchIds === true && kind !== GpuOpKind.Graph;
     const q = selectGpuOpsOf(handle, src, {
       globalPid: false,
       kind: false,
+      checkTimes: false,
       deviceId: opts.deviceId,
       launchIdUpper: checkIds,
       ...(kernelName ? { sliceColumns: { kernelName } } : {}),
     });
+    let invalid = 0;
     const before = n;
     const row = (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null) => {
+      if (!isValidInterval(s, e)) {
+        invalid++;
+        return;
+      }
       if (checkIds) {
         if (up === null) idsIrregular = true;
         else if (idUpper === null) idUpper = up!;
@@ -146,6 +153,10 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
       // slice name id that does not fit the Int32 column.
       if (kind !== GpuOpKind.Kernel && extraFrom < 0) extraFrom = n;
       forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: unknown, p: unknown, sn: unknown, cat: unknown, ex: unknown, up?: number | null) => {
+        if (!isValidInterval(s, e)) {
+          invalid++;
+          return;
+        }
         const snFits = sn === null || (typeof sn === 'number' && sn >= 0 && (sn | 0) === sn);
         if (typeof p !== 'number' || !snFits || !(isNumberOrNull(c) && isNumberOrNull(cat) && isNumberOrNull(ex))) {
           verbatim.set(n, verbatimOf({ correlationId: c, pid: p, nameId: sn, catId: cat, extra: ex }, !snFits));
@@ -161,8 +172,9 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
     } else {
       forEachRow(handle, q, row);
     }
-    const all = opts.deviceId === undefined ? countAllRows(handle, src.table) : countAllRows(handle, src.table, 'deviceId = ?', [opts.deviceId]);
-    noteExcludedRows(handle, src.table, all - (n - before));
+    noteExcludedRows(handle, src.table, invalid);
+    // Every row of the table went through the scan: `info` and the projection need no count(*).
+    if (opts.deviceId === undefined) recordRowCount(handle, src.table, n - before + invalid);
   }
   const ops: GpuOpColumns = {
     count: n,
