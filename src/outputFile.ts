@@ -23,6 +23,17 @@ export interface OutputTarget {
 
 /** Opens `path` for writing as described on `OutputTarget`. */
 export function openOutput(path: string): OutputTarget {
+  try {
+    return openOutputAt(path);
+  } catch (err) {
+    // One line naming the output as the user gave it, not the temporary file beside it.
+    const e = err as NodeJS.ErrnoException;
+    if (e instanceof UsageError || typeof e?.code !== 'string') throw err;
+    throw new UsageError(`${path}: cannot write: ${e.code === 'ENOENT' ? `no directory ${dirname(path)}` : e.code === 'EACCES' ? 'permission denied' : e.message}`);
+  }
+}
+
+function openOutputAt(path: string): OutputTarget {
   if (existsSync(path)) {
     const st = statSync(path);
     if (st.isDirectory()) throw new UsageError(`${path}: is a directory, not an output file`);

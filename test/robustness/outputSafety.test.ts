@@ -56,6 +56,15 @@ describe('1. data loss: trace -o X never deletes X when the write fails', () => 
     rmSync(dev);
   });
 
+  it('an output in a directory that does not exist: one line naming the output as given (exit 2)', () => {
+    const target = p('no-such-dir', 'trace.json');
+    const r = runCli(['trace', exp, '-o', target]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n').pop()).toBe(`iterscope: ${target}: cannot write: no directory ${p('no-such-dir')}`);
+    expect(r.stderr).not.toContain('.tmp');
+    expect(existsSync(p('no-such-dir'))).toBe(false);
+  });
+
   it('an aborted trace leaves an existing regular file byte-identical and no temporary file behind', () => {
     const target = p('keep.json');
     writeFileSync(target, '{"precious":true}\n');
