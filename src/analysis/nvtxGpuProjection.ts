@@ -5,6 +5,7 @@ import { allRows, forEachRow } from '../../queries/run.js';
 import { countAllRows } from '../../queries/validRows.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
+import { apiCallIndex } from './apiCallIndex.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
 import { rowIdBound } from '../../queries/capture.js';
 import { loadStrings } from '../../queries/strings.js';
@@ -163,12 +164,20 @@ class ThreadIndex {
   }
 }
 
+/** The first call of each (process half of globalTid, correlation id) key, by call index (0, 1, 2, ... as `eachCall` gives them). */
+interface CallKeys {
+  /** Records call `i` (in order) under its key; returns the key's first call. */
+  insert(hi: number, corr: number, i: number): number;
+  /** The first call with this key, or -1. */
+  find(hi: number, corr: number): number;
+}
+
 /**
  * The first call of each (process half of globalTid, correlation id) key: an open-addressing hash
  * table of call indices in typed arrays (a Map of Maps held ~40 bytes and a boxed number per call:
  * 150 MB on the 3.6M calls of the 10x bench export; this holds 12-16 bytes per call).
  */
-class CallKeyIndex {
+class CallKeyIndex implements CallKeys {
   private slots: Int32Array;
   private mask: number;
   private hi: Float64Array;
@@ -455,6 +464,8 @@ function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: ArrayLi
 interface LaunchSource {
   /** At least the number of calls (sizes the arrays). */
   callCapacity: number;
+  /** The calls' key index, when the source has one already (default: a `CallKeyIndex` filled by `eachCall`). */
+  callKeys?: () => CallKeys;
   eachCall(fn: (hi: number, lo: number, start: number, end: number, corr: number) => void): void;
   eachOp(fn: (hi: number | null, corr: number | null, start: number, end: number) => void): void;
 }
@@ -497,6 +508,7 @@ function sharedLaunches(handle: ExportHandle, shared: SharedLaunches, upper: num
   const hiBase = upper * 16777216;
   return {
     callCapacity: apiCalls.count,
+    callKeys: () => apiCallKeys(apiCalls, hiBase),
     eachCall: (fn) => {
       for (let i = 0; i < apiCalls.count; i++) {
         const corr = apiCalls.correlationId[i];
@@ -511,6 +523,29 @@ function sharedLaunches(handle: ExportHandle, shared: SharedLaunches, upper: num
       }
     },
   };
+}
+
+/**
+ * `CallKeys` over the pipeline's API-call columns, through their `ApiCallIndex` (built once and
+ * shared with the iteration attribution and the gap causes) instead of a hash table of its own.
+ * Its first row of a (pid, correlation id) key is the first call of the key, as `CallKeyIndex`
+ * has it; call indices are the rows with a correlation id, in row order (as `eachCall` gives them).
+ */
+function apiCallKeys(apiCalls: ApiCallColumns, hiBase: number): CallKeys {
+  const index = apiCallIndex(apiCalls);
+  // Row -> call index, when some rows have no correlation id (eachCall skips them).
+  let callOfRow: Int32Array | null = null;
+  for (let i = 0; i < apiCalls.count; i++) {
+    if (apiCalls.correlationId[i] === apiCalls.correlationId[i]) continue;
+    callOfRow = new Int32Array(apiCalls.count);
+    for (let r = 0, k = 0; r < apiCalls.count; r++) callOfRow[r] = apiCalls.correlationId[r] === apiCalls.correlationId[r] ? k++ : -1;
+    break;
+  }
+  const find = (hi: number, corr: number): number => {
+    const row = index.lookup(hi - hiBase, corr);
+    return row < 0 || callOfRow === null ? row : callOfRow[row];
+  };
+  return { insert: (hi, corr) => find(hi, corr), find };
 }
 
 /** No runtime or GPU-op row with a NULL id, other bits above the PID than `upper`, or (GPU ops) a thread part. */
@@ -543,7 +578,7 @@ function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, cover
   /** First call row of a shared (process, correlation id) key -> the other rows with that key. */
   const sharedKey = new Map<number, number[]>();
   const callCap = Math.max(1024, source.callCapacity);
-  let callOf: CallKeyIndex | null = new CallKeyIndex(callCap);
+  let callOf: CallKeys | null = source.callKeys ? source.callKeys() : new CallKeyIndex(callCap);
   const aThread = new Float64Buffer(callCap); // -1: a thread without candidate ranges
   const aStart = new Float64Buffer(callCap);
   const aEnd = new Float64Buffer(callCap);
