@@ -11,6 +11,22 @@ export interface IntervalSet {
   ends: Float64Array;
 }
 
+/**
+ * Where the ascending runs of a[0..n) begin, then n: run r is [bounds[r], bounds[r + 1]). Null
+ * when there are more than `maxRuns` (the scan stops there).
+ */
+export function ascendingRunBounds(a: ArrayLike<number>, n: number, maxRuns: number): number[] | null {
+  const bounds = [0];
+  for (let i = 1; i < n; i++) {
+    if (a[i] < a[i - 1]) {
+      bounds.push(i);
+      if (bounds.length > maxRuns) return null;
+    }
+  }
+  bounds.push(n);
+  return bounds;
+}
+
 /** Above this many ascending runs `sortAscending` leaves the work to the engine's sort. */
 const MAX_MERGED_RUNS = 8;
 
@@ -25,14 +41,8 @@ const MAX_MERGED_RUNS = 8;
  */
 export function sortAscending(a: Float64Array): Float64Array {
   const n = a.length;
-  const bounds = [0];
-  for (let i = 1; i < n; i++) {
-    if (a[i] < a[i - 1]) {
-      bounds.push(i);
-      if (bounds.length > MAX_MERGED_RUNS) return a.sort();
-    }
-  }
-  bounds.push(n);
+  const bounds = ascendingRunBounds(a, n, MAX_MERGED_RUNS);
+  if (!bounds) return a.sort();
   let longest = 0;
   for (let r = 1; r + 1 < bounds.length; r++) longest = Math.max(longest, bounds[r + 1] - bounds[r]);
   // A long later run (the values fall back early) would need a large copy: the engine's sort then.

@@ -1,3 +1,5 @@
+import { ascendingRunBounds } from './intervals.js';
+
 /** Above this many ascending runs the merge gives way to a comparator sort. */
 const MAX_MERGED_RUNS = 32;
 
@@ -20,18 +22,11 @@ export function orderByStart(start: Float64Array, n = start.length): Uint32Array
  * visits a comparator sort of the indices.
  */
 export function forEachInStartOrder(start: Float64Array, n: number, visit: (i: number) => void): void {
-  // Run boundaries: bounds[r]..bounds[r + 1].
-  const bounds: number[] = [0];
-  for (let i = 1; i < n; i++) {
-    if (start[i] < start[i - 1]) {
-      bounds.push(i);
-      if (bounds.length > MAX_MERGED_RUNS) {
-        for (const j of sortIndices(start, new Uint32Array(n))) visit(j);
-        return;
-      }
-    }
+  const bounds = ascendingRunBounds(start, n, MAX_MERGED_RUNS);
+  if (!bounds) {
+    for (const j of sortIndices(start, new Uint32Array(n))) visit(j);
+    return;
   }
-  bounds.push(n);
   const runs = bounds.length - 1;
   if (runs <= 1) {
     for (let i = 0; i < n; i++) visit(i);
