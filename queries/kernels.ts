@@ -59,12 +59,3 @@ export function loadKernelNames(handle: ExportHandle): Map<number, string> {
   );
   return names;
 }
-
-/**
- * The distinct (name id, demangled name id) pairs of the kernels, `nameCol` being the short or
- * the demangled name: DISTINCT over the pair is one scan with a tiny temp index (a UNION of the
- * two columns costs 5x more).
- */
-export function selectKernelNameIdPairs(handle: ExportHandle, nameCol: 'shortName' | 'demangledName') {
-  return handle.db.selectFrom('CUPTI_ACTIVITY_KIND_KERNEL').select([nameCol, 'demangledName']).distinct();
-}

@@ -24,8 +24,3 @@ export function selectKinetoCpuOps(handle: ExportHandle) {
     .orderBy('start')
     .orderBy('end', 'desc');
 }
-
-/** The distinct `nameId`s of `KINETO_CPU_OPS` (the aten op names to resolve before a scan of the ops). */
-export function kinetoCpuOpNameIds(handle: ExportHandle): number[] {
-  return (handle.sqlite.prepare('SELECT DISTINCT nameId FROM KINETO_CPU_OPS').raw(true).all() as [number][]).map((r) => r[0]);
-}

@@ -11,8 +11,3 @@ export function selectMemcpys(handle: ExportHandle, opts: QueryOptions = {}) {
     ? base.leftJoin('ENUM_CUDA_MEMCPY_OPER as e', 'e.id', 'm.copyKind').select('e.label as copyKindLabel')
     : base.select((eb) => eb.val<string | null>(null).as('copyKindLabel'));
 }
-
-/** The copy-direction labels by `copyKind` (`ENUM_CUDA_MEMCPY_OPER`: `Host-to-Device`, ...). */
-export function selectMemcpyKindLabels(handle: ExportHandle) {
-  return handle.db.selectFrom('ENUM_CUDA_MEMCPY_OPER').select(['id', 'label']);
-}

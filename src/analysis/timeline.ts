@@ -1,7 +1,6 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
-import { selectMemcpyKindLabels } from '../../queries/memcpy.js';
-import { allRows } from '../../queries/run.js';
+import { selectEnumLabels } from '../../queries/memoryTraffic.js';
 import { readSessionStartEpochNs } from '../../queries/session.js';
 import { loadStrings } from '../../queries/strings.js';
 import { loadCpuOps, type CpuOpColumns } from '../kineto/hostSide.js';
@@ -42,7 +41,7 @@ export function buildTimeline(handle: ExportHandle, gpuOps: GpuOpColumnsWithSlic
     kernelNames,
     gpuOps,
     kernelStrings: loadStrings(handle, kernelStringIds(gpuOps)),
-    copyKinds: memcpyKindLabels(handle),
+    copyKinds: selectEnumLabels(handle, 'ENUM_CUDA_MEMCPY_OPER'),
     gpuProcesses: countGpuProcesses(gpuOps),
     atenOps: handle.hasTable('KINETO_CPU_OPS') ? loadCpuOps(handle) : null,
     sessionStartUtcEpochNs: sessionStartText(handle),
@@ -65,20 +64,16 @@ function kernelStringIds(ops: GpuOpColumnsWithSlices): Set<number> {
   return ids;
 }
 
-function memcpyKindLabels(handle: ExportHandle): Map<number, string> {
-  const out = new Map<number, string>();
-  if (!handle.hasTable('ENUM_CUDA_MEMCPY_OPER')) return out;
-  for (const { id, label } of allRows(handle, selectMemcpyKindLabels(handle))) out.set(id, label as string);
-  return out;
-}
-
 /** Distinct pids over the ops; a NULL or text pid (kept verbatim) counts as a process of its own. */
 function countGpuProcesses(ops: GpuOpColumnsWithSlices): number {
   const pids = new Set<unknown>();
   const verbatim = ops.slices.verbatim;
+  // Ops come in runs of one process: a Set insert per change of pid, not per op.
+  let last = NaN;
   for (let i = 0; i < ops.count; i++) {
     const odd = verbatim.size > 0 ? verbatim.get(i) : undefined;
-    pids.add(odd && 'pid' in odd ? `verbatim:${String(odd.pid)}` : ops.pid[i]);
+    if (odd && 'pid' in odd) pids.add(`verbatim:${String(odd.pid)}`);
+    else if (ops.pid[i] !== last) pids.add((last = ops.pid[i]));
   }
   return pids.size;
 }
