@@ -123,10 +123,11 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
     });
     let invalid = 0;
     const before = n;
-    const row = (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null) => {
+    /** Appends one op (as op `n - 1`); false for a row with unusable times (counted, left out). */
+    const row = (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null): boolean => {
       if (!isValidInterval(s, e)) {
         invalid++;
-        return;
+        return false;
       }
       if (checkIds) {
         if (up === null) idsIrregular = true;
@@ -146,6 +147,7 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
       kindC.data[n] = kind;
       name.data[n] = nm ?? -1;
       n++;
+      return true;
     };
     if (sliceName && sliceExtra) {
       // Slice columns come between pid and launchIdUpper: nameId (the slice's), catId (the
@@ -153,18 +155,15 @@ export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number
       // slice name id that does not fit the Int32 column.
       if (kind !== GpuOpKind.Kernel && extraFrom < 0) extraFrom = n;
       forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: unknown, p: unknown, sn: unknown, cat: unknown, ex: unknown, up?: number | null) => {
-        if (!isValidInterval(s, e)) {
-          invalid++;
-          return;
-        }
+        if (!row(s, e, d, st, c as number | null, p as number, cat as number | null, up)) return;
+        const i = n - 1;
         const snFits = sn === null || (typeof sn === 'number' && sn >= 0 && (sn | 0) === sn);
         if (typeof p !== 'number' || !snFits || !(isNumberOrNull(c) && isNumberOrNull(cat) && isNumberOrNull(ex))) {
-          verbatim.set(n, verbatimOf({ correlationId: c, pid: p, nameId: sn, catId: cat, extra: ex }, !snFits));
+          verbatim.set(i, verbatimOf({ correlationId: c, pid: p, nameId: sn, catId: cat, extra: ex }, !snFits));
         }
-        row(s, e, d, st, c as number | null, p as number, cat as number | null, up);
-        sliceName.data[n - 1] = snFits ? ((sn as number | null) ?? -1) : -1;
+        sliceName.data[i] = snFits ? ((sn as number | null) ?? -1) : -1;
         if (kind !== GpuOpKind.Kernel) {
-          const k = n - 1 - extraFrom;
+          const k = i - extraFrom;
           sliceExtra.ensure(k + 1);
           sliceExtra.data[k] = (ex as number | null) ?? NaN;
         }

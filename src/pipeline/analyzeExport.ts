@@ -182,7 +182,6 @@ function analyzeParts(
       out.timeline = timed('timeline', () => buildTimeline(handle, ops, request.kernelNames));
     }
     gpuOps = undefined;
-    apiCalls = undefined;
   }
 
   // 4: what is computed from the iterations, then the summaries of the whole capture.
