@@ -7,7 +7,8 @@ const CHUNK_BYTES = 1 << 20;
  * Writes a trace-event file incrementally: `{"traceEvents":[` + one event per line +
  * `],"otherData":{...}}`. Events are encoded into one reused ~1 MB buffer and written with
  * `writeSync`, so memory stays flat however many events there are: each event's text dies young
- * (a growing string of concatenated events would keep thousands alive into the old generation). The file is written beside the target and
+ * (a growing string of concatenated events would keep thousands alive into the old generation).
+ * The file is written beside the target and
  * renamed over it by `close()`; `abort()` removes only that partial file, never the target.
  *
  * Only keys Perfetto's JSON tokenizer knows are written, events first: it stops reading at a key
@@ -20,7 +21,7 @@ export class TraceFileWriter {
   /** Bytes of `buf` in use. */
   private used = 0;
   private first = true;
-  /** Characters written so far (= bytes for ASCII; see `bytes`). */
+  /** Bytes written to the file so far. */
   private written = 0;
   events = 0;
 
