@@ -8,8 +8,8 @@ const CHUNK_BYTES = 1 << 20;
  * `],"otherData":{...}}`. Events are encoded into one reused ~1 MB buffer and written with
  * `writeSync`, so memory stays flat however many events there are: each event's text dies young
  * (a growing string of concatenated events would keep thousands alive into the old generation).
- * The file is written beside the target and
- * renamed over it by `close()`; `abort()` removes only that partial file, never the target.
+ * The file is written beside the target and renamed over it by `close()`; `abort()` removes only
+ * that partial file, never the target.
  *
  * Only keys Perfetto's JSON tokenizer knows are written, events first: it stops reading at a key
  * it does not know, so `otherData` (the generator's notes, which can then include final counts)
