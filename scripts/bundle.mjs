@@ -4,13 +4,15 @@
  * starts by loading one file instead of ~630 (our dist/, kysely, arquero, commander...): about
  * 0.25 s instead of 0.6-0.75 s for `--version`, paid by every command.
  *
- * Reads the tsc output (run `tsc -p tsconfig.json` first; `npm run build` does both). Three
+ * Reads the tsc output (run `tsc -p tsconfig.json` first; `npm run build` does both). Four
  * entries, each self-contained (no shared chunks), written beside each other in dist/:
  * - dist/iterscope.mjs          the CLI (dist/src/cli/main.js);
  * - dist/iterscope-worker.mjs   the worker thread of the multi-export pool (src/ranks/worker.ts),
  *                               started by src/ranks/pool.ts's workerEntry();
  * - dist/iterscope-kineto.mjs   the child process converting Kineto traces
- *                               (src/kineto/convertMain.ts), run by src/kineto/convertSync.ts.
+ *                               (src/kineto/convertMain.ts), run by src/kineto/convertSync.ts;
+ * - dist/iterscope-nvtx.mjs     the worker thread reading NVTX columns beside the GPU ops
+ *                               (src/analysis/nvtxColumnsWorker.ts, nvtxColumnsInBackground.ts).
  * `ITERSCOPE_BUNDLE` is defined as true so src/builtEntry.ts finds the bundled entries beside
  * the bundle (inside it, import.meta.url is the bundle's URL, not theirs).
  *
@@ -35,6 +37,7 @@ const ENTRIES = {
   iterscope: join(DIST, 'src', 'cli', 'main.js'),
   'iterscope-worker': join(DIST, 'src', 'ranks', 'worker.js'),
   'iterscope-kineto': join(DIST, 'src', 'kineto', 'convertMain.js'),
+  'iterscope-nvtx': join(DIST, 'src', 'analysis', 'nvtxColumnsWorker.js'),
 };
 for (const file of Object.values(ENTRIES)) {
   if (!existsSync(file)) {

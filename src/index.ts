@@ -20,7 +20,7 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 
 // The pipeline.
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
-export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest } from './pipeline/request.js';
+export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';
 export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
 export type { CategoryTime, CategoryTotal } from './pipeline/categoryTime.js';
 export type { ReportCoverage, ReportNote } from './pipeline/coverage.js';

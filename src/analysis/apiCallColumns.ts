@@ -4,7 +4,7 @@ import { allRows, forEachRow } from '../../queries/run.js';
 import { selectApiCallRows } from '../../queries/runtime.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { Column } from './typedColumn.js';
+import { Column, typedArrayMaker } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 
 /**
@@ -33,18 +33,19 @@ export interface ApiCallColumns {
   backtraceRows: number;
 }
 
-export function loadApiCallColumns(handle: ExportHandle): ApiCallColumns {
+/** `shared`: the columns over SharedArrayBuffers (see `typedArrayMaker`), to be read by a worker thread too. */
+export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolean } = {}): ApiCallColumns {
   requireContract(handle, 'apiCalls');
   const present = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
   // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
   // on millions of calls; the arrays are views of the filled part.
   const cap = present ? rowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME') : 0;
-  const pid = new Column((n) => new Int32Array(n), cap);
-  const tid = new Column((n) => new Int32Array(n), cap);
-  const corr = new Column((n) => new Float64Array(n), cap);
-  const start = new Column((n) => new Float64Array(n), cap);
-  const end = new Column((n) => new Float64Array(n), cap);
-  const name = new Column((n) => new Int32Array(n), cap);
+  const pid = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
+  const tid = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
+  const corr = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
+  const start = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
+  const end = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
+  const name = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
   const cols = [pid, tid, corr, start, end, name] as Column<Float64Array | Int32Array>[];
   let n = 0;
   let maxEnd = 0;

@@ -5,7 +5,7 @@ import { forEachRow } from '../../queries/run.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
-import { Column } from './typedColumn.js';
+import { Column, typedArrayMaker } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 
 /**
@@ -76,29 +76,33 @@ export interface VerbatimOpValues {
 /**
  * Streams the GPU ops (kernels, memcpy, memset, graph-level traces) into typed columns: one pass
  * over the rows, SQLite drives the scan. Shared by the iterations attribution and the gaps, so an
- * analysis that needs both reads the ops once.
+ * analysis that needs both reads the ops once. `shared`: the columns over SharedArrayBuffers (see
+ * `typedArrayMaker`), to be read by a worker thread too.
  */
-export function loadGpuOpColumns(handle: ExportHandle, opts: { deviceId?: number; launchIds?: boolean; slices?: { kernelName: KernelNameColumn } } = {}): GpuOpColumns {
+export function loadGpuOpColumns(
+  handle: ExportHandle,
+  opts: { deviceId?: number; launchIds?: boolean; slices?: { kernelName: KernelNameColumn }; shared?: boolean } = {},
+): GpuOpColumns {
   requireContract(handle, 'gpuOps');
   // Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
   // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
   const sources = presentGpuOpSources(handle);
   const cap0 = sources.reduce((a, src) => a + rowIdBound(handle, src.table), 0);
-  const start = new Column((n) => new Float64Array(n), cap0);
-  const end = new Column((n) => new Float64Array(n), cap0);
-  const dev = new Column((n) => new Int32Array(n), cap0);
-  const stream = new Column((n) => new Int32Array(n), cap0);
-  const pidC = new Column((n) => new Int32Array(n), cap0);
-  const corr = new Column((n) => new Float64Array(n), cap0);
-  const kindC = new Column((n) => new Uint8Array(n), cap0);
-  const name = new Column((n) => new Int32Array(n), cap0);
+  const start = new Column(typedArrayMaker(Float64Array, opts.shared), cap0);
+  const end = new Column(typedArrayMaker(Float64Array, opts.shared), cap0);
+  const dev = new Column(typedArrayMaker(Int32Array, opts.shared), cap0);
+  const stream = new Column(typedArrayMaker(Int32Array, opts.shared), cap0);
+  const pidC = new Column(typedArrayMaker(Int32Array, opts.shared), cap0);
+  const corr = new Column(typedArrayMaker(Float64Array, opts.shared), cap0);
+  const kindC = new Column(typedArrayMaker(Uint8Array, opts.shared), cap0);
+  const name = new Column(typedArrayMaker(Int32Array, opts.shared), cap0);
   const cols = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
   // Trace slice columns, only when asked (the trace).
   const kernelName: KernelNameColumn | null = opts.slices ? (handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') ? opts.slices.kernelName : 'demangledName') : null;
-  const sliceName = kernelName ? new Column((n) => new Int32Array(n), cap0) : null;
+  const sliceName = kernelName ? new Column(typedArrayMaker(Int32Array, opts.shared), cap0) : null;
   if (sliceName) cols.push(sliceName);
   const extraCap = sources.reduce((a, src) => (src.kind === GpuOpKind.Kernel ? a : a + rowIdBound(handle, src.table)), 0);
-  const sliceExtra = kernelName ? new Column((n) => new Float64Array(n), extraCap) : null;
+  const sliceExtra = kernelName ? new Column(typedArrayMaker(Float64Array, opts.shared), extraCap) : null;
   // Index of the first op that is not a kernel (kernels are read first); -1 until one is read.
   let extraFrom = -1;
   const verbatim = new Map<number, VerbatimOpValues>();

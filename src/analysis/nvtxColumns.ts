@@ -7,7 +7,8 @@ import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
 import { MAX_SAFE_NS } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
-import { Column } from './typedColumn.js';
+import { Column, typedArrayMaker } from './typedColumn.js';
+import { BackgroundStep, cancelBackgroundNvtxRead, hasBackgroundStep, takeBackgroundNvtxColumns } from './nvtxColumnsInBackground.js';
 
 /**
  * Every NVTX event of an export with usable times, in column arrays, read in one scan and shared
@@ -55,21 +56,35 @@ const TWO_24 = 16777216;
 
 const cache = new WeakMap<ExportHandle, NvtxColumns>();
 
-/** The export's NVTX columns: read on first use, then shared (the export is read-only). */
-export function nvtxColumnsOf(handle: ExportHandle): NvtxColumns {
+/**
+ * The export's NVTX columns: read on first use, then shared (the export is read-only). When a
+ * read was started in a worker thread (`readNvtxColumnsInBackground`), its columns, waited for.
+ * `shared`: when read here, over SharedArrayBuffers (see `loadNvtxColumns`).
+ */
+export function nvtxColumnsOf(handle: ExportHandle, opts: { shared?: boolean } = {}): NvtxColumns {
   let c = cache.get(handle);
-  if (!c) cache.set(handle, (c = loadNvtxColumns(handle)));
+  if (!c) {
+    c = takeBackgroundNvtxColumns(handle);
+    // The worker counted the rows it left out on its own connection: say it for this export.
+    if (c) noteExcludedRows(handle, 'NVTX_EVENTS', c.invalidRows);
+    else c = loadNvtxColumns(handle, opts);
+    cache.set(handle, c);
+  }
   return c;
 }
 
-/** The shared columns when they have been read (consumers that can also scan on their own ask this). */
+/**
+ * The shared columns when they have been read or are being read in the background (consumers that
+ * can also scan on their own ask this).
+ */
 export function cachedNvtxColumns(handle: ExportHandle): NvtxColumns | undefined {
-  return cache.get(handle);
+  return cache.get(handle) ?? (hasBackgroundStep(handle, BackgroundStep.Columns) ? nvtxColumnsOf(handle) : undefined);
 }
 
 /** Let go of the shared columns (the pipeline does, once every NVTX consumer has run). */
 export function releaseNvtxColumns(handle: ExportHandle): void {
   cache.delete(handle);
+  cancelBackgroundNvtxRead(handle);
 }
 
 /** An export without NVTX_EVENTS has no NVTX columns (count 0). */
@@ -96,21 +111,22 @@ export function emptyNvtxColumns(): NvtxColumns {
 /**
  * One scan of NVTX_EVENTS (SQLite drives it, `forEachRow`), every row tested in JS with the same
  * rule as `validNvtxSql`: numeric start within +-(2^53 - 1) ns, end NULL or numeric, within range
- * and not before start. Strings are resolved once per distinct text id.
+ * and not before start. Strings are resolved once per distinct text id. `shared`: the columns over
+ * SharedArrayBuffers (see `typedArrayMaker`), read by the thread that loaded them and another.
  */
-export function loadNvtxColumns(handle: ExportHandle): NvtxColumns {
+export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean } = {}): NvtxColumns {
   if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
   requireContract(handle, 'nvtx');
   const cap = rowIdBound(handle, 'NVTX_EVENTS');
-  const rowId = cap < 2147483647 ? new Column((n) => new Int32Array(n), cap) : new Column((n) => new Float64Array(n), cap);
-  const start = new Column((n) => new Float64Array(n), cap);
-  const end = new Column((n) => new Float64Array(n), cap);
-  const eventType = new Column((n) => new Uint8Array(n), cap);
-  const pid = new Column((n) => new Int32Array(n), cap);
-  const tid = new Column((n) => new Int32Array(n), cap);
-  const domainId = new Column((n) => new Int32Array(n), cap);
-  const text = new Column((n) => new Int32Array(n), cap);
-  const endTid = new Column((n) => new Uint8Array(n), cap);
+  const rowId = cap < 2147483647 ? new Column(typedArrayMaker(Int32Array, opts.shared), cap) : new Column(typedArrayMaker(Float64Array, opts.shared), cap);
+  const start = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
+  const end = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
+  const eventType = new Column(typedArrayMaker(Uint8Array, opts.shared), cap);
+  const pid = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
+  const tid = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
+  const domainId = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
+  const text = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
+  const endTid = new Column(typedArrayMaker(Uint8Array, opts.shared), cap);
   const cols = [rowId, start, end, eventType, pid, tid, domainId, text, endTid] as Column<Float64Array | Int32Array | Uint8Array>[];
   let room = start.data.length;
 

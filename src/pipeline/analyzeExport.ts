@@ -3,7 +3,8 @@ import { describeExport, readCaptureSettings } from '../analysis/exportInfo.js';
 import { kernelSummaryNotes, summarizeKernels } from '../analysis/kernelSummary.js';
 import { projectionCoverageNotes, projectNvtxOntoGpu } from '../analysis/nvtxGpuProjection.js';
 import { nvtxSummaryNotes, summarizeNvtxWithDomains, type NvtxRangesByDomain } from '../analysis/nvtxSummary.js';
-import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { loadGpuOpColumns, unionOfAllOps, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { apiCallIndex } from '../analysis/apiCallIndex.js';
 import { buildTimeline, type GpuOpColumnsWithSlices } from '../analysis/timeline.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { compileCategoryRules, defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
@@ -20,9 +21,13 @@ import { summarizeHost } from './hostSummary.js';
 import { findGilHolders } from '../gaps/gilHolders.js';
 import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
 import { findFindings, findingsInputOf } from '../findings/findFindings.js';
-import { resolveParts, type AnalysisPart, type AnalysisRequest } from './request.js';
+import { resolveParts, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './request.js';
 import { cachedNvtxColumns, nvtxColumnsOf, releaseNvtxColumns } from '../analysis/nvtxColumns.js';
 import type { ExportAnalysis } from './types.js';
+import { giveLaunchesToBackground, readNvtxColumnsInBackground, takeBackgroundKernelSummary, takeBackgroundNvtxSummary, takeBackgroundProjection } from '../analysis/nvtxColumnsInBackground.js';
+import { rowIdBound } from '../../queries/capture.js';
+import { availableParallelism } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
 
 /** Progress of `analyzeExport`, for a bar on a terminal (in-process callers only). */
 export type AnalysisProgress = (step: string) => void;
@@ -31,7 +36,9 @@ export type AnalysisProgress = (step: string) => void;
  * The one analysis of an export. Every command, worker task, summary, report and trace calls
  * this and picks the parts it prints; each table is read once and shared:
  *
- * 1. GPU ops and CUDA API calls (typed columns) when iterations or gaps are asked for;
+ * 1. GPU ops and CUDA API calls (typed columns) when iterations or gaps are asked for; meanwhile a
+ *    worker thread may read the NVTX columns and make the NVTX and kernel summaries and the NVTX
+ *    GPU projection (`nvtxRead`, see `startNvtxReadInBackground`);
  * 2. iterations: windows from the first iteration source with ranges (or the user's
  *    `--iteration-range`), numbered, GPU work attributed by launch call, joined to the logs;
  * 3. gaps with host causes (given the iterations: `idleByCauseNs` on every row), then the
@@ -39,7 +46,8 @@ export type AnalysisProgress = (step: string) => void;
  * 4. GPU metrics per iteration, phases, GC/GIL, category time, the kernel and NVTX summaries, the
  *    NVTX GPU projection, and the coverage with every note.
  *
- * Opens nothing itself: `handle` is an open export (`openExport` / `withExport`).
+ * Opens nothing itself: `handle` is an open export (`openExport` / `withExport`); the NVTX worker
+ * thread, when there is one, opens the same file read-only on a connection of its own.
  */
 export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, onProgress?: AnalysisProgress): ExportAnalysis {
   const parts = resolveParts(request.parts);
@@ -81,11 +89,13 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     timingsMs,
   };
   const extraNotes: ReportNote[] = [];
-  // NVTX_EVENTS read once, into columns every NVTX consumer below shares; let go at the end.
+  // NVTX_EVENTS read once, into columns every NVTX consumer below shares; let go at the end. When
+  // the GPU ops and API calls are read too, the NVTX read may run on another core meanwhile.
   const readsNvtx = NVTX_PARTS.some((p) => parts.has(p));
-  if (readsNvtx) timed('nvtxColumns', () => nvtxColumnsOf(handle));
+  const background = readsNvtx && loadsLaunches(parts) && startNvtxReadInBackground(handle, request.nvtxRead ?? 'auto', parts, request.kernels);
+  if (readsNvtx && !background) timed('nvtxColumns', () => nvtxColumnsOf(handle));
   try {
-    analyzeParts(handle, request, parts, out, extraNotes, timed, classifier);
+    analyzeParts(handle, request, parts, out, extraNotes, timed, classifier, background);
   } finally {
     if (readsNvtx) releaseNvtxColumns(handle);
   }
@@ -103,6 +113,34 @@ const NVTX_PARTS: readonly AnalysisPart[] = ['nvtx', 'nvtxGpu'];
 /** NVTX rows up to which the shared columns stay for the whole analysis (see `analyzeParts`). */
 export const SHARED_NVTX_ROWS = 2_000_000;
 
+/**
+ * NVTX rows from which `nvtxRead: 'auto'` reads them in a worker thread: below it the scan is
+ * shorter than starting the worker (~40 ms on the bench machine; pytorch-dense's 123k rows take ~35 ms).
+ */
+export const BACKGROUND_NVTX_ROWS = 200_000;
+
+/** Whether the analysis reads the GPU ops and API calls (the iterations, the gaps, the timeline). */
+function loadsLaunches(parts: ReadonlySet<AnalysisPart>): boolean {
+  return parts.has('iterations') || parts.has('gaps') || parts.has('timeline');
+}
+
+/**
+ * Starts the NVTX read in a worker thread (nvtxColumnsInBackground.ts), with the NVTX summary and,
+ * once given the GPU ops and API calls, the NVTX GPU projection and the kernel summary, when asked
+ * for, and when `mode` and the export allow it:
+ * - never past SHARED_NVTX_ROWS (there the NVTX work runs before the GPU ops are read, so the two
+ *   large working sets are not held at once);
+ * - with 'auto', only on the main thread (the multi-export pool already runs a thread per core),
+ *   with a second core, and from BACKGROUND_NVTX_ROWS rows (counted by max(rowid): no scan).
+ */
+function startNvtxReadInBackground(handle: ExportHandle, mode: NvtxReadMode, parts: ReadonlySet<AnalysisPart>, kernels: AnalysisRequest['kernels']): boolean {
+  if (mode === 'inline' || !handle.hasTable('NVTX_EVENTS')) return false;
+  const rows = rowIdBound(handle, 'NVTX_EVENTS');
+  if (rows > SHARED_NVTX_ROWS) return false;
+  if (mode === 'auto' && (!isMainThread || availableParallelism() < 2 || rows < BACKGROUND_NVTX_ROWS)) return false;
+  return readNvtxColumnsInBackground(handle, { summarize: parts.has('nvtx'), project: parts.has('nvtxGpu'), kernels: parts.has('kernels') ? (kernels ?? {}) : undefined });
+}
+
 function analyzeParts(
   handle: ExportHandle,
   request: AnalysisRequest,
@@ -111,36 +149,54 @@ function analyzeParts(
   extraNotes: ReportNote[],
   timed: <T>(name: string, fn: () => T) => T,
   classifier: CategoryClassifier,
+  nvtxInBackground: boolean,
 ): void {
-  // The NVTX summary first: its scan also counts the ranges per domain that `info` lists.
+  // The NVTX summary first (its scan also counts the ranges per domain that `info` lists); when
+  // the NVTX columns are read in the background, once the GPU ops and API calls are read.
   let nvtxRangesByDomain: NvtxRangesByDomain | undefined;
-  if (parts.has('nvtx')) {
+  const summarizeNvtx = () => {
+    if (!parts.has('nvtx')) return;
     timed('nvtx', () => {
-      const r = summarizeNvtxWithDomains(handle);
+      const r = takeBackgroundNvtxSummary(handle) ?? summarizeNvtxWithDomains(handle);
       out.nvtx = r.summary;
       nvtxRangesByDomain = r.rangesByDomain;
     });
-  }
+  };
+  if (!nvtxInBackground) summarizeNvtx();
+  let projectionInBackground = false;
 
   // Past SHARED_NVTX_ROWS the NVTX GPU projection runs before the GPU-op columns are read (the two
   // largest transient working sets are not held at once) and the NVTX columns are let go after it
   // (10x dense-long holds 8.5M NVTX rows, ~320 MB): the later NVTX readers (host causes, GC/GIL, GIL
   // holders, info) then run their own filtered queries, as when no part reads all NVTX. Below it,
   // the projection waits for the GPU ops and API calls and reads them from there.
-  const loadsLaunches = parts.has('iterations') || parts.has('gaps') || parts.has('timeline');
-  const largeNvtx = (cachedNvtxColumns(handle)?.count ?? 0) > SHARED_NVTX_ROWS;
-  if (parts.has('nvtxGpu') && (largeNvtx || !loadsLaunches)) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
+  const launches = loadsLaunches(parts);
+  // (A background read holds at most SHARED_NVTX_ROWS rows: not asked, so not waited for, here.)
+  const largeNvtx = !nvtxInBackground && (cachedNvtxColumns(handle)?.count ?? 0) > SHARED_NVTX_ROWS;
+  if (parts.has('nvtxGpu') && (largeNvtx || !launches)) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
   if (largeNvtx) releaseNvtxColumns(handle);
 
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
-  if (loadsLaunches) {
+  if (launches) {
     // The timeline keeps these columns (with its slice columns) where the others let them go.
     const slices = parts.has('timeline') ? { kernelName: request.kernelNames === 'demangled' ? ('demangledName' as const) : ('shortName' as const) } : undefined;
-    let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle, { launchIds: parts.has('nvtxGpu'), slices }));
-    let apiCalls: ApiCallColumns | undefined = timed('apiCalls', () => loadApiCallColumns(handle));
-    if (parts.has('nvtxGpu') && !out.projection) {
-      const launches = { gpuOps, apiCalls };
-      out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle, { launches }));
+    // Over shared memory when the NVTX worker reads them too (`giveLaunchesToBackground`).
+    const shared = nvtxInBackground;
+    let gpuOps: GpuOpColumns | undefined = timed('gpuOps', () => loadGpuOpColumns(handle, { launchIds: parts.has('nvtxGpu'), slices, shared }));
+    let apiCalls: ApiCallColumns | undefined = timed('apiCalls', () => loadApiCallColumns(handle, { shared }));
+    const launches = { gpuOps, apiCalls };
+    // The NVTX worker's projection and kernel summary are taken where they are needed.
+    const inBackground = nvtxInBackground && giveLaunchesToBackground(handle, launches);
+    projectionInBackground = inBackground && parts.has('nvtxGpu');
+    if (parts.has('nvtxGpu') && !out.projection && !projectionInBackground) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle, { launches }));
+    if (nvtxInBackground) {
+      // While the worker finishes the NVTX columns: what the iterations and the gaps build from
+      // the GPU ops and API calls alone (each cached on its columns object), then the wait.
+      timed('launchIndexes', () => {
+        apiCallIndex(apiCalls!);
+        unionOfAllOps(gpuOps!);
+      });
+      timed('nvtxColumns', () => nvtxColumnsOf(handle));
     }
     if (parts.has('iterations')) {
       try {
@@ -171,12 +227,14 @@ function analyzeParts(
     if (parts.has('pytorchHost') && it0 && hasPytorchHostSide(handle, request.torchTrace)) {
       out.pytorchHost = timed('pytorchHost', () => pytorchHostSide(handle, it0, request.torchTrace, gpuOps!));
     }
+    // The worker's NVTX summary, made meanwhile: `info` counts ranges per domain from it.
+    if (nvtxInBackground) summarizeNvtx();
     // `info` and the kernel summary from the columns while they are here.
     if (parts.has('info')) out.info = timed('info', () => describeExport(handle, { gpuOps, apiCalls, nvtxRangesByDomain }));
     // Nothing below reads the API calls: let them go before the kernel summary allocates its
     // duration buffers (a GC it triggers can then take them: 123 MB on the 10x bench export).
     apiCalls = undefined;
-    if (parts.has('kernels')) out.kernels = timed('kernels', () => summarizeKernels(handle, request.kernels, { gpuOps }));
+    if (parts.has('kernels')) out.kernels = timed('kernels', () => (inBackground ? takeBackgroundKernelSummary(handle) : undefined) ?? summarizeKernels(handle, request.kernels, { gpuOps }));
     if (slices) {
       const ops = gpuOps as GpuOpColumnsWithSlices;
       out.timeline = timed('timeline', () => buildTimeline(handle, ops, request.kernelNames));
@@ -210,6 +268,7 @@ function analyzeParts(
     const gpuSpan = d.length ? { startNs: Math.min(...d.map((x) => x.spanStartNs)), endNs: Math.max(...d.map((x) => x.spanEndNs)) } : null;
     out.memory = timed('memory', () => analyzeMemoryTraffic(handle, it?.iterations ?? [], gpuSpan));
   }
+  if (projectionInBackground) out.projection = timed('nvtxGpu', () => takeBackgroundProjection(handle) ?? projectNvtxOntoGpu(handle));
   if (parts.has('categories') && out.kernels) out.categories = categoryTime(it, out.kernels, classifier);
   if (parts.has('coverage') && out.gaps && out.kernels && out.nvtx && out.categories) {
     out.coverage = reportCoverage({

@@ -82,7 +82,16 @@ export interface AnalysisRequest {
   kernelNames?: KernelNames;
   /** `pytorchHost`: a PyTorch profiler trace of the same run beside an nsys export (`--torch-trace`). */
   torchTrace?: string;
+  /**
+   * Where the NVTX table is read when the GPU ops are read too: 'auto' (default) in a worker thread
+   * for a large table on a machine with a second core, 'background' in a worker thread whatever its
+   * size, 'inline' on the calling thread. The result is the same; only the time differs.
+   */
+  nvtxRead?: NvtxReadMode;
 }
+
+/** See `AnalysisRequest.nvtxRead`. */
+export type NvtxReadMode = 'auto' | 'background' | 'inline';
 
 /** Dependencies between parts: what each one is computed from. */
 const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {

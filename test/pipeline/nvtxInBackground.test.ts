@@ -1,0 +1,105 @@
+/**
+ * The NVTX side of the analysis in a worker thread (`nvtxRead`, src/analysis/nvtxColumnsInBackground.ts):
+ * the NVTX columns, the NVTX and kernel summaries and the NVTX GPU projection made there, over
+ * shared memory, must give the same analysis as on the calling thread, on every fixture export;
+ * and a worker that fails must leave the calling thread to do the work, with the same result.
+ */
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openExport, withExport } from '../../src/export/openExport.js';
+import { excludedRowNotes } from '../../src/export/rowChecks.js';
+import { analyzeExport, BACKGROUND_NVTX_ROWS } from '../../src/pipeline/analyzeExport.js';
+import { REPORT_PARTS, type AnalysisRequest, type NvtxReadMode } from '../../src/pipeline/request.js';
+import type { ExportAnalysis } from '../../src/pipeline/types.js';
+import { parseIterationLogFile } from '../../src/logs/parse.js';
+import { copyExport, editExport } from '../helpers/hostileExport.js';
+import { fixture, FIXTURES } from '../helpers/fixtures.js';
+
+function exportsUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === 'pytorch-dense-long' ? [] : exportsUnder(p);
+    return name.endsWith('.sqlite') ? [p] : [];
+  });
+}
+
+/** The analysis without the times it took (they differ run to run). */
+function withoutTimings(a: ExportAnalysis): ExportAnalysis {
+  return { ...a, timingsMs: {}, metrics: a.metrics && { ...a.metrics, ms: 0 } };
+}
+
+/** The analysis (without timings), the export's excluded-row notes, and which steps were timed. */
+function analyze(file: string, nvtxRead: NvtxReadMode, request: Omit<AnalysisRequest, 'parts'> = {}): { analysis: ExportAnalysis; notes: string[]; timings: string[] } {
+  return withExport(file, (h) => {
+    const a = analyzeExport(h, { ...request, parts: REPORT_PARTS, nvtxRead });
+    return { analysis: withoutTimings(a), notes: excludedRowNotes(h), timings: Object.keys(a.timingsMs) };
+  });
+}
+
+/** Only the worker path times `launchIndexes` (what the calling thread builds while it waits). */
+const WORKER_STEP = 'launchIndexes';
+
+const tmp = mkdtempSync(join(tmpdir(), 'iterscope-nvtxbg-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))('$name', ({ file }) => {
+  it('the NVTX side in a worker thread gives the same analysis as on this thread', () => {
+    const hasNvtx = withExport(file, (h) => h.hasTable('NVTX_EVENTS'));
+    const inWorker = analyze(file, 'background');
+    const here = analyze(file, 'inline');
+    expect(inWorker.timings.includes(WORKER_STEP)).toBe(hasNvtx);
+    expect(here.timings).not.toContain(WORKER_STEP);
+    expect(inWorker.analysis).toEqual(here.analysis);
+    expect(inWorker.notes).toEqual(here.notes);
+  });
+});
+
+describe('nvtxRead', () => {
+  it("'auto' takes the worker on pytorch-dense-long (850k NVTX rows) with its log, and the report's analysis is unchanged", () => {
+    const file = fixture('pytorch-dense-long', 'trace.sqlite');
+    const logs = [parseIterationLogFile(fixture('pytorch-dense-long', 'iteration_log.txt'))];
+    const auto = analyze(file, 'auto', { logs });
+    const here = analyze(file, 'inline', { logs });
+    expect(auto.timings).toContain(WORKER_STEP);
+    expect(auto.analysis.iterations?.iterations.length).toBeGreaterThan(100);
+    expect(auto.analysis.projection?.rows.length).toBeGreaterThan(100);
+    expect(auto.analysis).toEqual(here.analysis);
+  });
+
+  it(`'auto' stays on this thread below ${BACKGROUND_NVTX_ROWS} NVTX rows (pytorch-dense: 123k)`, () => {
+    expect(analyze(fixture('pytorch-dense', 'trace.sqlite'), 'auto').timings).not.toContain(WORKER_STEP);
+  });
+
+  it('rows the worker leaves out for unusable times are noted for the export, as on this thread', () => {
+    const path = editExport(copyExport(fixture('pytorch-dense', 'trace.sqlite'), join(tmp, 'bad-nvtx.sqlite')), (db) => {
+      db.exec(`UPDATE NVTX_EVENTS SET "end" = start - 1 WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS WHERE "end" IS NOT NULL LIMIT 3)`);
+      db.exec(`UPDATE NVTX_EVENTS SET start = 'x' WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS WHERE "end" IS NOT NULL ORDER BY rowid DESC LIMIT 2)`);
+    });
+    const inWorker = analyze(path, 'background');
+    expect(inWorker.timings).toContain(WORKER_STEP);
+    expect(inWorker.notes).toEqual([expect.stringContaining('5 NVTX_EVENTS rows excluded')]);
+    expect(inWorker).toEqual({ ...analyze(path, 'inline'), timings: inWorker.timings });
+  });
+
+  it('a worker that cannot open the export leaves the work to this thread, with the same result', () => {
+    // The file is removed once open here: this connection still reads it, the worker's cannot open it.
+    const path = join(tmp, 'gone.sqlite');
+    copyFileSync(fixture('pytorch-dense', 'trace.sqlite'), path);
+    const h = openExport(path);
+    let a: ExportAnalysis;
+    try {
+      unlinkSync(path);
+      a = analyzeExport(h, { parts: REPORT_PARTS, nvtxRead: 'background' });
+    } finally {
+      h.close();
+    }
+    expect(a.timingsMs).toHaveProperty(WORKER_STEP);
+    const here = analyze(fixture('pytorch-dense', 'trace.sqlite'), 'inline').analysis;
+    // The same analysis but for the file it names.
+    const named = (x: ExportAnalysis, file: string) =>
+      JSON.stringify(withoutTimings(x), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'string' ? v.replaceAll(file, 'FILE') : v));
+    expect(named(a, path)).toEqual(named(here, fixture('pytorch-dense', 'trace.sqlite')));
+  });
+});
