@@ -28,8 +28,19 @@ export function loadGpuTimelines(handle: ExportHandle, opts: { deviceId?: number
   return { ops, devices: deviceTimelines(ops) };
 }
 
-/** Busy union per device from op columns. */
+const timelineCache = new WeakMap<GpuOpColumns, DeviceTimeline[]>();
+
+/**
+ * Busy union per device from op columns, computed once per columns object (the pipeline computes
+ * it while the NVTX worker finishes, before the gaps ask for it). Read-only for callers.
+ */
 export function deviceTimelines(ops: GpuOpColumns): DeviceTimeline[] {
+  let t = timelineCache.get(ops);
+  if (!t) timelineCache.set(ops, (t = computeDeviceTimelines(ops)));
+  return t;
+}
+
+function computeDeviceTimelines(ops: GpuOpColumns): DeviceTimeline[] {
   const counts = new Map<number, number>();
   const pids = new Map<number, Set<number>>();
   for (let i = 0; i < ops.count; i++) {

@@ -10,6 +10,7 @@ import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColu
 import { compileCategoryRules, defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { IterationError } from '../errors.js';
 import { analyzeGaps, idleByCausePerIteration } from '../gaps/analyze.js';
+import { deviceTimelines } from '../gaps/findGaps.js';
 import { analyzeIterations } from '../iterations/analyze.js';
 import { addGpuMetrics, addPhaseMetrics } from '../iterations/gpuMetrics.js';
 import { summarizeByPhase } from '../iterations/summary.js';
@@ -195,6 +196,7 @@ function analyzeParts(
       timed('launchIndexes', () => {
         apiCallIndex(apiCalls!);
         unionOfAllOps(gpuOps!);
+        if (request.deviceId === undefined) deviceTimelines(gpuOps!);
       });
       timed('nvtxColumns', () => nvtxColumnsOf(handle));
     }
