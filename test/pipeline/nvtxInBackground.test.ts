@@ -14,6 +14,9 @@ import { analyzeExport, BACKGROUND_NVTX_ROWS } from '../../src/pipeline/analyzeE
 import { REPORT_PARTS, type AnalysisRequest, type NvtxReadMode } from '../../src/pipeline/request.js';
 import type { ExportAnalysis } from '../../src/pipeline/types.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
+import { loadApiCallColumns } from '../../src/analysis/apiCallColumns.js';
+import { loadGpuOpColumns } from '../../src/analysis/gpuOpColumns.js';
+import { loadNvtxColumns } from '../../src/analysis/nvtxColumns.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture, FIXTURES } from '../helpers/fixtures.js';
 
@@ -101,5 +104,23 @@ describe('nvtxRead', () => {
     const named = (x: ExportAnalysis, file: string) =>
       JSON.stringify(withoutTimings(x), (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : typeof v === 'string' ? v.replaceAll(file, 'FILE') : v));
     expect(named(a, path)).toEqual(named(here, fixture('pytorch-dense', 'trace.sqlite')));
+  });
+});
+
+describe('shared columns (what crosses to the worker without a copy)', () => {
+  it('with `shared`, every typed column of the GPU ops, API calls and NVTX is over a SharedArrayBuffer and holds the same values', () => {
+    withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => {
+      const pairs = [
+        [loadGpuOpColumns(h, { launchIds: true, shared: true }), loadGpuOpColumns(h, { launchIds: true })],
+        [loadApiCallColumns(h, { shared: true }), loadApiCallColumns(h)],
+        [loadNvtxColumns(h, { shared: true }), loadNvtxColumns(h)],
+      ] as const;
+      for (const [shared, plain] of pairs) {
+        const arrays = Object.values(shared).filter(ArrayBuffer.isView);
+        expect(arrays.length).toBeGreaterThan(5);
+        for (const a of arrays) expect(a.buffer).toBeInstanceOf(SharedArrayBuffer);
+        expect(shared).toEqual(plain);
+      }
+    });
   });
 });
