@@ -14,6 +14,7 @@ import { analyzeExport, BACKGROUND_NVTX_ROWS } from '../../src/pipeline/analyzeE
 import { REPORT_PARTS, type AnalysisRequest, type NvtxReadMode } from '../../src/pipeline/request.js';
 import type { ExportAnalysis } from '../../src/pipeline/types.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
+import { summarizeRun, summaryRequest } from '../../src/summary/runSummary.js';
 import { loadApiCallColumns } from '../../src/analysis/apiCallColumns.js';
 import { loadGpuOpColumns } from '../../src/analysis/gpuOpColumns.js';
 import { loadNvtxColumns } from '../../src/analysis/nvtxColumns.js';
@@ -56,6 +57,28 @@ describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIX
     expect(here.timings).not.toContain(WORKER_STEP);
     expect(inWorker.analysis).toEqual(here.analysis);
     expect(inWorker.notes).toEqual(here.notes);
+  });
+});
+
+describe("the summary's request (kernels with whole-graph launches, iterations required)", () => {
+  /** The summary built from the analysis, or the error the analysis stopped with. */
+  const summarize = (file: string, nvtxRead: NvtxReadMode) =>
+    withExport(file, (h) => {
+      try {
+        return { summary: summarizeRun(withoutTimings(analyzeExport(h, { ...summaryRequest(), nvtxRead }))) };
+      } catch (err) {
+        return { error: (err as Error).message };
+      }
+    });
+  it.each(['pytorch-moe-perfect-router', 'pytorch-dense', 'pytorch-tp2', 'external'])('%s: the same summaries (or errors) with the worker', (dir) => {
+    const files = exportsUnder(join(FIXTURES, dir));
+    let summaries = 0;
+    for (const file of files) {
+      const inWorker = summarize(file, 'background');
+      expect(inWorker).toEqual(summarize(file, 'inline'));
+      if (inWorker.summary) summaries++;
+    }
+    if (dir !== 'external') expect(summaries).toBe(files.length);
   });
 });
 
