@@ -4,7 +4,7 @@ import { allRows, forEachRow } from '../../queries/run.js';
 import { selectApiCallRows } from '../../queries/runtime.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { Column, typedArrayMaker } from './typedColumn.js';
+import { columnMaker, type Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 
 /**
@@ -33,19 +33,20 @@ export interface ApiCallColumns {
   backtraceRows: number;
 }
 
-/** `shared`: the columns over SharedArrayBuffers (see `typedArrayMaker`), to be read by a worker thread too. */
+/** `shared`: the columns over SharedArrayBuffers (see `columnMaker`), to be read by a worker thread too. */
 export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolean } = {}): ApiCallColumns {
   requireContract(handle, 'apiCalls');
   const present = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
   // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
   // on millions of calls; the arrays are views of the filled part.
   const cap = present ? rowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME') : 0;
-  const pid = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
-  const tid = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
-  const corr = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
-  const start = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
-  const end = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
-  const name = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
+  const column = columnMaker(cap, opts.shared);
+  const pid = column(Int32Array);
+  const tid = column(Int32Array);
+  const corr = column(Float64Array);
+  const start = column(Float64Array);
+  const end = column(Float64Array);
+  const name = column(Int32Array);
   const cols = [pid, tid, corr, start, end, name] as Column<Float64Array | Int32Array>[];
   let n = 0;
   let maxEnd = 0;

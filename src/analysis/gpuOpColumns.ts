@@ -5,7 +5,7 @@ import { forEachRow } from '../../queries/run.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
-import { Column, typedArrayMaker } from './typedColumn.js';
+import { columnMaker, type Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 
 /**
@@ -77,7 +77,7 @@ export interface VerbatimOpValues {
  * Streams the GPU ops (kernels, memcpy, memset, graph-level traces) into typed columns: one pass
  * over the rows, SQLite drives the scan. Shared by the iterations attribution and the gaps, so an
  * analysis that needs both reads the ops once. `shared`: the columns over SharedArrayBuffers (see
- * `typedArrayMaker`), to be read by a worker thread too.
+ * `columnMaker`), to be read by a worker thread too.
  */
 export function loadGpuOpColumns(
   handle: ExportHandle,
@@ -88,21 +88,22 @@ export function loadGpuOpColumns(
   // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
   const sources = presentGpuOpSources(handle);
   const cap0 = sources.reduce((a, src) => a + rowIdBound(handle, src.table), 0);
-  const start = new Column(typedArrayMaker(Float64Array, opts.shared), cap0);
-  const end = new Column(typedArrayMaker(Float64Array, opts.shared), cap0);
-  const dev = new Column(typedArrayMaker(Int32Array, opts.shared), cap0);
-  const stream = new Column(typedArrayMaker(Int32Array, opts.shared), cap0);
-  const pidC = new Column(typedArrayMaker(Int32Array, opts.shared), cap0);
-  const corr = new Column(typedArrayMaker(Float64Array, opts.shared), cap0);
-  const kindC = new Column(typedArrayMaker(Uint8Array, opts.shared), cap0);
-  const name = new Column(typedArrayMaker(Int32Array, opts.shared), cap0);
+  const column = columnMaker(cap0, opts.shared);
+  const start = column(Float64Array);
+  const end = column(Float64Array);
+  const dev = column(Int32Array);
+  const stream = column(Int32Array);
+  const pidC = column(Int32Array);
+  const corr = column(Float64Array);
+  const kindC = column(Uint8Array);
+  const name = column(Int32Array);
   const cols = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
   // Trace slice columns, only when asked (the trace).
   const kernelName: KernelNameColumn | null = opts.slices ? (handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') ? opts.slices.kernelName : 'demangledName') : null;
-  const sliceName = kernelName ? new Column(typedArrayMaker(Int32Array, opts.shared), cap0) : null;
+  const sliceName = kernelName ? column(Int32Array) : null;
   if (sliceName) cols.push(sliceName);
   const extraCap = sources.reduce((a, src) => (src.kind === GpuOpKind.Kernel ? a : a + rowIdBound(handle, src.table)), 0);
-  const sliceExtra = kernelName ? new Column(typedArrayMaker(Float64Array, opts.shared), extraCap) : null;
+  const sliceExtra = kernelName ? columnMaker(extraCap, opts.shared)(Float64Array) : null;
   // Index of the first op that is not a kernel (kernels are read first); -1 until one is read.
   let extraFrom = -1;
   const verbatim = new Map<number, VerbatimOpValues>();

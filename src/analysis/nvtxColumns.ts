@@ -7,7 +7,7 @@ import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
 import { MAX_SAFE_NS } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
-import { Column, typedArrayMaker } from './typedColumn.js';
+import { columnMaker, type Column } from './typedColumn.js';
 import { BackgroundStep, cancelBackgroundNvtxRead, hasBackgroundStep, takeBackgroundNvtxColumns } from './nvtxColumnsInBackground.js';
 
 /**
@@ -112,21 +112,22 @@ export function emptyNvtxColumns(): NvtxColumns {
  * One scan of NVTX_EVENTS (SQLite drives it, `forEachRow`), every row tested in JS with the same
  * rule as `validNvtxSql`: numeric start within +-(2^53 - 1) ns, end NULL or numeric, within range
  * and not before start. Strings are resolved once per distinct text id. `shared`: the columns over
- * SharedArrayBuffers (see `typedArrayMaker`), read by the thread that loaded them and another.
+ * SharedArrayBuffers (see `columnMaker`), read by the thread that loaded them and another.
  */
 export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean } = {}): NvtxColumns {
   if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
   requireContract(handle, 'nvtx');
   const cap = rowIdBound(handle, 'NVTX_EVENTS');
-  const rowId = cap < 2147483647 ? new Column(typedArrayMaker(Int32Array, opts.shared), cap) : new Column(typedArrayMaker(Float64Array, opts.shared), cap);
-  const start = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
-  const end = new Column(typedArrayMaker(Float64Array, opts.shared), cap);
-  const eventType = new Column(typedArrayMaker(Uint8Array, opts.shared), cap);
-  const pid = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
-  const tid = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
-  const domainId = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
-  const text = new Column(typedArrayMaker(Int32Array, opts.shared), cap);
-  const endTid = new Column(typedArrayMaker(Uint8Array, opts.shared), cap);
+  const column = columnMaker(cap, opts.shared);
+  const rowId = cap < 2147483647 ? column(Int32Array) : column(Float64Array);
+  const start = column(Float64Array);
+  const end = column(Float64Array);
+  const eventType = column(Uint8Array);
+  const pid = column(Int32Array);
+  const tid = column(Int32Array);
+  const domainId = column(Int32Array);
+  const text = column(Int32Array);
+  const endTid = column(Uint8Array);
   const cols = [rowId, start, end, eventType, pid, tid, domainId, text, endTid] as Column<Float64Array | Int32Array | Uint8Array>[];
   let room = start.data.length;
 

@@ -26,10 +26,13 @@ export class Column<T extends Float64Array | Int32Array | Uint8Array> {
 type TypedArrayClass<T> = { new (length: number): T; new (buffer: SharedArrayBuffer): T; readonly BYTES_PER_ELEMENT: number };
 
 /**
- * A `Column` maker for `Type`: over ordinary memory, or with `shared` over a SharedArrayBuffer, so
- * that a worker thread reading the column (posted to it) sees the same memory instead of a copy.
- * Shared columns are written only while they are loaded, before they are posted.
+ * The column maker of one loader: `column(Float64Array)` is a `Column` of that type sized for
+ * `capacity` rows, over ordinary memory, or with `shared` over a SharedArrayBuffer, so that a
+ * worker thread reading the column (posted to it) sees the same memory instead of a copy. Every
+ * column a loader makes this way is of the same kind. Shared columns are written only while they
+ * are loaded, before they are posted.
  */
-export function typedArrayMaker<T extends Float64Array | Int32Array | Uint8Array>(Type: TypedArrayClass<T>, shared = false): (n: number) => T {
-  return shared ? (n) => new Type(new SharedArrayBuffer(n * Type.BYTES_PER_ELEMENT)) : (n) => new Type(n);
+export function columnMaker(capacity: number, shared = false) {
+  return <T extends Float64Array | Int32Array | Uint8Array>(Type: TypedArrayClass<T>): Column<T> =>
+    new Column(shared ? (n) => new Type(new SharedArrayBuffer(n * Type.BYTES_PER_ELEMENT)) : (n) => new Type(n), capacity);
 }

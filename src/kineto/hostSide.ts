@@ -3,7 +3,7 @@ import { selectKinetoCpuOps } from '../../queries/kinetoCpuOps.js';
 import { selectLaunchCalls } from '../../queries/launchCalls.js';
 import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
-import { Column } from '../analysis/typedColumn.js';
+import { columnMaker, type Column } from '../analysis/typedColumn.js';
 
 /**
  * The host side nsys cannot give, from the PyTorch profiler's aten ops: per iteration, CPU time by
@@ -31,16 +31,17 @@ export interface CpuOpColumns {
 }
 
 export function loadCpuOps(handle: ExportHandle): CpuOpColumns {
+  const column = columnMaker(1024);
   const cols = {
-    rowid: new Column((n) => new Float64Array(n), 1024),
-    pid: new Column((n) => new Int32Array(n), 1024),
-    tid: new Column((n) => new Int32Array(n), 1024),
-    start: new Column((n) => new Float64Array(n), 1024),
-    end: new Column((n) => new Float64Array(n), 1024),
-    selfNs: new Column((n) => new Float64Array(n), 1024),
-    nameId: new Column((n) => new Int32Array(n), 1024),
-    depth: new Column((n) => new Int32Array(n), 1024),
-    parentRowid: new Column((n) => new Float64Array(n), 1024),
+    rowid: column(Float64Array),
+    pid: column(Int32Array),
+    tid: column(Int32Array),
+    start: column(Float64Array),
+    end: column(Float64Array),
+    selfNs: column(Float64Array),
+    nameId: column(Int32Array),
+    depth: column(Int32Array),
+    parentRowid: column(Float64Array),
   };
   const all = Object.values(cols) as Column<Float64Array | Int32Array>[];
   let n = 0;
@@ -102,12 +103,13 @@ export interface LaunchCallColumns {
 }
 
 export function loadLaunchCalls(handle: ExportHandle): LaunchCallColumns {
-  const start = new Column((n) => new Float64Array(n), 1024);
-  const end = new Column((n) => new Float64Array(n), 1024);
-  const pid = new Column((n) => new Int32Array(n), 1024);
-  const tid = new Column((n) => new Int32Array(n), 1024);
-  const corr = new Column((n) => new Float64Array(n), 1024);
-  const graph = new Column((n) => new Uint8Array(n), 1024);
+  const column = columnMaker(1024);
+  const start = column(Float64Array);
+  const end = column(Float64Array);
+  const pid = column(Int32Array);
+  const tid = column(Int32Array);
+  const corr = column(Float64Array);
+  const graph = column(Uint8Array);
   const all = [start, end, pid, tid, corr, graph] as Column<Float64Array | Int32Array | Uint8Array>[];
   let n = 0;
   if (handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') && handle.hasTable('StringIds')) {
