@@ -17,7 +17,7 @@ import type { NvtxRangesByDomain, NvtxSummary } from './nvtxSummary.js';
  * 2. optionally summarizes them (`summarizeNvtxWithDomains`);
  * 3. optionally projects the NVTX ranges onto the GPU from the GPU ops and API calls this thread
  *    read (posted to it by `projectNvtxInBackground`).
- * Columns cross over SharedArrayBuffers (`typedArrayMaker`): both threads read the same memory,
+ * Columns cross over SharedArrayBuffers (`columnMaker`): both threads read the same memory,
  * neither writes it after loading.
  *
  * The analysis stays synchronous: a consumer blocks on a shared flag (`Atomics.wait`) and takes the
@@ -104,12 +104,17 @@ export function hasBackgroundStep(handle: ExportHandle, step: BackgroundStep): b
 }
 
 /**
- * Takes step `step`'s value (waiting for it); undefined when it was not asked, the worker failed
- * it or did not answer in time. A failed step lets the worker go: the later steps build on it.
+ * Takes step `step`'s value (waiting for it); undefined when it was not asked, cannot come yet
+ * (the later steps come once the columns are taken; the projection and the kernel summary once
+ * the launches are posted: the caller does that step itself then), the worker failed it or did
+ * not answer in time. A failed step lets the worker go: the later steps build on it.
  */
 function take<T>(handle: ExportHandle, step: BackgroundStep): T | undefined {
   const r = reads.get(handle);
-  if (!r || !r.steps.delete(step)) return undefined;
+  if (!r || !r.steps.has(step)) return undefined;
+  if (step !== BackgroundStep.Columns && r.steps.has(BackgroundStep.Columns)) return undefined;
+  if ((step === BackgroundStep.Projection || step === BackgroundStep.Kernels) && !r.launchesPosted) return undefined;
+  r.steps.delete(step);
   let reply: BackgroundReply | undefined;
   if (Atomics.wait(r.flags, step, 0, WAIT_LIMIT_MS) !== 'timed-out') {
     // Each reply is posted before its flag is raised: it is on the port, maybe after earlier ones.
@@ -132,9 +137,6 @@ export function takeBackgroundNvtxColumns(handle: ExportHandle): NvtxColumns | u
 
 /** The NVTX summary computed in the background (waiting for it), or undefined (summarize here). */
 export function takeBackgroundNvtxSummary(handle: ExportHandle): { summary: NvtxSummary; rangesByDomain: NvtxRangesByDomain } | undefined {
-  if (!hasBackgroundStep(handle, BackgroundStep.Summary)) return undefined;
-  // The columns come first (the summary's worker built it from them).
-  if (hasBackgroundStep(handle, BackgroundStep.Columns)) return undefined;
   return take(handle, BackgroundStep.Summary);
 }
 
@@ -153,15 +155,11 @@ export function giveLaunchesToBackground(handle: ExportHandle, launches: SharedL
 
 /** The projection computed in the background (waiting for it), or undefined (project here). */
 export function takeBackgroundProjection(handle: ExportHandle): NvtxGpuProjection | undefined {
-  const r = reads.get(handle);
-  if (!r || !r.launchesPosted || r.steps.has(BackgroundStep.Columns)) return undefined;
   return take(handle, BackgroundStep.Projection);
 }
 
 /** The kernel summary computed in the background (waiting for it), or undefined (summarize here). */
 export function takeBackgroundKernelSummary(handle: ExportHandle): KernelSummary | undefined {
-  const r = reads.get(handle);
-  if (!r || !r.launchesPosted || r.steps.has(BackgroundStep.Columns)) return undefined;
   return take(handle, BackgroundStep.Kernels);
 }
 
