@@ -8,7 +8,8 @@ import { apiCallIndex } from '../analysis/apiCallIndex.js';
 import { buildTimeline, type GpuOpColumnsWithSlices } from '../analysis/timeline.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { compileCategoryRules, defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
-import { IterationError } from '../errors.js';
+import { EmptyCaptureError, IterationError } from '../errors.js';
+import { describeCaptureHealth, launchPhases } from '../analysis/captureHealth.js';
 import { analyzeGaps, idleByCausePerIteration } from '../gaps/analyze.js';
 import { deviceTimelines } from '../gaps/findGaps.js';
 import { analyzeIterations } from '../iterations/analyze.js';
@@ -80,6 +81,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     host: null,
     categories: null,
     coverage: null,
+    health: null,
     rankFigures: null,
     pytorchHost: null,
     gilHolders: null,
@@ -152,6 +154,8 @@ function analyzeParts(
   classifier: CategoryClassifier,
   nvtxInBackground: boolean,
 ): void {
+  // What the capture can answer: a few small tables, first (the iterations ask whether there is GPU work).
+  if (parts.has('health')) out.health = timed('health', () => describeCaptureHealth(handle, out.capture));
   // The NVTX summary first (its scan also counts the ranges per domain that `info` lists); when
   // the NVTX columns are read in the background, once the GPU ops and API calls are read.
   let nvtxRangesByDomain: NvtxRangesByDomain | undefined;
@@ -200,7 +204,14 @@ function analyzeParts(
       });
       timed('nvtxColumns', () => nvtxColumnsOf(handle));
     }
-    if (parts.has('iterations')) {
+    // A capture without GPU work (a client profiled instead of the server, a program that died
+    // first) has no iteration to find: say why instead of what marker is missing.
+    const noGpuWork = gpuOps.count === 0 ? (out.health ?? describeCaptureHealth(handle, out.capture)).noGpuWork : null;
+    if (parts.has('iterations') && noGpuWork) {
+      if (request.requireIterations) throw new EmptyCaptureError(handle.path, noGpuWork);
+      out.iterationError = 'the capture recorded no GPU work';
+      extraNotes.push({ source: 'report', text: `no iterations: ${out.iterationError}; the report has no per-iteration sections` });
+    } else if (parts.has('iterations')) {
       try {
         out.iterations = timed('iterations', () =>
           analyzeIterations(handle, { logs: request.logs, selection: request.selection, classifier, gpuOps, apiCalls }),
@@ -228,6 +239,11 @@ function analyzeParts(
     const it0 = out.iterations;
     if (parts.has('pytorchHost') && it0 && hasPytorchHostSide(handle, request.torchTrace)) {
       out.pytorchHost = timed('pytorchHost', () => pytorchHostSide(handle, it0, request.torchTrace, gpuOps!));
+    }
+    // Graph capture against the GPU work after it, and whole-graph rows: from the columns while they are here.
+    if (out.health) {
+      const health = out.health;
+      health.launches = timed('healthLaunches', () => launchPhases(handle, gpuOps!, apiCalls!));
     }
     // The worker's NVTX summary, made meanwhile: `info` counts ranges per domain from it.
     if (nvtxInBackground) summarizeNvtx();

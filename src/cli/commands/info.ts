@@ -14,7 +14,8 @@ export function registerInfo(program: Command): void {
   ).action(async (inputs: string[], opts: OutputOptions) => {
     const files = expandExportArgs(inputs);
     if (files.length > 1) return tablesAcrossExports(files, 'info', {}, opts, exportInfoTables);
-    const info = withExport(files[0], (h) => analyzeExport(h, { parts: ['info'] })).info!;
-    emit(opts, exportInfoTables(info), info);
+    const a = withExport(files[0], (h) => analyzeExport(h, { parts: ['info', 'health'] }));
+    const info = a.info!;
+    emit(opts, exportInfoTables(info, a.health), { ...info, health: a.health });
   });
 }
