@@ -15,7 +15,7 @@ export function selectDiagnostics(handle: ExportHandle) {
     .selectFrom('DIAGNOSTIC_EVENT as d')
     .select(['d.timestamp', 'd.severity', 'd.text', pidOf('d.globalPid').as('pid')])
     .orderBy('d.timestamp');
-  return handle.hasTable('ENUM_DIAGNOSTIC_SEVERITY_LEVEL')
+  return handle.hasColumn('ENUM_DIAGNOSTIC_SEVERITY_LEVEL', 'id') && handle.hasColumn('ENUM_DIAGNOSTIC_SEVERITY_LEVEL', 'label')
     ? base.leftJoin('ENUM_DIAGNOSTIC_SEVERITY_LEVEL as e', 'e.id', 'd.severity').select('e.label as severityLabel')
     : base.select(sql<string | null>`NULL`.as('severityLabel'));
 }

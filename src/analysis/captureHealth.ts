@@ -126,6 +126,14 @@ export const OUTPUT_TAIL_LINES = 8;
 const EVENT_LOSS = /\b(dropped|lost|overflow(ed|s)?|discarded)\b|buffers? (is |was |were )?full/i;
 const INCOMPLETE_COLLECTION = /^Not all .*events might have been collected/i;
 
+/**
+ * Whether a table is there with the columns a health query reads. Health is read beside every
+ * analysis, from tables none of them needs: a damaged one is left out, never an error.
+ */
+function readable(handle: ExportHandle, table: string, columns: readonly string[]): boolean {
+  return handle.hasTable(table) && columns.every((c) => handle.hasColumn(table, c));
+}
+
 function severityOf(id: number, label: string | null): NsysDiagnostic['severity'] | null {
   const l = label?.toLowerCase();
   if (l === 'warning' || l === 'error') return l;
@@ -135,7 +143,7 @@ function severityOf(id: number, label: string | null): NsysDiagnostic['severity'
 
 /** nsys's warnings and errors, repeats of one text folded into one entry. */
 export function readDiagnostics(handle: ExportHandle): NsysDiagnostic[] {
-  if (!handle.hasTable('DIAGNOSTIC_EVENT')) return [];
+  if (!readable(handle, 'DIAGNOSTIC_EVENT', ['timestamp', 'severity', 'text', 'globalPid'])) return [];
   const byText = new Map<string, NsysDiagnostic>();
   for (const r of allRows(handle, selectDiagnostics(handle))) {
     const severity = severityOf(Number(r.severity), r.severityLabel ?? null);
@@ -164,11 +172,13 @@ function streamKind(file: string): ProgramOutput['stream'] {
 
 /** The profiled programs' stdout/stderr, as nsys stored them (`ProcessStreams`, else `ANALYSIS_FILE`). */
 export function readProgramOutput(handle: ExportHandle): ProgramOutput[] {
-  const rows = handle.hasTable('ProcessStreams') && handle.hasTable('StringIds')
-    ? allRows(handle, selectProcessStreams(handle))
-    : handle.hasTable('ANALYSIS_FILE')
-      ? allRows(handle, selectAnalysisFiles(handle))
-      : [];
+  const strings = readable(handle, 'StringIds', ['id', 'value']);
+  const rows =
+    strings && readable(handle, 'ProcessStreams', ['globalPid', 'filenameId', 'contentId'])
+      ? allRows(handle, selectProcessStreams(handle))
+      : readable(handle, 'ANALYSIS_FILE', ['filename', 'globalPid']) && (strings || !handle.hasColumn('ANALYSIS_FILE', 'contentId'))
+        ? allRows(handle, selectAnalysisFiles(handle))
+        : [];
   return rows
     .filter((r) => typeof r.file === 'string')
     .map((r) => {
@@ -248,7 +258,7 @@ export function profiledProcesses(handle: ExportHandle, output: readonly Program
   const launched = new Set(output.map((o) => o.pid));
   for (const pid of launched) entry(pid).command = command;
   for (const [table, field] of ACTIVITY_TABLES) {
-    if (!handle.hasTable(table)) continue;
+    if (!readable(handle, table, ['globalTid'])) continue;
     for (const r of allRows(handle, selectActivityPerProcess(handle, table))) {
       if (!r.pid) continue;
       const p = entry(r.pid);
@@ -256,7 +266,7 @@ export function profiledProcesses(handle: ExportHandle, output: readonly Program
       p.threads = Math.max(p.threads, r.threads);
     }
   }
-  if (handle.hasTable('PROCESSES') && byPid.size) {
+  if (readable(handle, 'PROCESSES', ['globalPid', 'pid', 'name']) && byPid.size) {
     for (const r of allRows(handle, selectProcesses(handle))) if (r.pid != null && byPid.has(Number(r.pid))) byPid.get(Number(r.pid))!.name ??= r.name;
   }
   return [...byPid.values()].sort((a, b) => Number(launched.has(b.pid)) - Number(launched.has(a.pid)) || a.pid - b.pid);
@@ -295,10 +305,10 @@ function whyNoGpuWork(h: Omit<CaptureHealth, 'noGpuWork' | 'launches'>): string 
 
 /**
  * What the capture can answer, from the export's small tables (capture settings, diagnostics,
- * output streams, one b-tree lookup per event table), and, given the pipeline's GPU-op and
- * API-call columns, how the GPU work falls around CUDA-graph capture.
+ * output streams, one b-tree lookup per event table). `launches` is left null: the pipeline adds
+ * it from its GPU-op and API-call columns (`launchPhases`) when it read them.
  */
-export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSettings, launches?: { gpuOps: GpuOpColumns; apiCalls: ApiCallColumns }): CaptureHealth {
+export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSettings): CaptureHealth {
   const recorded = recordedActivity(handle);
   const diagnostics = readDiagnostics(handle);
   const output = readProgramOutput(handle);
@@ -319,7 +329,7 @@ export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSett
     processes: gpuWork ? [] : profiledProcesses(handle, output, capture.command),
     kineto: handle.hasTable('KINETO_CPU_OPS') ? { cpuOps: rowIdBound(handle, 'KINETO_CPU_OPS') } : null,
   };
-  return { ...base, noGpuWork: gpuWork ? null : whyNoGpuWork(base), launches: launches ? launchPhases(handle, launches.gpuOps, launches.apiCalls) : null };
+  return { ...base, noGpuWork: gpuWork ? null : whyNoGpuWork(base), launches: null };
 }
 
 /** cudaStreamBeginCapture, cudaStreamEndCapture, cudaGraphInstantiate* (runtime and driver API, any version suffix). */

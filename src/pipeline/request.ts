@@ -104,7 +104,7 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   phases: ['iterations'],
   host: ['gaps'],
   categories: ['kernels'],
-  coverage: ['gaps', 'kernels', 'nvtx', 'categories', 'health'],
+  coverage: ['gaps', 'kernels', 'nvtx', 'categories'],
   rankFigures: ['iterations'],
   pytorchHost: ['iterations'],
   gilHolders: ['gaps', 'info'],

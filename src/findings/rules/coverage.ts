@@ -77,7 +77,8 @@ function coverageRemedy(missing: Missing[], t: CaptureTracing, engine: RemedyEng
   const flags = missing.filter((m) => m.flag && !m.traced).map((m) => m.flag!);
   const apps = [...new Set(missing.map((m) => m.app?.[engine] ?? m.app?.unknown).filter((x): x is string => !!x))];
   const parts: string[] = [];
-  if (traces.length || flags.length) parts.push(`Profile with \`nsys profile${traces.length ? ` -t ${traceList(t, traces)}` : ''}${flags.length ? ` ${flags.join(' ')}` : ''}\``);
+  // The whole -t list (nsys replaces it), saying which entries are new.
+  if (traces.length || flags.length) parts.push(`Profile with \`nsys profile${traces.length ? ` -t ${traceList(t, traces)}` : ''}${flags.length ? ` ${flags.join(' ')}` : ''}\` (adds ${[...traces, ...flags].join(', ')})`);
   if (apps.length) parts.push(`${parts.length ? 'and record' : 'Record'} ${apps.join('; ')}`);
   if (parts.length === 0) return 'Nothing to add to the capture: what is listed was traced and the program recorded none of it.';
   return `${parts.join(' ')}.`;
