@@ -335,37 +335,43 @@ export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSett
 /** cudaStreamBeginCapture, cudaStreamEndCapture, cudaGraphInstantiate* (runtime and driver API, any version suffix). */
 const GRAPH_CAPTURE_CALL = /^cu(da)?(StreamBeginCapture|StreamEndCapture|GraphInstantiate)/;
 
-/** See `LaunchPhases`: one pass over the API calls' distinct names, one over the calls, one over the ops. */
+/** See `LaunchPhases`: the API calls' names resolved once per distinct id, one pass over the calls, one over the ops. */
 export function launchPhases(handle: ExportHandle, ops: GpuOpColumns, calls: ApiCallColumns): LaunchPhases {
+  // Which name ids are graph-capture calls: a flag per id (ids are StringIds rows, a dense range).
+  let maxId = -1;
+  for (let i = 0; i < calls.count; i++) if (calls.nameId[i] > maxId) maxId = calls.nameId[i];
+  const seen = new Uint8Array(maxId + 1); // 0 unseen, 1 other, 2 capture
   const names = stringLookup(handle);
-  const isCapture = new Map<number, boolean>();
   let captureCalls = 0;
   let captureStartNs = Infinity;
   let captureEndNs = -Infinity;
   for (let i = 0; i < calls.count; i++) {
     const id = calls.nameId[i];
-    let capture = isCapture.get(id);
-    if (capture === undefined) isCapture.set(id, (capture = id >= 0 && GRAPH_CAPTURE_CALL.test(names(id) ?? '')));
-    if (!capture) continue;
+    if (id < 0) continue;
+    if (seen[id] === 0) seen[id] = GRAPH_CAPTURE_CALL.test(names(id) ?? '') ? 2 : 1;
+    if (seen[id] !== 2) continue;
     captureCalls++;
     if (calls.start[i] < captureStartNs) captureStartNs = calls.start[i];
     if (calls.end[i] > captureEndNs) captureEndNs = calls.end[i];
   }
+  const after = captureCalls ? captureEndNs : Infinity;
   let gpuOpNs = 0;
   let kernels = 0;
   let graphRows = 0;
   let graphRowNs = 0;
   let opsAfterCapture = 0;
   let opNsAfterCapture = 0;
+  const { start, end, kind } = ops;
   for (let i = 0; i < ops.count; i++) {
-    const ns = ops.end[i] - ops.start[i];
+    const ns = end[i] - start[i];
     gpuOpNs += ns;
-    if (ops.kind[i] === GpuOpKind.Kernel) kernels++;
-    else if (ops.kind[i] === GpuOpKind.Graph) {
+    const k = kind[i];
+    if (k === GpuOpKind.Kernel) kernels++;
+    else if (k === GpuOpKind.Graph) {
       graphRows++;
       graphRowNs += ns;
     }
-    if (captureCalls && ops.start[i] > captureEndNs) {
+    if (start[i] > after) {
       opsAfterCapture++;
       opNsAfterCapture += ns;
     }
