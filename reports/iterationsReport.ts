@@ -14,7 +14,7 @@ export function usedCategories(analysis: Pick<IterationAnalysis, 'categories' | 
 
 /** The iterations table without a row: a capture with no GPU work has no iteration (the note says why). */
 export function noIterationsTable(file: string): DataTable {
-  return iterationsTable({ file, categories: [], iterations: [], coverage: { notes: [] } });
+  return iterationsTableOf({ file, categories: [], iterations: [], coverage: { notes: [] } });
 }
 
 /** The per-phase table without a row. */
@@ -23,7 +23,11 @@ export function noPhasesTable(): DataTable {
 }
 
 /** One row per iteration: window, busy/idle, kernel time by category, the joined batch. */
-export function iterationsTable(analysis: IterationsTableInput): DataTable {
+export function iterationsTable(analysis: IterationAnalysis): DataTable {
+  return iterationsTableOf(analysis);
+}
+
+function iterationsTableOf(analysis: IterationsTableInput): DataTable {
   const cats = usedCategories(analysis);
   const multiPid = new Set(analysis.iterations.map((r) => r.pid)).size > 1;
   // vLLM's log and labels (and the PyTorch text log) count generation tokens; the others do not.

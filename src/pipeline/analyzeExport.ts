@@ -9,7 +9,7 @@ import { buildTimeline, type GpuOpColumnsWithSlices } from '../analysis/timeline
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { compileCategoryRules, defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { EmptyCaptureError, IterationError } from '../errors.js';
-import { describeCaptureHealth, launchPhases, type LaunchPhases } from '../analysis/captureHealth.js';
+import { describeCaptureHealth, launchPhases, type CaptureHealth, type LaunchPhases } from '../analysis/captureHealth.js';
 import { analyzeGaps, idleByCausePerIteration } from '../gaps/analyze.js';
 import { deviceTimelines } from '../gaps/findGaps.js';
 import { analyzeIterations } from '../iterations/analyze.js';
@@ -180,6 +180,8 @@ function analyzeParts(
 
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
   let launchFacts: LaunchPhases | null = null;
+  // Read early only when there is no GPU op (why: the iterations say so instead of failing), then reused.
+  let emptyCaptureHealth: CaptureHealth | null = null;
   if (loadsLaunches(parts)) {
     // The timeline keeps these columns (with its slice columns) where the others let them go.
     const slices = parts.has('timeline') ? { kernelName: request.kernelNames === 'demangled' ? ('demangledName' as const) : ('shortName' as const) } : undefined;
@@ -204,7 +206,8 @@ function analyzeParts(
     }
     // A capture without GPU work (a client profiled instead of the server, a program that died
     // first) has no iteration to find: say why instead of what marker is missing.
-    const noGpuWork = gpuOps.count === 0 ? describeCaptureHealth(handle, out.capture).noGpuWork : null;
+    if (gpuOps.count === 0) emptyCaptureHealth = describeCaptureHealth(handle, out.capture);
+    const noGpuWork = emptyCaptureHealth?.noGpuWork ?? null;
     if (parts.has('iterations') && noGpuWork) {
       if (request.requireIterations) throw new EmptyCaptureError(handle.path, noGpuWork);
       out.iterationError = 'the capture recorded no GPU work';
@@ -285,7 +288,7 @@ function analyzeParts(
   if (parts.has('categories') && out.kernels) out.categories = categoryTime(it, out.kernels, classifier);
   // What the capture can answer: a few small tables, after the analyses (their contract errors
   // come first on a damaged export), before the findings that read it.
-  if (parts.has('health')) out.health = timed('health', () => ({ ...describeCaptureHealth(handle, out.capture), launches: launchFacts }));
+  if (parts.has('health')) out.health = timed('health', () => ({ ...(emptyCaptureHealth ?? describeCaptureHealth(handle, out.capture)), launches: launchFacts }));
   if (parts.has('coverage') && out.gaps && out.kernels && out.nvtx && out.categories) {
     out.coverage = reportCoverage({
       iterations: it,

@@ -5,10 +5,10 @@ import { nvtxGpuProjectionTable, nvtxSummaryTable } from '../../../reports/nvtxR
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
 import { noGpuWorkLine, nvtxAbsence, type CaptureHealth } from '../../analysis/captureHealth.js';
+import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 
 /** Why the GPU projection is empty: no GPU work, else no NVTX range. */
 const emptyNvtxLine = (h: CaptureHealth) => noGpuWorkLine(h) ?? nvtxAbsence(h);
-import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 
 interface NvtxOptions extends OutputOptions {
   gpu?: boolean;
