@@ -27,4 +27,5 @@ export * from './launchCalls.js';
 export * from './kinetoCpuOps.js';
 export * from './probe.js';
 export * from './validRows.js';
+export * from './health.js';
 export * from './kinetoWriter.js';

@@ -289,6 +289,60 @@ export interface KinetoCpuOpsTable {
   selfNs: number | null;
 }
 
+/** `DIAGNOSTIC_EVENT` (nsys 2024.5+): what nsys itself reported during the capture. */
+export interface DiagnosticEventTable {
+  /** Session ns; negative before the session started (daemon set-up messages). */
+  timestamp: number;
+  /** REFERENCES ENUM_DIAGNOSTIC_TIMESTAMP_SOURCE(id). */
+  timestampType: number;
+  /** REFERENCES ENUM_DIAGNOSTIC_SOURCE_TYPE(id): injection, daemon, analysis. */
+  source: number;
+  /** REFERENCES ENUM_DIAGNOSTIC_SEVERITY_LEVEL(id): 1 info, 2 warning, 3 error on the exports seen. */
+  severity: number;
+  /** The message itself (not a StringIds id). */
+  text: string;
+  /** The process it is about; pid 0 for nsys's own (daemon, session) messages. */
+  globalPid: Int64 | null;
+}
+
+/** `ProcessStreams` (every version seen, 2021 to 2026): the profiled program's stdout/stderr, text in StringIds. */
+export interface ProcessStreamsTable {
+  globalPid: Int64;
+  /** StringIds id of the stream file's path (`.../pid_510_stderr.log`). */
+  filenameId: number;
+  /** StringIds id of the stream's whole text. */
+  contentId: number;
+}
+
+/** `ANALYSIS_FILE`: the same stream files; 2024.5 stores the text inline (`content`), later exports a StringIds id. */
+export interface AnalysisFileTable {
+  id: number;
+  filename: string | null;
+  contentId?: number | null;
+  content?: string | null;
+  globalPid: Int64;
+}
+
+/** `COMPOSITE_EVENTS`: CPU IP samples (one per sample, the thread that was running). */
+export interface CompositeEventsTable {
+  id: number;
+  start: number;
+  cpu: number | null;
+  threadState: number | null;
+  globalTid: Int64 | null;
+  cpuCycles: number;
+}
+
+/** `SCHED_EVENTS`: thread scheduling (context switches). */
+export interface SchedEventsTable {
+  start: number;
+  cpu: number;
+  isSchedIn: number;
+  globalTid: Int64 | null;
+  threadState: number | null;
+  threadBlock: number | null;
+}
+
 export interface Database {
   CUPTI_ACTIVITY_KIND_KERNEL: KernelTable;
   CUPTI_ACTIVITY_KIND_RUNTIME: RuntimeTable;
@@ -317,6 +371,12 @@ export interface Database {
   ENUM_CUPTI_SYNC_TYPE: EnumTable;
   ENUM_CUDA_KERNEL_LAUNCH_TYPE: EnumTable;
   GPU_METRICS: GpuMetricsTable;
+  DIAGNOSTIC_EVENT: DiagnosticEventTable;
+  ENUM_DIAGNOSTIC_SEVERITY_LEVEL: EnumTable;
+  ProcessStreams: ProcessStreamsTable;
+  ANALYSIS_FILE: AnalysisFileTable;
+  COMPOSITE_EVENTS: CompositeEventsTable;
+  SCHED_EVENTS: SchedEventsTable;
   TARGET_INFO_GPU_METRICS: TargetInfoGpuMetricsTable;
   /** Optional, converted Kineto traces only. */
   KINETO_CPU_OPS: KinetoCpuOpsTable;

@@ -11,7 +11,7 @@ const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}
 /** One row per finding (CSV carries raw ns and 0..1 shares; Markdown/terminal human units). */
 export function findingsTable(result: FindingsResult): DataTable {
   return {
-    title: `Findings (${result.findings.length}), ranked by recoverable time`,
+    title: `Findings (${result.findings.length}), ${result.findings.some((f) => f.health === 'blocking') ? 'what the capture cannot answer first, then ' : ''}ranked by recoverable time`,
     columns: [
       { key: 'rank', header: '#', kind: 'int' },
       { key: 'id', header: 'Id', kind: 'text' },

@@ -4,13 +4,30 @@ import type { CategoryRule } from '../src/categories/rules.js';
 import type { Column, DataTable } from './table.js';
 import { metricCells, metricColumns } from './metricsReport.js';
 
+/** What the iterations table shows of an analysis. */
+type IterationsTableInput = Pick<IterationAnalysis, 'file' | 'categories' | 'iterations' | 'metricNames'> & { coverage: Pick<IterationAnalysis['coverage'], 'notes'> };
+
 /** Categories that hold time in at least one iteration, in table order. */
-export function usedCategories(analysis: IterationAnalysis): string[] {
+export function usedCategories(analysis: Pick<IterationAnalysis, 'categories' | 'iterations'>): string[] {
   return analysis.categories.filter((c) => analysis.iterations.some((r) => (r.categoryNs[c] ?? 0) > 0));
+}
+
+/** The iterations table without a row: a capture with no GPU work has no iteration (the note says why). */
+export function noIterationsTable(file: string): DataTable {
+  return iterationsTableOf({ file, categories: [], iterations: [], coverage: { notes: [] } });
+}
+
+/** The per-phase table without a row. */
+export function noPhasesTable(): DataTable {
+  return phaseSummaryTable([], []);
 }
 
 /** One row per iteration: window, busy/idle, kernel time by category, the joined batch. */
 export function iterationsTable(analysis: IterationAnalysis): DataTable {
+  return iterationsTableOf(analysis);
+}
+
+function iterationsTableOf(analysis: IterationsTableInput): DataTable {
   const cats = usedCategories(analysis);
   const multiPid = new Set(analysis.iterations.map((r) => r.pid)).size > 1;
   // vLLM's log and labels (and the PyTorch text log) count generation tokens; the others do not.

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'E_SCHEMA' // an nsys export that lacks a table/column an analysis needs
   | 'E_LOG' // an iteration log that cannot be used at all
   | 'E_ITERATIONS' // iterations cannot be found or numbered without more options
+  | 'E_EMPTY_CAPTURE' // an nsys export (or trace) with no GPU work: nothing to analyse per iteration, summarize or compare
   | 'E_NOT_KINETO' // JSON or gzip, but not a complete PyTorch profiler (Kineto) trace
   | 'E_NSYS_REP' // an Nsight Systems report (.nsys-rep) where an SQLite export is needed
   | 'E_REGRESSION'; // a gate found a regression
@@ -75,6 +76,25 @@ export class IterationError extends IterscopeError {
   constructor(message: string, file?: string) {
     super('E_ITERATIONS', message, file);
     this.name = 'IterationError';
+  }
+}
+
+/**
+ * A capture that recorded no GPU work (a client profiled instead of the server, a program that
+ * died before its first CUDA call): what needs iterations cannot run on it. `reason` says why in
+ * a few words; `consequence` what the command therefore cannot do.
+ */
+export class EmptyCaptureError extends IterscopeError {
+  readonly reason: string;
+  constructor(file: string, reason: string, consequence = 'nothing to analyse per iteration') {
+    super('E_EMPTY_CAPTURE', `no GPU work was recorded, ${consequence}: ${reason}`, file);
+    this.name = 'EmptyCaptureError';
+    this.reason = reason;
+  }
+
+  /** The same error for a command that can do something else less (`nothing to compare`). */
+  withConsequence(consequence: string): EmptyCaptureError {
+    return new EmptyCaptureError(this.file ?? '', this.reason, consequence);
   }
 }
 

@@ -11,7 +11,7 @@
  */
 
 // Errors and exit codes.
-export { IterscopeError, UsageError, InputError, SchemaError, IterationError, KinetoTraceError, NsysReportError, exitCodeFor, EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, type ErrorCode } from './errors.js';
+export { IterscopeError, UsageError, InputError, SchemaError, IterationError, KinetoTraceError, NsysReportError, EmptyCaptureError, exitCodeFor, EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, type ErrorCode } from './errors.js';
 
 // Opening exports.
 export { openExport, openInput, withExport } from './export/openExport.js';
@@ -37,7 +37,8 @@ export { DEFAULT_MIN_GAP_NS } from './gaps/analyze.js';
 export { parseDurationNs } from './gaps/duration.js';
 
 // The parts' types.
-export type { ExportInfo, CaptureSettings } from './analysis/exportInfo.js';
+export type { ExportInfo, CaptureSettings, CaptureTracing } from './analysis/exportInfo.js';
+export { describeCaptureHealth, type CaptureHealth, type NsysDiagnostic, type ProgramOutput, type ProgramCrash, type ProfiledProcess, type LaunchPhases } from './analysis/captureHealth.js';
 export type { KernelSummary, KernelSummaryRow } from './analysis/kernelSummary.js';
 export type { NvtxSummary, NvtxSummaryRow } from './analysis/nvtxSummary.js';
 export type { NvtxGpuProjection } from './analysis/nvtxGpuProjection.js';

@@ -14,6 +14,7 @@ import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS
 import type { ReportData } from '../../src/pipeline/types.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './layout.js';
 import type { FindingsResult } from '../../src/findings/types.js';
+import { recordedText, tracedText } from '../infoReport.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
 export type ReportBlock =
@@ -54,6 +55,12 @@ function limit(t: DataTable, top: number, what: string): DataTable {
 function runSection(d: ReportData): ReportSection {
   const { info } = d;
   const facts: [string, string][] = [['Export', d.file]];
+  // What the capture can answer, before any number: why there is no GPU work, what was profiled and traced.
+  const h = d.health;
+  if (h.noGpuWork) facts.push(['GPU work', `none: ${h.noGpuWork}`]);
+  if (h.command) facts.push(['Profiled command', h.command]);
+  if (h.tracing.events.length) facts.push(['Traced (nsys)', tracedText(h)]);
+  facts.push(['Recorded', recordedText(h)]);
   facts.push(['nsys version', `${info.productVersion ?? 'unknown'}${info.schemaVersion ? ` (export schema ${info.schemaVersion})` : ''}`]);
   facts.push(['GPUs', info.gpus.length ? info.gpus.map((g) => `${g.id}: ${g.name ?? 'unknown'}${g.smCount ? ` (${g.smCount} SMs)` : ''}`).join('; ') : 'not listed']);
   facts.push(['Devices with GPU work', info.activeDevices.length ? info.activeDevices.map((d) => `device ${d}`).join(', ') : 'none']);
@@ -200,7 +207,10 @@ function coverageSection(d: ReportData): ReportSection {
   return {
     id: 'coverage',
     title: 'Coverage and notes',
-    blocks: [table(factsTable(undefined, facts)), { kind: 'list', items: c.notes.map((n) => `${n.source}: ${n.text}`) }],
+    blocks: [
+      table(factsTable(undefined, facts)),
+      { kind: 'list', items: [...d.health.diagnostics.map((n) => `nsys ${n.severity}: ${n.text}${n.count > 1 ? ` (${n.count} times)` : ''}`), ...c.notes.map((n) => `${n.source}: ${n.text}`)] },
+    ],
   };
 }
 

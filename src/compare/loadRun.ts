@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js';
+import { EmptyCaptureError, InputError } from '../errors.js';
 import { readOptionFile } from '../optionFile.js';
 import { validateSummary } from './validateSummary.js';
 
@@ -27,5 +27,9 @@ export function readSummaryFile(path: string): RunSummary {
 /** `compare`'s inputs: a summary.json, or an export summarised on the fly. */
 export function loadRun(path: string, request: Omit<AnalysisRequest, 'parts'> = {}): RunSummary {
   if (/\.json$/i.test(path)) return readSummaryFile(path);
-  return withExport(path, (h) => summarizeExport(h, request));
+  try {
+    return withExport(path, (h) => summarizeExport(h, request));
+  } catch (err) {
+    throw err instanceof EmptyCaptureError ? err.withConsequence('nothing to compare') : err;
+  }
 }

@@ -1,6 +1,7 @@
 import type { ExportAnalysis } from '../pipeline/types.js';
 import { UsageError } from '../errors.js';
 import { coverage } from './rules/coverage.js';
+import { healthFindings } from './rules/health.js';
 import { gcPauses, gilContention, hostSync, lateLaunches } from './rules/hostCauses.js';
 import { launchBound } from './rules/launchBound.js';
 import { memoryTraffic } from './rules/memory.js';
@@ -33,13 +34,13 @@ const SEVERITY_ORDER: Record<Severity, number> = { high: 0, medium: 1, low: 2, i
 
 /**
  * Findings from one export's analysis: each rule reads the analysis (never the export), states
- * what it rests on, clamps its estimate to that, and names a remedy for the engine. Ranked by
- * recoverable time, then severity, then id (stable).
+ * what it rests on, clamps its estimate to that, and names a remedy for the engine. Blocking
+ * health findings (the capture cannot answer) first, then by recoverable time, severity, id.
  */
 /** The analysis as the rules read it: null when a part they rest on was not computed. */
 export function findingsInputOf(a: ExportAnalysis): FindingsInput | null {
-  if (!a.info || !a.kernels || !a.gaps || !a.host || !a.gilHolders || !a.memory) return null;
-  return { ...a, info: a.info, kernels: a.kernels, gaps: a.gaps, host: a.host, gilHolders: a.gilHolders, memory: a.memory };
+  if (!a.info || !a.kernels || !a.gaps || !a.host || !a.gilHolders || !a.memory || !a.health) return null;
+  return { ...a, info: a.info, kernels: a.kernels, gaps: a.gaps, host: a.host, gilHolders: a.gilHolders, memory: a.memory, health: a.health };
 }
 
 export function findFindings(input: FindingsInput, opts: FindingsOptions = {}): FindingsResult {
@@ -64,6 +65,7 @@ export function findFindings(input: FindingsInput, opts: FindingsOptions = {}): 
     },
   };
   const findings: Finding[] = [
+    ...healthFindings(ctx),
     ...gcPauses(ctx),
     ...gilContention(ctx),
     ...launchBound(ctx),
@@ -75,6 +77,9 @@ export function findFindings(input: FindingsInput, opts: FindingsOptions = {}): 
     ...(opts.moeRouting ? moeRouting(ctx, opts.moeRouting) : []),
     ...coverage(ctx),
   ];
-  findings.sort((a, b) => b.recoverableNs - a.recoverableNs || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  // A capture that cannot answer says so first: blocking health findings lead, in rule order (the
+  // sort is stable); the others by recoverable time, severity, id.
+  const blocking = (f: Finding) => (f.health === 'blocking' ? 0 : 1);
+  findings.sort((a, b) => blocking(a) - blocking(b) || (blocking(a) === 0 ? 0 : b.recoverableNs - a.recoverableNs || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   return { schema: FINDINGS_SCHEMA, file: input.file, engine: ctx.engine, basis: { iterations: rows.length, wallNs, wallSource }, thresholds: t, findings };
 }

@@ -69,10 +69,82 @@ export const REMEDIES: Record<string, Remedy> = {
     vllm: 'Routing imbalance costs more than 10%: enable expert-parallel load balancing (EPLB) and check the router\'s capacity.',
     unknown: 'Routing imbalance costs more than 10%: balance the experts (load balancing / redundant experts).',
   },
-  coverage: {
-    'tensorrt-llm':
-      'Profile with `nsys profile -t cuda,nvtx,python-gil --cuda-memory-usage=true -e TLLM_PROFILE_RECORD_GC=1,TLLM_LLMAPI_ENABLE_NVTX=1` (add `--gpu-metrics-devices=all` for SM activity) and pass the iteration log (`--iteration_log`).',
-    vllm: 'Profile with `nsys profile -t cuda,nvtx,python-gil --cuda-memory-usage=true` (add `--gpu-metrics-devices=all`), record GC with `gc.callbacks` NVTX ranges named `Python GC`, and pass the vLLM log with iteration details.',
-    unknown: 'Profile with `nsys profile -t cuda,nvtx,python-gil --cuda-memory-usage=true --gpu-metrics-devices=all` and record GC as `Python GC` NVTX ranges.',
+};
+
+/**
+ * The engines a health remedy is written for: the findings' engines and SGLang (whose recipes are
+ * documented even where its iterations are not read yet), `unknown` naming all three.
+ */
+export type RemedyEngine = 'tensorrt-llm' | 'vllm' | 'sglang' | 'unknown';
+
+/** The engine a capture's command points at, when its markers do not say (a client: `vllm bench serve`). */
+export function remedyEngine(engine: Engine, command: string | null): RemedyEngine {
+  if (engine !== 'unknown') return engine;
+  if (!command) return 'unknown';
+  if (/trtllm|tensorrt[_-]llm/i.test(command)) return 'tensorrt-llm';
+  if (/sglang/i.test(command)) return 'sglang';
+  if (/\bvllm\b/i.test(command)) return 'vllm';
+  return 'unknown';
+}
+
+/** nsys cannot attach to a Linux process it did not start: the session commands do what attaching would. */
+const RUNNING_SERVER =
+  'A server that must keep running between benchmarks: start it under `nsys launch -t cuda,nvtx --trace-fork-before-exec=true <server command>` and bracket each benchmark with `nsys start` / `nsys stop` (nsys cannot attach to a process it did not launch).';
+
+/** A PyTorch profiler trace without GPU activity: the remedy is about the profiler, not about which process to profile. */
+export const KINETO_WITHOUT_GPU_WORK =
+  'Under nsys, CUPTI serves nsys and the PyTorch profiler records CPU ops only (TensorRT-LLM\'s TLLM_TORCH_PROFILE_TRACE recipe): analyse the nsys export of the same run with `--torch-trace <this trace>`. Alone, record with `activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]` in the process that runs the model.';
+
+export type HealthRemedyId = 'no-gpu-work' | 'program-crashed' | 'events-lost' | 'serving-loop-missing' | 'warmup-in-window' | 'graph-level-trace' | 'capture-cut';
+
+/**
+ * Remedies of the health findings, by engine. The commands are the engines' documented ones:
+ * TensorRT-LLM's perf-analysis recipe, vLLM's `--profiler-config` with the CUDA profiler,
+ * SGLang's benchmark_and_profiling page (see ../shared/research/trtllm.md, sglang.md).
+ */
+export const HEALTH_REMEDIES: Record<HealthRemedyId, Record<RemedyEngine, string>> = {
+  'no-gpu-work': {
+    'tensorrt-llm': `Profile the process that runs the model, not the client: \`TLLM_PROFILE_START_STOP=100-150 nsys profile -t cuda,nvtx,python-gil -c cudaProfilerApi --cuda-graph-trace node --trace-fork-before-exec=true -e TLLM_PROFILE_RECORD_GC=1,TLLM_LLMAPI_ENABLE_NVTX=1 -o run trtllm-serve <model>\` (TensorRT-LLM's recipe; \`trtllm-bench ... throughput\` runs the engine in-process), and send the requests from outside nsys. ${RUNNING_SERVER}`,
+    vllm: `Profile the server, not the client: \`nsys profile -t cuda,nvtx --trace-fork-before-exec=true --cuda-graph-trace node -c cudaProfilerApi -o run vllm serve <model> --profiler-config '{"profiler": "cuda", "delay_iterations": 40, "max_iterations": 40}'\` (vLLM forks its engine-core process, hence --trace-fork-before-exec=true), then run the client outside nsys (\`vllm bench serve --profile\`). ${RUNNING_SERVER}`,
+    sglang: `Profile the server, not the client: \`nsys profile --trace-fork-before-exec=true --cuda-graph-trace=node -o sglang.out --delay 60 --duration 70 python3 -m sglang.launch_server --model-path <model>\` (SGLang's documented command; the scheduler runs in a forked process), and send the requests from outside nsys while the window runs. ${RUNNING_SERVER}`,
+    unknown: `Profile the server process itself, not the benchmark client: put \`nsys profile -t cuda,nvtx --trace-fork-before-exec=true --cuda-graph-trace node\` in front of the command that loads the model (TensorRT-LLM: \`trtllm-serve\` or \`trtllm-bench\`, with \`-c cudaProfilerApi\` and TLLM_PROFILE_START_STOP; vLLM: \`vllm serve\` with \`-c cudaProfilerApi\` and \`--profiler-config '{"profiler": "cuda"}'\`; SGLang: \`python3 -m sglang.launch_server\` with \`--delay\`/\`--duration\`), and run the client outside nsys. ${RUNNING_SERVER}`,
+  },
+  'program-crashed': sameForAll(
+    'Fix the error at the end of the program\'s stderr and profile again; a client needs its server up first: start the server (under nsys: see `no-gpu-work`) and run the client outside the capture.',
+  ),
+  'events-lost': {
+    'tensorrt-llm': 'Capture fewer iterations so nsys\'s buffers hold them: `TLLM_PROFILE_START_STOP=A-B` with `-c cudaProfilerApi`; flush CUDA buffers during the run (`--cuda-flush-interval=100`); trace only what the analysis reads (`-t cuda,nvtx,python-gil --sample=none --cpuctxsw=none`).',
+    vllm: 'Capture fewer steps so nsys\'s buffers hold them: `-c cudaProfilerApi` with a small `max_iterations` in `--profiler-config`; flush CUDA buffers during the run (`--cuda-flush-interval=100`); trace only what the analysis reads (`-t cuda,nvtx --sample=none --cpuctxsw=none`).',
+    sglang: 'Capture fewer steps so nsys\'s buffers hold them: `--capture-range=cudaProfilerApi` with a small `num_steps` in `/start_profile`; flush CUDA buffers during the run (`--cuda-flush-interval=100`); trace only what the analysis reads (`-t cuda,nvtx --sample=none --cpuctxsw=none`).',
+    unknown: 'Capture a shorter window so nsys\'s buffers hold it (`-c cudaProfilerApi`, or `--delay`/`--duration`); flush CUDA buffers during the run (`--cuda-flush-interval=100`); trace only what the analysis reads (`-t cuda,nvtx --sample=none --cpuctxsw=none`).',
+  },
+  'serving-loop-missing': {
+    'tensorrt-llm': 'Put the serving loop in the window: `TLLM_PROFILE_START_STOP=A-B` with `nsys profile -c cudaProfilerApi` starts the capture at executor iteration A, after warm-up, while requests run (`trtllm-bench` sends them); a `--duration` that ends during model load or CUDA-graph capture records start-up only.',
+    vllm: 'Put the serving loop in the window: `-c cudaProfilerApi` with `vllm serve --profiler-config \'{"profiler": "cuda", "delay_iterations": 40, "max_iterations": 40}\'` and requests sent meanwhile (`vllm bench serve --profile`); a `--duration` that ends during model load or CUDA-graph capture records start-up only.',
+    sglang: 'Put the serving loop in the window: `--capture-range=cudaProfilerApi --capture-range-end=stop` and `POST /start_profile {"start_step": 40, "num_steps": 80, "activities": ["CUDA_PROFILER"]}` while requests run, or a `--delay` past start-up with a `--duration` that covers the benchmark.',
+    unknown: 'Put the serving loop in the window: start the capture after start-up (`--delay`, or `-c cudaProfilerApi` with the engine\'s profiler hook) and send requests while it runs; a `--duration` that ends during model load or CUDA-graph capture records start-up only.',
+  },
+  'warmup-in-window': {
+    'tensorrt-llm': 'Start the capture after warm-up: a later start in `TLLM_PROFILE_START_STOP` (with `-c cudaProfilerApi`).',
+    vllm: 'Start the capture after warm-up: a larger `delay_iterations` in `--profiler-config`.',
+    sglang: 'Start the capture after warm-up: a later `start_step` in `/start_profile`.',
+    unknown: 'Start the capture after warm-up (`--delay`, or a later cudaProfilerStart).',
+  },
+  'graph-level-trace': sameForAll(
+    'Profile with `--cuda-graph-trace node`: nsys then records every kernel inside each graph launch (some overhead per node; TensorRT-LLM\'s and SGLang\'s recipes use it). Meanwhile `iterscope kernels --graphs` lists the whole-graph launches.',
+  ),
+  'capture-cut': {
+    'tensorrt-llm': 'End the capture on an iteration boundary: `TLLM_PROFILE_START_STOP=A-B` with `-c cudaProfilerApi` stops between iterations, where `--duration` stops anywhere.',
+    vllm: 'End the capture on an iteration boundary: `-c cudaProfilerApi` with `max_iterations` in `--profiler-config` stops between steps, where `--duration` stops anywhere.',
+    sglang: 'End the capture on an iteration boundary: `--capture-range=cudaProfilerApi --capture-range-end=stop` with `num_steps` in `/start_profile` stops between steps, where `--duration` stops anywhere.',
+    unknown: 'End the capture on an iteration boundary (`-c cudaProfilerApi`, stopped between steps) rather than with `--duration`.',
   },
 };
+
+function sameForAll(text: string): Record<RemedyEngine, string> {
+  return { 'tensorrt-llm': text, vllm: text, sglang: text, unknown: text };
+}
+
+export function healthRemedy(id: HealthRemedyId, engine: RemedyEngine): string {
+  return HEALTH_REMEDIES[id][engine];
+}

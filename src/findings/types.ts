@@ -5,7 +5,7 @@ import type { MoeRoutingReading } from '../compare/compareRuns.js';
 export const FINDINGS_SCHEMA = 'iterscope.findings/1';
 
 /** What the rules read: parts of the one analysis of an export (nothing is queried again). */
-export type FindingsInput = Pick<ReportData, 'file' | 'info' | 'kernels' | 'iterations' | 'phases' | 'metrics' | 'gaps' | 'host' | 'gilHolders' | 'memory' | 'logs'> & {
+export type FindingsInput = Pick<ReportData, 'file' | 'info' | 'kernels' | 'iterations' | 'iterationError' | 'phases' | 'metrics' | 'gaps' | 'host' | 'gilHolders' | 'memory' | 'logs' | 'health' | 'capture'> & {
   crossRank?: ReportData['crossRank'];
 };
 
@@ -47,6 +47,13 @@ export interface Finding {
   confidence: { level: 'measured' | 'inferred' | 'not-traced'; traced: string[]; notTraced: string[] };
   /** Coverage only: ids of the findings the missing traces make impossible to look for. */
   hides?: string[];
+  /**
+   * Health findings only (what the capture can answer): `blocking` when the capture cannot answer
+   * the rest (no GPU work, a crash, lost events, no serving loop), ranked before every other
+   * finding; `caveat` when part of the numbers must be read with care (warm-up in the window,
+   * whole-graph rows, an iteration cut by the end of the capture).
+   */
+  health?: 'blocking' | 'caveat';
 }
 
 /** Thresholds of the rules (all overridable with `--thresholds FILE.json`). */
@@ -110,7 +117,7 @@ export interface FindingsResult {
   /** The wall time shares are of: the iterations' summed wall (or the GPU span without iterations). */
   basis: { iterations: number; wallNs: number; wallSource: 'iterations' | 'gpu-span' | 'none' };
   thresholds: FindingThresholds;
-  /** Ranked by recoverable time (then severity, then id). */
+  /** Blocking health findings first (in rule order), then by recoverable time, severity, id. */
   findings: Finding[];
 }
 

@@ -79,6 +79,8 @@ export interface IterationCoverage extends AttributionCoverage {
   logSkippedLines: number;
   labelMismatches: number[];
   ignoredOtherThreadRanges: number;
+  /** Iterations whose NVTX range never closed: the capture ended inside them (absent in older analyses). */
+  unclosedRanges?: number[];
   /** One-line notes for people. */
   notes: string[];
 }
@@ -311,6 +313,10 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   }
   const dpRanks = dpRanksOf(opts.logs ?? []);
   if (dpRanks.length > 1) notes.push(`the vLLM log lines come from DP ranks ${dpRanks.join(', ')}: Iteration(N) counts each engine core's steps, so records of one N were merged across ranks; pass one rank's lines per export`);
+  // A marker range that never closed: the capture stopped inside that iteration (--duration, a
+  // crash). Log-timestamp windows have no range of their own to close.
+  const unclosedRanges = source.id === 'log-timestamps' ? [] : windows.filter((w) => w.rangeEndNs == null).map((w) => w.iter);
+  if (unclosedRanges.length) notes.push(`iteration range never closed in ${compactRanges([...unclosedRanges].sort((a, b) => a - b))}: the capture ended inside it`);
   if (found.ignoredOtherThreads) notes.push(`${found.ignoredOtherThreads} matching ranges on non-executor threads were ignored`);
 
   return {
@@ -328,6 +334,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       logRecords: records.size,
       logSkippedLines: opts.logs?.reduce((a, l) => a + l.skippedLines, 0) ?? 0,
       labelMismatches,
+      unclosedRanges,
       ignoredOtherThreadRanges: found.ignoredOtherThreads,
       notes,
     },

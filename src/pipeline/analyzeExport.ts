@@ -8,7 +8,8 @@ import { apiCallIndex } from '../analysis/apiCallIndex.js';
 import { buildTimeline, type GpuOpColumnsWithSlices } from '../analysis/timeline.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { compileCategoryRules, defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
-import { IterationError } from '../errors.js';
+import { EmptyCaptureError, IterationError } from '../errors.js';
+import { describeCaptureHealth, launchPhases, type CaptureHealth, type LaunchPhases } from '../analysis/captureHealth.js';
 import { analyzeGaps, idleByCausePerIteration } from '../gaps/analyze.js';
 import { deviceTimelines } from '../gaps/findGaps.js';
 import { analyzeIterations } from '../iterations/analyze.js';
@@ -80,6 +81,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     host: null,
     categories: null,
     coverage: null,
+    health: null,
     rankFigures: null,
     pytorchHost: null,
     gilHolders: null,
@@ -171,14 +173,16 @@ function analyzeParts(
   // (10x dense-long holds 8.5M NVTX rows, ~320 MB): the later NVTX readers (host causes, GC/GIL, GIL
   // holders, info) then run their own filtered queries, as when no part reads all NVTX. Below it,
   // the projection waits for the GPU ops and API calls and reads them from there.
-  const launches = loadsLaunches(parts);
   // (A background read holds at most SHARED_NVTX_ROWS rows: not asked, so not waited for, here.)
   const largeNvtx = !nvtxInBackground && (cachedNvtxColumns(handle)?.count ?? 0) > SHARED_NVTX_ROWS;
-  if (parts.has('nvtxGpu') && (largeNvtx || !launches)) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
+  if (parts.has('nvtxGpu') && (largeNvtx || !loadsLaunches(parts))) out.projection = timed('nvtxGpu', () => projectNvtxOntoGpu(handle));
   if (largeNvtx) releaseNvtxColumns(handle);
 
   // 1-3: the GPU ops and API calls, read once for the iterations and the gaps, let go after.
-  if (launches) {
+  let launchFacts: LaunchPhases | null = null;
+  // Read early only when there is no GPU op (why: the iterations say so instead of failing), then reused.
+  let emptyCaptureHealth: CaptureHealth | null = null;
+  if (loadsLaunches(parts)) {
     // The timeline keeps these columns (with its slice columns) where the others let them go.
     const slices = parts.has('timeline') ? { kernelName: request.kernelNames === 'demangled' ? ('demangledName' as const) : ('shortName' as const) } : undefined;
     // Over shared memory when the NVTX worker reads them too (`giveLaunchesToBackground`).
@@ -200,7 +204,15 @@ function analyzeParts(
       });
       timed('nvtxColumns', () => nvtxColumnsOf(handle));
     }
-    if (parts.has('iterations')) {
+    // A capture without GPU work (a client profiled instead of the server, a program that died
+    // first) has no iteration to find: say why instead of what marker is missing.
+    if (gpuOps.count === 0) emptyCaptureHealth = describeCaptureHealth(handle, out.capture);
+    const noGpuWork = emptyCaptureHealth?.noGpuWork ?? null;
+    if (parts.has('iterations') && noGpuWork) {
+      if (request.requireIterations) throw new EmptyCaptureError(handle.path, noGpuWork);
+      out.iterationError = 'the capture recorded no GPU work';
+      extraNotes.push({ source: 'report', text: `no iterations: ${out.iterationError}; the report has no per-iteration sections` });
+    } else if (parts.has('iterations')) {
       try {
         out.iterations = timed('iterations', () =>
           analyzeIterations(handle, { logs: request.logs, selection: request.selection, classifier, gpuOps, apiCalls }),
@@ -229,6 +241,8 @@ function analyzeParts(
     if (parts.has('pytorchHost') && it0 && hasPytorchHostSide(handle, request.torchTrace)) {
       out.pytorchHost = timed('pytorchHost', () => pytorchHostSide(handle, it0, request.torchTrace, gpuOps!));
     }
+    // Graph capture against the GPU work after it, and whole-graph rows: from the columns while they are here.
+    if (parts.has('health')) launchFacts = timed('healthLaunches', () => launchPhases(handle, gpuOps!, apiCalls!));
     // The worker's NVTX summary, made meanwhile: `info` counts ranges per domain from it.
     if (nvtxInBackground) summarizeNvtx();
     // `info` and the kernel summary from the columns while they are here.
@@ -272,6 +286,9 @@ function analyzeParts(
   }
   if (projectionInBackground) out.projection = timed('nvtxGpu', () => takeBackgroundProjection(handle) ?? projectNvtxOntoGpu(handle));
   if (parts.has('categories') && out.kernels) out.categories = categoryTime(it, out.kernels, classifier);
+  // What the capture can answer: a few small tables, after the analyses (their contract errors
+  // come first on a damaged export), before the findings that read it.
+  if (parts.has('health')) out.health = timed('health', () => ({ ...(emptyCaptureHealth ?? describeCaptureHealth(handle, out.capture)), launches: launchFacts }));
   if (parts.has('coverage') && out.gaps && out.kernels && out.nvtx && out.categories) {
     out.coverage = reportCoverage({
       iterations: it,

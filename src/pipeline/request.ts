@@ -33,6 +33,11 @@ export type AnalysisPart =
   | 'categories'
   /** What the numbers cover and every note, in report order. */
   | 'coverage'
+  /**
+   * Whether the capture can answer: what nsys traced and recorded, its own warnings, the program's
+   * output and crash, the processes of a capture without GPU work, graph capture vs serving.
+   */
+  | 'health'
   /** Per-process figures for the cross-rank view (collective kernels by iteration). */
   | 'rankFigures'
   /** Aten ops per iteration (PyTorch profiler): when the input is a Kineto trace or `torchTrace` is given. */
@@ -46,10 +51,10 @@ export type AnalysisPart =
   /** Every GPU op and aten op with its slice columns, in start order (what `trace` writes). */
   | 'timeline';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'rankFigures', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline'];
 
 /** Everything `iterscope report` shows. */
-export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
+export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
 
 /**
  * What to analyse and how. Plain data (structured-clone safe): worker threads receive it as it is;
@@ -104,7 +109,7 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   pytorchHost: ['iterations'],
   gilHolders: ['gaps', 'info'],
   memory: ['gaps'],
-  findings: ['info', 'kernels', 'iterations', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory'],
+  findings: ['info', 'kernels', 'iterations', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory', 'health'],
 };
 
 /** The requested parts plus everything they are computed from. */

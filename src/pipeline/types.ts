@@ -19,6 +19,7 @@ import type { HostSummary } from './hostSummary.js';
 import type { AnalysisPart } from './request.js';
 import type { Timeline } from '../analysis/timeline.js';
 import type { FindingsResult } from '../findings/types.js';
+import type { CaptureHealth } from '../analysis/captureHealth.js';
 
 /** One `--log` file as the analysis describes it. */
 export interface ReportLogFile {
@@ -56,6 +57,8 @@ export interface ExportAnalysis {
   host: HostSummary | null;
   categories: CategoryTime | null;
   coverage: ReportCoverage | null;
+  /** Whether the capture can answer at all, and why not (see `CaptureHealth`). */
+  health: CaptureHealth | null;
   /** Who held the GIL while each executor thread waited (empty when the GIL was not traced). */
   gilHolders: GilHolderAnalysis[] | null;
   /** Memcpy by direction and pageable memory, allocations in the loop, per iteration. */
@@ -84,6 +87,7 @@ export type ReportData = ExportAnalysis & {
   host: HostSummary;
   categories: CategoryTime;
   coverage: ReportCoverage;
+  health: CaptureHealth;
   gilHolders: GilHolderAnalysis[];
   memory: MemoryTraffic;
   findings: FindingsResult;
@@ -91,7 +95,7 @@ export type ReportData = ExportAnalysis & {
 
 /** Narrows an analysis to `ReportData` (it was asked for `REPORT_PARTS`). */
 export function isReportData(a: ExportAnalysis): a is ReportData {
-  return !!(a.info && a.kernels && a.nvtx && a.gaps && a.host && a.categories && a.coverage && a.gilHolders && a.memory && a.findings);
+  return !!(a.info && a.kernels && a.nvtx && a.gaps && a.host && a.categories && a.coverage && a.health && a.gilHolders && a.memory && a.findings);
 }
 
 /** The "Host side (PyTorch profiler)" data: aten ops per iteration and per phase. */

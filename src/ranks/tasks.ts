@@ -1,5 +1,6 @@
 import { withExport } from '../export/openExport.js';
 import type { ExportInfo } from '../analysis/exportInfo.js';
+import type { CaptureHealth } from '../analysis/captureHealth.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
@@ -36,7 +37,8 @@ export interface TaskResults {
   /** As `iterscope summarize`. */
   summary: RunSummary;
   /** As `iterscope info`. */
-  info: ExportInfo;
+  /** As `iterscope info`: what the export holds and what the capture can answer. */
+  info: ExportInfo & { health: CaptureHealth | null };
   /** As `iterscope kernels`. */
   kernels: KernelSummary;
   /** As `iterscope nvtx`. */
@@ -64,7 +66,7 @@ const PIPELINE_TASKS: { [K in Exclude<TaskName, 'metrics' | 'summary'>]: Pipelin
   },
   gaps: { parts: () => ['iterations', 'gaps'], requireIterations: false, pick: (a) => a.gaps! },
   rankFigures: { parts: () => ['rankFigures'], requireIterations: true, pick: (a) => a.rankFigures! },
-  info: { parts: () => ['info'], requireIterations: false, pick: (a) => a.info! },
+  info: { parts: () => ['info', 'health'], requireIterations: false, pick: (a) => ({ ...a.info!, health: a.health }) },
   kernels: { parts: () => ['kernels'], requireIterations: false, pick: (a) => a.kernels! },
   nvtx: { parts: () => ['nvtx'], requireIterations: false, pick: (a) => a.nvtx! },
   nvtxGpu: { parts: () => ['nvtxGpu'], requireIterations: false, pick: (a) => a.projection! },

@@ -9,6 +9,7 @@ import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
 import type { ExportAnalysis } from '../pipeline/types.js';
 
 import { digestFindings, type FindingDigest } from '../findings/digest.js';
+import { EmptyCaptureError } from '../errors.js';
 
 /** Bumped when a field changes meaning; `compare` refuses summaries of another major version. */
 export const SUMMARY_SCHEMA = 'iterscope.summary/1';
@@ -244,5 +245,10 @@ export function summarizeRun(a: ExportAnalysis, version = '0.1.0'): RunSummary {
 
 /** Analyses an open export (iterations with their idle causes, kernels, NVTX) and summarises it. */
 export function summarizeExport(handle: ExportHandle, request: Omit<AnalysisRequest, 'parts'> = {}): RunSummary {
-  return summarizeRun(analyzeExport(handle, summaryRequest(request)));
+  try {
+    return summarizeRun(analyzeExport(handle, summaryRequest(request)));
+  } catch (err) {
+    // An empty capture is never a baseline (nor a passing head): one line, exit 2.
+    throw err instanceof EmptyCaptureError ? err.withConsequence('nothing to summarize') : err;
+  }
 }

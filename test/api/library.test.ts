@@ -13,7 +13,7 @@ import { fixture } from '../helpers/fixtures.js';
 
 const PUBLIC_VALUES = [
   'ANALYSIS_PARTS', 'FINDINGS_SCHEMA', 'findFindings', 'findingsInputOf', 'resolveThresholds', 'renderFindings', 'KinetoTraceError', 'NsysReportError', 'alignTorchClock', 'analyzeAtenOps', 'attachTorchTrace', 'convertKinetoTraceSync', 'detectInput', 'openInput', 'DEFAULT_CATEGORY_RULES', 'DEFAULT_ITERATION_SOURCES', 'compareEngines', 'detectEngine', 'DEFAULT_MIN_GAP_NS', 'DEFAULT_REPORT_LAYOUT', 'EXIT_BAD_INPUT', 'EXIT_OK', 'EXIT_REGRESSION',
-  'InputError', 'IterationError', 'IterscopeError', 'OUTPUT_FORMATS', 'REPORT_FORMATS', 'REPORT_PARTS', 'SUMMARY_PARTS', 'SUMMARY_SCHEMA',
+  'EmptyCaptureError', 'describeCaptureHealth', 'InputError', 'IterationError', 'IterscopeError', 'OUTPUT_FORMATS', 'REPORT_FORMATS', 'REPORT_PARTS', 'SUMMARY_PARTS', 'SUMMARY_SCHEMA',
   'SchemaError', 'UsageError', 'analyzeAcrossExports', 'analyzeExport', 'compareRuns', 'comparisonTables', 'compileCategoryRules',
   'crossRankFromExports', 'crossRankTables', 'defaultCategoryClassifier', 'exitCodeFor', 'exportInfoTables', 'gapsTables', 'isReportData',
   'iterationsTable', 'kernelSummaryTable', 'loadCategoryRules', 'loadRun', 'longestGapsAcrossRanks', 'mergeSummaryFiles', 'metricsForExport',
@@ -34,6 +34,7 @@ describe('src/index.ts', () => {
     expectTypeOf<ExportAnalysis['iterations']>().toEqualTypeOf<IterationAnalysis | null>();
     expectTypeOf<ExportAnalysis['gaps']>().toEqualTypeOf<GapAnalysis | null>();
     expectTypeOf<ExportAnalysis['kernels']>().toEqualTypeOf<KernelSummary | null>();
+    expectTypeOf<ExportAnalysis['health']>().toEqualTypeOf<iterscope.CaptureHealth | null>();
     expectTypeOf<AnalysisRequest['parts']>().toEqualTypeOf<readonly iterscope.AnalysisPart[]>();
     expectTypeOf<AnalysisRequest['logs']>().toEqualTypeOf<ParsedIterationLog[] | undefined>();
     expectTypeOf(iterscope.iterationsTable).parameter(0).toEqualTypeOf<IterationAnalysis>();

@@ -71,7 +71,7 @@ export async function runFindings(inputs: readonly string[], opts: FindingsComma
 export function registerFindings(program: Command): void {
   withOutputOptions(
     withSelectionOptions(program.command('findings <exports...>'))
-      .description('what to fix first: findings (GC pauses, GIL contention and its holder thread, launch-bound, host sync, late launches, memory traffic, phase outliers, stragglers, MoE routing, coverage) ranked by recoverable time, with evidence and remedies')
+      .description('what to fix first: first what the capture cannot answer (no GPU work, a crash, lost events, no serving loop; warm-up, whole-graph rows, a cut iteration), then findings (GC pauses, GIL contention and its holder thread, launch-bound, host sync, late launches, memory traffic, phase outliers, stragglers, MoE routing, coverage) ranked by recoverable time, with evidence and remedies')
       .option('--log <file>', 'iteration log (same formats as `iterations --log`); repeatable', collect)
       .option('--min-gap <duration>', 'gaps at least this long are split by host cause (ns, us, ms or s)', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
       .option('--thresholds <file.json>', 'override rule thresholds, e.g. {"minIdleShare": 0.01, "outlierFactor": 3}')

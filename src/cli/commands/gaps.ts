@@ -9,6 +9,7 @@ import { stackRankTables } from '../../../reports/ranksReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect, nonNegativeInt, withSelectionOptions, selectionOf, logsOf } from './common.js';
 import { acrossExports, expandExportArgs } from './ranks.js';
+import { noGpuWorkLine } from '../../analysis/captureHealth.js';
 
 /** The options `iterscope gaps` parses. */
 export interface GapsOptions extends OutputOptions {
@@ -54,8 +55,11 @@ export function registerGaps(program: Command): void {
       return emit(opts, [top, ...rest], { rankSource: many.rankSource, ranks: many.ranks.map((r) => ({ rank: r.rank, ...r.result, file: r.file })) });
     }
 
-    const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts: ['iterations', 'gaps'] })).gaps!;
-    for (const n of analysis.notes) note(n);
+    const a = withExport(files[0], (h) => analyzeExport(h, { ...request, parts: ['iterations', 'gaps', 'health'] }));
+    const analysis = a.gaps!;
+    // Nothing on the GPU: one line saying why, not every cause that could not be looked for.
+    const empty = noGpuWorkLine(a.health!);
+    for (const n of empty ? [empty] : analysis.notes) note(n);
     emit(opts, gapsTables(analysis, opts.top), analysis);
   });
 }

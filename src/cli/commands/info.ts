@@ -13,8 +13,9 @@ export function registerInfo(program: Command): void {
       .description('what an export holds: nsys version, GPUs, processes, tables, NVTX domains, trace modes; several exports: each table once with a Rank column'),
   ).action(async (inputs: string[], opts: OutputOptions) => {
     const files = expandExportArgs(inputs);
-    if (files.length > 1) return tablesAcrossExports(files, 'info', {}, opts, exportInfoTables);
-    const info = withExport(files[0], (h) => analyzeExport(h, { parts: ['info'] })).info!;
-    emit(opts, exportInfoTables(info), info);
+    if (files.length > 1) return tablesAcrossExports(files, 'info', {}, opts, (i) => exportInfoTables(i, i.health));
+    const a = withExport(files[0], (h) => analyzeExport(h, { parts: ['info', 'health'] }));
+    const info = a.info!;
+    emit(opts, exportInfoTables(info, a.health), { ...info, health: a.health });
   });
 }

@@ -4,7 +4,8 @@ import { DEFAULT_CATEGORY_RULES, loadCategoryRules } from '../../categories/rule
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import type { AnalysisPart } from '../../pipeline/request.js';
 import { progress } from '../../ranks/progress.js';
-import { categoryRulesTable, iterationsTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
+import { categoryRulesTable, iterationsTable, noIterationsTable, noPhasesTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
+import { EmptyCaptureError } from '../../errors.js';
 import { stackRankTables } from '../../../reports/ranksReport.js';
 import { hostSideTable } from '../../../reports/hostSideReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
@@ -61,13 +62,21 @@ export function registerIterations(program: Command): void {
 
     // A bar on stderr for big exports, only when stderr is a terminal.
     const bar = progress('iterscope: iterations', parts.filter((p) => p !== 'phases' && p !== 'pytorchHost').length + 2, { unit: 'steps' });
-    const a = withExport(files[0], (h) => {
-      try {
-        return analyzeExport(h, { ...request, parts, requireIterations: true }, (step) => bar.tick(1, `${step} done`));
-      } finally {
-        bar.done();
-      }
-    });
+    let a;
+    try {
+      a = withExport(files[0], (h) => {
+        try {
+          return analyzeExport(h, { ...request, parts, requireIterations: true }, (step) => bar.tick(1, `${step} done`));
+        } finally {
+          bar.done();
+        }
+      });
+    } catch (err) {
+      // Nothing ran on the GPU: an empty result and one line saying why (exit 0), as `kernels` and `gaps` do.
+      if (!(err instanceof EmptyCaptureError)) throw err;
+      note(`no GPU work was recorded: ${err.reason}`);
+      return emit(opts, [opts.summary ? noPhasesTable() : noIterationsTable(files[0])], { file: files[0], iterations: [], noGpuWork: err.reason });
+    }
     const analysis = a.iterations!;
     const host = a.pytorchHost;
     for (const n of analysis.coverage.notes) note(n);

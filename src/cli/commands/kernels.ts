@@ -5,6 +5,7 @@ import { kernelSummaryTable } from '../../../reports/kernelsReport.js';
 import { UsageError } from '../../errors.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
+import { noGpuWorkLine } from '../../analysis/captureHealth.js';
 import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 
 interface KernelsOptions extends OutputOptions {
@@ -24,9 +25,12 @@ export function registerKernels(program: Command): void {
     const kernels = { nameBy: opts.by === 'short' ? ('short' as const) : ('demangled' as const), includeGraphs: !!opts.graphs };
     const files = expandExportArgs(inputs);
     if (files.length > 1) return tablesAcrossExports(files, 'kernels', { kernels }, opts, (s) => [kernelSummaryTable(s)]);
-    const summary = withExport(files[0], (h) => analyzeExport(h, { parts: ['kernels'], kernels })).kernels!;
+    const a = withExport(files[0], (h) => analyzeExport(h, { parts: ['kernels', 'health'], kernels }));
+    const summary = a.kernels!;
     const table = kernelSummaryTable(summary);
-    for (const n of table.notes ?? []) note(n);
+    // Nothing on the GPU at all: one line saying why, not what table is missing.
+    const empty = summary.rows.length === 0 ? noGpuWorkLine(a.health!) : null;
+    for (const n of empty ? [empty] : (table.notes ?? [])) note(n);
     emit(opts, [table], summary);
   });
 }

@@ -4,7 +4,11 @@ import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { nvtxGpuProjectionTable, nvtxSummaryTable } from '../../../reports/nvtxReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions } from './common.js';
+import { noGpuWorkLine, nvtxAbsence, type CaptureHealth } from '../../analysis/captureHealth.js';
 import { expandExportArgs, tablesAcrossExports } from './ranks.js';
+
+/** Why the GPU projection is empty: no GPU work, else no NVTX range. */
+const emptyNvtxLine = (h: CaptureHealth) => noGpuWorkLine(h) ?? nvtxAbsence(h);
 
 interface NvtxOptions extends OutputOptions {
   gpu?: boolean;
@@ -24,15 +28,18 @@ export function registerNvtx(program: Command): void {
     }
     const file = files[0];
     if (opts.gpu) {
-      const projection = withExport(file, (h) => analyzeExport(h, { parts: ['nvtxGpu'] })).projection!;
+      const a = withExport(file, (h) => analyzeExport(h, { parts: ['nvtxGpu', 'health'] }));
+      const projection = a.projection!;
       const table = nvtxGpuProjectionTable(projection);
-      for (const n of table.notes ?? []) note(n);
+      for (const n of projection.rows.length ? (table.notes ?? []) : [emptyNvtxLine(a.health!)]) note(n);
       emit(opts, [table], projection);
       return;
     }
-    const summary = withExport(file, (h) => analyzeExport(h, { parts: ['nvtx'] })).nvtx!;
+    const a = withExport(file, (h) => analyzeExport(h, { parts: ['nvtx', 'health'] }));
+    const summary = a.nvtx!;
     const table = nvtxSummaryTable(summary);
-    for (const n of table.notes ?? []) note(n);
+    // No range at all: one line saying whether NVTX was not traced or traced with nothing recorded.
+    for (const n of summary.rows.length ? (table.notes ?? []) : [nvtxAbsence(a.health!)]) note(n);
     emit(opts, [table], summary);
   });
 }

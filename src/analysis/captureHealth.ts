@@ -1,0 +1,411 @@
+import type { ExportHandle } from '../../queries/handle.js';
+import { rowIdBound } from '../../queries/capture.js';
+import { GpuOpKind } from '../../queries/gpuOps.js';
+import { selectActivityPerProcess, selectAnalysisFiles, selectDiagnostics, selectProcessStreams, type ProcessActivityTable } from '../../queries/health.js';
+import { selectProcesses } from '../../queries/processes.js';
+import { allRows } from '../../queries/run.js';
+import { stringLookup } from '../../queries/strings.js';
+import type { ApiCallColumns } from './apiCallColumns.js';
+import { traceNames, type CaptureSettings, type CaptureTracing } from './exportInfo.js';
+import type { GpuOpColumns } from './gpuOpColumns.js';
+
+/** One message nsys itself reported (`DIAGNOSTIC_EVENT`), repeats folded. */
+export interface NsysDiagnostic {
+  severity: 'warning' | 'error';
+  text: string;
+  /** How many times nsys reported it (e.g. once per process). */
+  count: number;
+  /** Session ns of the first report (negative: before the session started). */
+  firstNs: number;
+  /** Processes it was about (nsys's own messages: none). */
+  pids: number[];
+}
+
+/** One output stream of a profiled process, as nsys stored it (`ProcessStreams` -> `StringIds`). */
+export interface ProgramOutput {
+  pid: number;
+  stream: 'stdout' | 'stderr' | 'other';
+  file: string;
+  /** Non-empty lines in the stream. */
+  lines: number;
+  /** The last non-empty lines (at most `OUTPUT_TAIL_LINES`), ANSI colour codes removed. */
+  tail: string[];
+}
+
+/** A profiled program that died: the error its stderr ends with. */
+export interface ProgramCrash {
+  pid: number;
+  /** The line that says what killed it (a Python exception line, a fatal native error). */
+  errorLine: string;
+  tail: string[];
+}
+
+/** A process active in the capture, and what it did (read only for captures without GPU work). */
+export interface ProfiledProcess {
+  pid: number;
+  name: string | null;
+  /** The command nsys launched, for the launched process. */
+  command: string | null;
+  threads: number;
+  cpuSamples: number;
+  schedEvents: number;
+  osrtCalls: number;
+  cudaCalls: number;
+  nvtxEvents: number;
+}
+
+/** Which kinds of events the export holds at all (one b-tree lookup per table). */
+export interface RecordedActivity {
+  kernels: boolean;
+  memcpys: boolean;
+  memsets: boolean;
+  graphRows: boolean;
+  cudaCalls: boolean;
+  nvtx: boolean;
+  osrt: boolean;
+  cpuSamples: boolean;
+  schedEvents: boolean;
+}
+
+/**
+ * The GPU work around CUDA-graph capture, from the pipeline's GPU-op and API-call columns: what
+ * tells start-up (model load, graph capture) from the serving loop, and how much of the GPU time
+ * only whole-graph rows describe.
+ */
+export interface LaunchPhases {
+  gpuOps: number;
+  gpuOpNs: number;
+  kernels: number;
+  /** Whole-graph rows (`--cuda-graph-trace graph`) and their summed time. */
+  graphRows: number;
+  graphRowNs: number;
+  /** cudaStreamBeginCapture / EndCapture / cudaGraphInstantiate calls (driver API too). */
+  captureCalls: number;
+  captureStartNs: number | null;
+  captureEndNs: number | null;
+  /** GPU ops that started after the last capture call ended, and their summed time. */
+  opsAfterCapture: number;
+  opNsAfterCapture: number;
+}
+
+/** What NVTX_EVENTS tells about NVTX: events recorded, traced with none recorded, not traced, or not known. */
+export type NvtxState = 'recorded' | 'traced-none' | 'not-traced' | 'unknown';
+
+/**
+ * Whether a capture can answer at all, and why not: what nsys was asked to trace and what it
+ * recorded, nsys's own warnings and errors, the profiled program's output and whether it crashed,
+ * and for a capture without GPU work, which processes ran and what they did.
+ */
+export interface CaptureHealth {
+  /** The command nsys launched (secrets masked); null when the export does not say. */
+  command: string | null;
+  tracing: CaptureTracing;
+  recorded: RecordedActivity;
+  nvtx: NvtxState;
+  /** nsys's warnings and errors, in time order. */
+  diagnostics: NsysDiagnostic[];
+  /** The diagnostics that say events were dropped or lost (buffers full, overflow). */
+  eventLoss: NsysDiagnostic[];
+  /** "Not all ... events might have been collected": the program was stopped before nsys flushed. */
+  incompleteCollection: NsysDiagnostic[];
+  output: ProgramOutput[];
+  crash: ProgramCrash | null;
+  /** One line: why there is no GPU work; null when some was recorded. */
+  noGpuWork: string | null;
+  /** The processes active in the capture: filled when no GPU work was recorded, else empty. */
+  processes: ProfiledProcess[];
+  /** From the GPU-op and API-call columns when the analysis read them; null otherwise. */
+  launches: LaunchPhases | null;
+  /** The input is a converted PyTorch profiler trace (no nsys capture settings or diagnostics): its CPU ops. */
+  kineto: { cpuOps: number } | null;
+}
+
+export const OUTPUT_TAIL_LINES = 8;
+
+/** Diagnostics that say events were lost, not merely that a collector found nothing. */
+const EVENT_LOSS = /\b(dropped|lost|overflow(ed|s)?|discarded)\b|buffers? (is |was |were )?full/i;
+const INCOMPLETE_COLLECTION = /^Not all .*events might have been collected/i;
+
+/**
+ * Whether a table is there with the columns a health query reads. Health is read beside every
+ * analysis, from tables none of them needs: a damaged one is left out, never an error.
+ */
+function readable(handle: ExportHandle, table: string, columns: readonly string[]): boolean {
+  return handle.hasTable(table) && columns.every((c) => handle.hasColumn(table, c));
+}
+
+function severityOf(id: number, label: string | null): NsysDiagnostic['severity'] | null {
+  const l = label?.toLowerCase();
+  if (l === 'warning' || l === 'error') return l;
+  if (label != null) return null;
+  return id === 2 ? 'warning' : id === 3 ? 'error' : null;
+}
+
+/** nsys's warnings and errors, repeats of one text folded into one entry. */
+export function readDiagnostics(handle: ExportHandle): NsysDiagnostic[] {
+  if (!readable(handle, 'DIAGNOSTIC_EVENT', ['timestamp', 'severity', 'text', 'globalPid'])) return [];
+  const byText = new Map<string, NsysDiagnostic>();
+  for (const r of allRows(handle, selectDiagnostics(handle))) {
+    const severity = severityOf(Number(r.severity), r.severityLabel ?? null);
+    if (!severity || typeof r.text !== 'string') continue;
+    const text = cleanLine(r.text);
+    const key = `${severity}\u0000${text}`;
+    const d = byText.get(key) ?? { severity, text, count: 0, firstNs: Number(r.timestamp), pids: [] };
+    d.count++;
+    if (r.pid && !d.pids.includes(r.pid)) d.pids.push(r.pid);
+    byText.set(key, d);
+  }
+  return [...byText.values()].sort((a, b) => a.firstNs - b.firstNs);
+}
+
+/** A line of program output or nsys text for people: ANSI colour codes and control characters removed. */
+function cleanLine(line: string): string {
+  return line
+    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+    .trimEnd();
+}
+
+function streamKind(file: string): ProgramOutput['stream'] {
+  return /stderr/i.test(file) ? 'stderr' : /stdout/i.test(file) ? 'stdout' : 'other';
+}
+
+/** The profiled programs' stdout/stderr, as nsys stored them (`ProcessStreams`, else `ANALYSIS_FILE`). */
+export function readProgramOutput(handle: ExportHandle): ProgramOutput[] {
+  const strings = readable(handle, 'StringIds', ['id', 'value']);
+  const rows =
+    strings && readable(handle, 'ProcessStreams', ['globalPid', 'filenameId', 'contentId'])
+      ? allRows(handle, selectProcessStreams(handle))
+      : readable(handle, 'ANALYSIS_FILE', ['filename', 'globalPid']) && (strings || !handle.hasColumn('ANALYSIS_FILE', 'contentId'))
+        ? allRows(handle, selectAnalysisFiles(handle))
+        : [];
+  return rows
+    .filter((r) => typeof r.file === 'string')
+    .map((r) => {
+      const lines = (typeof r.content === 'string' ? r.content : '').split(/\r?\n/).map(cleanLine).filter((l) => l.trim() !== '');
+      return { pid: r.pid, stream: streamKind(r.file as string), file: r.file as string, lines: lines.length, tail: lines.slice(-OUTPUT_TAIL_LINES) };
+    })
+    .sort((a, b) => a.pid - b.pid || a.stream.localeCompare(b.stream));
+}
+
+/** The final line of a Python traceback: `pkg.module.SomeError: message`. */
+const PYTHON_EXCEPTION = /^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Failure|Fault|Abort)\b(?::.*)?$/;
+/** Not a crash: the user stopped the program, or it exited on purpose with status 0. */
+const NOT_A_CRASH = /^(?:KeyboardInterrupt|SystemExit(?::\s*0)?\s*$)/;
+const NATIVE_FATAL = /^(?:Segmentation fault|Aborted|Bus error|Fatal Python error:|terminate called after throwing|Illegal instruction|Floating point exception)/;
+
+/**
+ * Whether a stderr tail ends the way a crashed program's does: a Python traceback whose exception
+ * line is last (KeyboardInterrupt and `SystemExit: 0` excepted), or a fatal native error.
+ */
+export function crashOf(stderr: ProgramOutput): ProgramCrash | null {
+  const tail = stderr.tail;
+  for (let i = tail.length - 1; i >= 0; i--) {
+    const line = tail[i].trim();
+    if (NATIVE_FATAL.test(line)) return { pid: stderr.pid, errorLine: line, tail };
+    // Only the exception line of a traceback (unindented, after `Traceback ...`); other stderr
+    // lines (warnings, log lines) end a healthy run too.
+    if (i === tail.length - 1 && !/^\s/.test(tail[i]) && PYTHON_EXCEPTION.test(line) && !NOT_A_CRASH.test(line) && tail.some((l) => l.startsWith('Traceback (most recent call last):') || /^\s+File "/.test(l))) {
+      return { pid: stderr.pid, errorLine: line, tail };
+    }
+  }
+  return null;
+}
+
+const has = (handle: ExportHandle, table: string) => handle.hasTable(table) && rowIdBound(handle, table) > 0;
+
+export function recordedActivity(handle: ExportHandle): RecordedActivity {
+  return {
+    kernels: has(handle, 'CUPTI_ACTIVITY_KIND_KERNEL'),
+    memcpys: has(handle, 'CUPTI_ACTIVITY_KIND_MEMCPY'),
+    memsets: has(handle, 'CUPTI_ACTIVITY_KIND_MEMSET'),
+    graphRows: has(handle, 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE'),
+    cudaCalls: has(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'),
+    nvtx: has(handle, 'NVTX_EVENTS'),
+    osrt: has(handle, 'OSRT_API'),
+    cpuSamples: has(handle, 'COMPOSITE_EVENTS'),
+    schedEvents: has(handle, 'SCHED_EVENTS'),
+  };
+}
+
+export const hasGpuWork = (r: RecordedActivity) => r.kernels || r.memcpys || r.memsets || r.graphRows;
+
+function nvtxState(recorded: RecordedActivity, tracing: CaptureTracing): NvtxState {
+  if (recorded.nvtx) return 'recorded';
+  return tracing.nvtx === true ? 'traced-none' : tracing.nvtx === false ? 'not-traced' : 'unknown';
+}
+
+const ACTIVITY_TABLES: readonly [ProcessActivityTable, keyof Pick<ProfiledProcess, 'cpuSamples' | 'schedEvents' | 'osrtCalls' | 'cudaCalls' | 'nvtxEvents'>][] = [
+  ['COMPOSITE_EVENTS', 'cpuSamples'],
+  ['SCHED_EVENTS', 'schedEvents'],
+  ['OSRT_API', 'osrtCalls'],
+  ['CUPTI_ACTIVITY_KIND_RUNTIME', 'cudaCalls'],
+  ['NVTX_EVENTS', 'nvtxEvents'],
+];
+
+/**
+ * The processes the capture saw active: the ones nsys launched (their output streams) and every
+ * pid with CPU samples, scheduling, OS-runtime, CUDA API or NVTX rows. `PROCESSES` lists the
+ * whole machine's processes, so it only names them.
+ */
+export function profiledProcesses(handle: ExportHandle, output: readonly ProgramOutput[], command: string | null): ProfiledProcess[] {
+  const byPid = new Map<number, ProfiledProcess>();
+  const entry = (pid: number) => {
+    let p = byPid.get(pid);
+    if (!p) byPid.set(pid, (p = { pid, name: null, command: null, threads: 0, cpuSamples: 0, schedEvents: 0, osrtCalls: 0, cudaCalls: 0, nvtxEvents: 0 }));
+    return p;
+  };
+  const launched = new Set(output.map((o) => o.pid));
+  for (const pid of launched) entry(pid).command = command;
+  for (const [table, field] of ACTIVITY_TABLES) {
+    if (!readable(handle, table, ['globalTid'])) continue;
+    for (const r of allRows(handle, selectActivityPerProcess(handle, table))) {
+      if (!r.pid) continue;
+      const p = entry(r.pid);
+      p[field] += r.events;
+      p.threads = Math.max(p.threads, r.threads);
+    }
+  }
+  if (readable(handle, 'PROCESSES', ['globalPid', 'pid', 'name']) && byPid.size) {
+    for (const r of allRows(handle, selectProcesses(handle))) if (r.pid != null && byPid.has(Number(r.pid))) byPid.get(Number(r.pid))!.name ??= r.name;
+  }
+  return [...byPid.values()].sort((a, b) => Number(launched.has(b.pid)) - Number(launched.has(a.pid)) || a.pid - b.pid);
+}
+
+/** `pid 604 python3 (python3 /tmp/client_only.py)`. */
+export function processLabel(p: Pick<ProfiledProcess, 'pid' | 'name' | 'command'>): string {
+  return `pid ${p.pid}${p.name ? ` ${p.name}` : ''}${p.command ? ` (\`${p.command}\`)` : ''}`;
+}
+
+const quoteDiag = (d: NsysDiagnostic) => `nsys: "${d.text}"`;
+
+/** The diagnostic nsys reports when CUDA was traced and none of it happened. */
+export function noCudaDiagnostic(diagnostics: readonly NsysDiagnostic[]): NsysDiagnostic | null {
+  return diagnostics.find((d) => /^No CUDA events collected/i.test(d.text)) ?? null;
+}
+
+/** `pid 1 a and pid 2 b` (at most three). */
+function processList(ps: readonly ProfiledProcess[]): string {
+  const labels = ps.slice(0, 3).map(processLabel);
+  return labels.length > 1 ? `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}` : labels[0];
+}
+
+/** One line: why the export holds no GPU work (a crash, no CUDA call, CUDA not traced, a profiler trace without GPU activity). */
+function whyNoGpuWork(h: Omit<CaptureHealth, 'noGpuWork' | 'launches'>): string {
+  if (h.kineto) return `the PyTorch profiler trace holds ${h.kineto.cpuOps} CPU ops and no kernel, memcpy or memset (recorded without CUDA activity, or while nsys held CUPTI)`;
+  const launched = h.processes.filter((p) => p.command !== null);
+  const who = launched.length ? processList(launched) : h.processes.length ? processList(h.processes) : h.command ? `\`${h.command}\`` : 'the profiled program';
+  if (h.crash) return `${who} exited with \`${h.crash.errorLine}\``;
+  if (h.tracing.cuda === false) return `CUDA was not traced (the capture's -t was ${traceNames(h.tracing).join(',') || 'empty'})`;
+  const callers = h.processes.filter((p) => p.cudaCalls > 0);
+  if (callers.length) return `${processList(callers)} called the CUDA API (${callers.reduce((a, p) => a + p.cudaCalls, 0)} calls) but no kernel, memcpy or memset was recorded`;
+  const diag = noCudaDiagnostic(h.diagnostics);
+  return `${who} made no CUDA call${diag ? ` (${quoteDiag(diag)})` : ''}`;
+}
+
+/**
+ * What the capture can answer, from the export's small tables (capture settings, diagnostics,
+ * output streams, one b-tree lookup per event table). `launches` is left null: the pipeline adds
+ * it from its GPU-op and API-call columns (`launchPhases`) when it read them.
+ */
+export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSettings): CaptureHealth {
+  const recorded = recordedActivity(handle);
+  const diagnostics = readDiagnostics(handle);
+  const output = readProgramOutput(handle);
+  const stderr = output.filter((o) => o.stream === 'stderr');
+  const crash = stderr.map(crashOf).find((c) => c !== null) ?? null;
+  const gpuWork = hasGpuWork(recorded);
+  const base = {
+    command: capture.command,
+    tracing: capture.tracing,
+    recorded,
+    nvtx: nvtxState(recorded, capture.tracing),
+    diagnostics,
+    eventLoss: diagnostics.filter((d) => EVENT_LOSS.test(d.text) && !INCOMPLETE_COLLECTION.test(d.text)),
+    incompleteCollection: diagnostics.filter((d) => INCOMPLETE_COLLECTION.test(d.text)),
+    output,
+    crash,
+    // Only without GPU work: then the processes are what the capture has to say.
+    processes: gpuWork ? [] : profiledProcesses(handle, output, capture.command),
+    kineto: handle.hasTable('KINETO_CPU_OPS') ? { cpuOps: rowIdBound(handle, 'KINETO_CPU_OPS') } : null,
+  };
+  return { ...base, noGpuWork: gpuWork ? null : whyNoGpuWork(base), launches: null };
+}
+
+/** cudaStreamBeginCapture, cudaStreamEndCapture, cudaGraphInstantiate* (runtime and driver API, any version suffix). */
+const GRAPH_CAPTURE_CALL = /^cu(da)?(StreamBeginCapture|StreamEndCapture|GraphInstantiate)/;
+
+/** See `LaunchPhases`: the API calls' names resolved once per distinct id, one pass over the calls, one over the ops. */
+export function launchPhases(handle: ExportHandle, ops: GpuOpColumns, calls: ApiCallColumns): LaunchPhases {
+  // Which name ids are graph-capture calls: a flag per id (ids are StringIds rows, a dense range).
+  let maxId = -1;
+  for (let i = 0; i < calls.count; i++) if (calls.nameId[i] > maxId) maxId = calls.nameId[i];
+  const seen = new Uint8Array(maxId + 1); // 0 unseen, 1 other, 2 capture
+  const names = stringLookup(handle);
+  let captureCalls = 0;
+  let captureStartNs = Infinity;
+  let captureEndNs = -Infinity;
+  for (let i = 0; i < calls.count; i++) {
+    const id = calls.nameId[i];
+    if (id < 0) continue;
+    if (seen[id] === 0) seen[id] = GRAPH_CAPTURE_CALL.test(names(id) ?? '') ? 2 : 1;
+    if (seen[id] !== 2) continue;
+    captureCalls++;
+    if (calls.start[i] < captureStartNs) captureStartNs = calls.start[i];
+    if (calls.end[i] > captureEndNs) captureEndNs = calls.end[i];
+  }
+  const after = captureCalls ? captureEndNs : Infinity;
+  let gpuOpNs = 0;
+  let kernels = 0;
+  let graphRows = 0;
+  let graphRowNs = 0;
+  let opsAfterCapture = 0;
+  let opNsAfterCapture = 0;
+  const { start, end, kind } = ops;
+  for (let i = 0; i < ops.count; i++) {
+    const ns = end[i] - start[i];
+    gpuOpNs += ns;
+    const k = kind[i];
+    if (k === GpuOpKind.Kernel) kernels++;
+    else if (k === GpuOpKind.Graph) {
+      graphRows++;
+      graphRowNs += ns;
+    }
+    if (start[i] > after) {
+      opsAfterCapture++;
+      opNsAfterCapture += ns;
+    }
+  }
+  return {
+    gpuOps: ops.count,
+    gpuOpNs,
+    kernels,
+    graphRows,
+    graphRowNs,
+    captureCalls,
+    captureStartNs: captureCalls ? captureStartNs : null,
+    captureEndNs: captureCalls ? captureEndNs : null,
+    opsAfterCapture,
+    opNsAfterCapture,
+  };
+}
+
+/** One line: why the export has no NVTX range (not traced, traced with none recorded, or marks only). */
+export function nvtxAbsence(h: Pick<CaptureHealth, 'nvtx' | 'tracing' | 'diagnostics'>): string {
+  const diag = h.diagnostics.find((d) => /^No NVTX events collected/i.test(d.text));
+  switch (h.nvtx) {
+    case 'traced-none':
+      return `NVTX was traced (-t nvtx) but no NVTX event was recorded: the program emits none${diag ? ` (${quoteDiag(diag)})` : ''}`;
+    case 'not-traced':
+      return `NVTX was not traced: the capture's -t was ${traceNames(h.tracing).join(',') || 'empty'}`;
+    case 'unknown':
+      return 'the export has no NVTX events (it does not record whether NVTX was traced)';
+    case 'recorded':
+      return 'the export\'s NVTX events hold no range (marks or domain names only)';
+  }
+}
+
+/** One line for a command whose result is empty because nothing ran on the GPU. */
+export function noGpuWorkLine(h: Pick<CaptureHealth, 'noGpuWork'>): string | null {
+  return h.noGpuWork ? `no GPU work was recorded: ${h.noGpuWork}` : null;
+}
