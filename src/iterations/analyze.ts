@@ -58,6 +58,8 @@ export interface IterationRow {
   phase: Phase;
   /** Present when no counts gave the phase: the step span's batch kind, or what the step launched (`coverage.phaseRule`). */
   phaseBasis?: PhaseBasis;
+  /** Present (true) when `iter` is the window's place in the capture (0, 1, ...), not a number of the engine's. */
+  captureOrder?: true;
   log: JoinedLog | null;
   matched: boolean;
   /** Whether the label's ctx/gen counts equal the log's (null: nothing to compare). */
@@ -230,14 +232,14 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const rangeOf: IterationRange[] = [];
   const numbering: IterationCoverage['numbering'] = [];
   // Per window, from sources that number and join their steps themselves (SGLang).
-  const own: { record: MergedIterationRecord | null; phase: StepNumbering['phases'][number]; cut: string | null }[] = [];
+  const own: { record: MergedIterationRecord | null; phase: StepNumbering['phases'][number]; cut: string | null; captureOrder: boolean }[] = [];
   let phaseRule: PhaseRule | undefined;
   const ownNotes: string[] = [];
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
     let num: Numbering;
     if (source.numberSteps) {
       const sn = source.numberSteps(ranges, { handle, logs: opts.logs ?? [], apiCalls, gpuOps, firstIter: selection.firstIter, profileRanges: selection.profileRanges });
-      sn.records.forEach((record, k) => own.push({ record, phase: sn.phases[k], cut: sn.cut[k] }));
+      sn.records.forEach((record, k) => own.push({ record, phase: sn.phases[k], cut: sn.cut[k], captureOrder: sn.source === 'capture-order' }));
       phaseRule ??= sn.phaseRule;
       ownNotes.push(...sn.notes.map((n) => `pid ${pid}: ${n}`));
       num = sn;
@@ -306,6 +308,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       generationTokens: rec?.generationTokens ?? label?.generationTokens ?? null,
       phase: told ? told.phase : phaseOf(ctx, gen),
       ...(told ? { phaseBasis: told.basis } : {}),
+      ...(own[i]?.captureOrder ? { captureOrder: true as const } : {}),
       log: rec ? joinedLog(rec) : null,
       matched: !!rec,
       labelMatchesLog,

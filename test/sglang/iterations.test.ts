@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeIterations, type IterationAnalysis, type IterationRow } from '../../src/iterations/analyze.js';
 import { detectEngine } from '../../src/iterations/sources/index.js';
+import { summarizeByPhase } from '../../src/iterations/summary.js';
 import { parseIterationLogFile, parseIterationLogText } from '../../src/logs/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
@@ -193,6 +194,10 @@ describe('a sparse decode log (every 40th decode line, no forward numbers)', () 
     for (const r of a.iterations) if (r.log) expect(r.log.sources[0].sourceIter).toBe(r.iter);
     const logged = new Set(sparseLog(NSYS_LOG, true).split('\n').map((l) => Number(/batch \[(\d+)\]/.exec(l)![1])));
     expect(a.iterations.filter((r) => r.log).map((r) => r.iter)).toEqual(range(40, 80).filter((s) => logged.has(s)));
+    // --summary: a per-request figure only over a phase whose every step has its count.
+    const phases = summarizeByPhase(a.iterations, a.categories);
+    expect(phases.find((p) => p.phase === 'context')!.gpuNsPerContextToken).toBeGreaterThan(0);
+    expect(phases.find((p) => p.phase === 'generation')!.gpuNsPerGenerationRequest).toBeNull();
   });
 });
 
