@@ -4,7 +4,9 @@
  * NVTX rows and kernel/runtime rows read with plain SQL, the trace JSON read whole, the log lines
  * read with a plain regex (line k, 0-based, is forward step k: the fixtures log every step).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
@@ -167,6 +169,15 @@ describe('a sparse decode log (every 40th decode line, no forward numbers)', () 
     expect(a.iterations.every((r) => r.phaseBasis === 'launches' || r.log)).toBe(true);
     expect(a.coverage.phaseRule).toMatchObject({ confidence: 'medium', steps: a.iterations.filter((r) => !r.log).length });
     expect(a.coverage.notes.some((n) => /phase from what run_batch launched: a CUDA-graph launch = decode; eager kernel launches only = prefill/.test(n))).toBe(true);
+    // The table says what its numbers and phases are; the JSON rows carry it too.
+    const dir = mkdtempSync(join(tmpdir(), 'iterscope-sglang-sparse-'));
+    writeFileSync(join(dir, 'sparse.log'), sparseLog(NSYS_LOG, false));
+    const csv = runCli(['iterations', NSYS, '--log', join(dir, 'sparse.log'), '--format', 'csv']);
+    expect(csv.stdout.split('\n')[0]).toMatch(/^Capture step,Phase,Phase from,Ctx reqs,/);
+    expect(csv.stdout.split('\n')[1]).toMatch(/^0,generation,launches,,,,/);
+    const json = JSON.parse(runCli(['iterations', NSYS, '--log', join(dir, 'sparse.log'), '--format', 'json']).stdout);
+    expect(json.iterations[0]).toMatchObject({ iter: 0, captureOrder: true, phaseBasis: 'launches' });
+    expect(json.coverage.numbering[0].source).toBe('capture-order');
   });
 
   it('torch: the prefill sequence joins each EXTEND step to its Prefill line; decode steps keep their span counts', () => {
