@@ -78,7 +78,7 @@ const GRAPH_LAUNCH = /^cu(?:da)?GraphLaunch/;
 const KERNEL_LAUNCH = /^cu(?:da)?Launch(?:Cooperative)?Kernel/;
 
 /** Index of the last range starting at or before `t` (ranges sorted by start), or -1. */
-function lastStartingBy(ranges: readonly IterationRange[], t: number): number {
+export function lastStartingBy(ranges: readonly IterationRange[], t: number): number {
   let lo = 0;
   let hi = ranges.length;
   while (lo < hi) {

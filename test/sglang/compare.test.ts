@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
+import { expectedEngineFigures, iterationRows, type EngineRow } from '../helpers/engineFigures.js';
 
 const RUNS = {
   sglang: { file: fixture('sglang', 'trace.sqlite'), log: fixture('sglang', 'sglang.log') },
@@ -16,25 +17,8 @@ const RUNS = {
   'tensorrt-llm': { file: fixture('pytorch-dense', 'trace.sqlite'), log: fixture('pytorch-dense', 'iteration_log.txt') },
 };
 
-interface Row {
-  phase: string;
-  gpuBusyNs: number;
-  gpuIdleNs: number;
-  wallNs: number;
-  kernelCount: number;
-  contextTokens: number | null;
-  generationRequests: number | null;
-  generationTokens: number | null;
-}
-
 interface Comparison {
   engines: { base: { engine: string }; head: { engine: string }; scopes: { scope: string; base: Record<string, number | null> | null; head: Record<string, number | null> | null }[] };
-}
-
-function iterationRows(file: string, log: string): Row[] {
-  const r = runCli(['iterations', file, '--log', log, '--format', 'json']);
-  expect(r.status).toBe(0);
-  return JSON.parse(r.stdout).iterations as Row[];
 }
 
 function compare(base: { file: string; log: string }, head: { file: string; log: string }): Comparison {
@@ -43,25 +27,7 @@ function compare(base: { file: string; log: string }, head: { file: string; log:
   return JSON.parse(r.stdout) as Comparison;
 }
 
-/** The figures as a reader computes them from the rows: a per-token figure only when every row has the count. */
-function expected(rows: Row[]) {
-  const sum = (f: (r: Row) => number) => rows.reduce((a, r) => a + f(r), 0);
-  const busy = sum((r) => r.gpuBusyNs);
-  const ctxKnown = rows.every((r) => r.contextTokens !== null);
-  const genKnown = rows.every((r) => r.generationTokens !== null || r.generationRequests !== null);
-  const ctx = sum((r) => r.contextTokens ?? 0);
-  const gen = sum((r) => r.generationTokens ?? r.generationRequests ?? 0);
-  return {
-    iterations: rows.length,
-    gpuNsPerIteration: busy / rows.length,
-    gpuNsPerContextToken: ctxKnown && ctx > 0 ? busy / ctx : null,
-    gpuNsPerGeneratedToken: genKnown && gen > 0 ? busy / gen : null,
-    kernelsPerIteration: sum((r) => r.kernelCount) / rows.length,
-    idleShare: sum((r) => r.gpuIdleNs) / sum((r) => r.wallNs),
-  };
-}
-
-function expectFigures(json: Comparison, sides: { base: Row[]; head: Row[] }) {
+function expectFigures(json: Comparison, sides: { base: EngineRow[]; head: EngineRow[] }) {
   for (const s of json.engines.scopes) {
     for (const side of ['base', 'head'] as const) {
       const rs = s.scope === 'all' ? sides[side] : sides[side].filter((r) => r.phase === s.scope);
@@ -70,7 +36,7 @@ function expectFigures(json: Comparison, sides: { base: Row[]; head: Row[] }) {
         expect(got, `${side} ${s.scope}`).toBeNull();
         continue;
       }
-      for (const [k, v] of Object.entries(expected(rs))) {
+      for (const [k, v] of Object.entries(expectedEngineFigures(rs))) {
         if (v === null) expect(got![k], `${side} ${s.scope} ${k}`).toBeNull();
         else expect(got![k] as number, `${side} ${s.scope} ${k}`).toBeCloseTo(v, 6);
       }
@@ -79,7 +45,7 @@ function expectFigures(json: Comparison, sides: { base: Row[]; head: Row[] }) {
 }
 
 describe('compare with SGLang: per context token and per generated token', () => {
-  const rows: Record<string, Row[]> = {};
+  const rows: Record<string, EngineRow[]> = {};
   beforeAll(() => {
     for (const [engine, run] of Object.entries(RUNS)) rows[engine] = iterationRows(run.file, run.log);
   });

@@ -1,30 +1,18 @@
 import type { ExportHandle } from '../../../queries/handle.js';
 import { numberSglangSteps } from '../sglangNumbering.js';
-import { isSglangStepSpan, parseSglangStepSpan, SGLANG_RUN_BATCH, stepSpanKind } from '../sglangSteps.js';
+import { isSglangStepSpan, lastStartingBy, parseSglangStepSpan, SGLANG_RUN_BATCH, stepSpanKind } from '../sglangSteps.js';
 import type { IterationSource } from '../source.js';
-import { collectRanges, type FoundIterationRanges, type IterationRange } from '../windows.js';
+import { collectRanges, type FoundIterationRanges } from '../windows.js';
 
 const isSglangMarker = (t: string) => t === SGLANG_RUN_BATCH || isSglangStepSpan(t);
 /** A step span of the target model (speculative decoding adds DRAFT_* forwards inside the same step). */
 const isTargetStepSpan = (t: string) => isSglangStepSpan(t) && stepSpanKind(t) !== null;
 
-/** Index of the last range starting at or before `t` (sorted by start), or -1. */
-function rangeAt(ranges: readonly IterationRange[], t: number): number {
-  let lo = 0;
-  let hi = ranges.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ranges[mid].startNs <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
-}
-
 /** Gives each `scheduler.run_batch` range the first target step span inside it (same thread): its text as `detail`, its counts as `label`. */
 function attachStepSpans(runs: FoundIterationRanges, spans: FoundIterationRanges): void {
   for (const [pid, list] of runs.byPid) {
     for (const s of spans.byPid.get(pid) ?? []) {
-      const k = rangeAt(list, s.startNs);
+      const k = lastStartingBy(list, s.startNs);
       const r = list[k];
       if (k < 0 || r.tid !== s.tid || (r.rangeEndNs !== null && s.startNs > r.rangeEndNs) || r.detail !== undefined) continue;
       r.detail = s.text;
