@@ -103,15 +103,21 @@ function chooseAlignment(steps: readonly SglangStep[], groups: readonly LineGrou
   return { chosen: null, why: `the log's batch lines fit the ${steps.length} steps nowhere (is it from another run?)` };
 }
 
-function alignmentDetail(fit: SglangAlignment, group: LineGroup, n: number): string {
-  const where = `${group.file}${group.scheduler ? ` (${group.scheduler})` : ''}`;
+const MODE_TEXT: Record<SglangAlignment['mode'], string> = { 'forward-numbers': 'their forward-iteration numbers [N]', 'every-step': 'a line per step', 'prefill-sequence': 'the prefill sequence' };
+
+/** `joined to sglang.log (DP0) by the prefill sequence (14 of 80 steps have a line)`. */
+function joinDetail(fit: SglangAlignment, group: LineGroup, n: number): string {
   const joined = fit.lineOf.filter((i) => i >= 0).length;
-  if (fit.mode === 'forward-numbers') return `numbered by the forward-iteration numbers [N] of ${where}: the only fit over ${n} steps (confidence: high)`;
+  return `joined to ${group.file}${group.scheduler ? ` (${group.scheduler})` : ''} by ${MODE_TEXT[fit.mode]} (${joined} of ${n} steps have a line; the only fit)`;
+}
+
+/** How the alignment numbered the steps (or why it could not). */
+function alignmentDetail(fit: SglangAlignment, group: LineGroup, n: number): string {
+  if (fit.mode === 'forward-numbers') return `${joinDetail(fit, group, n)}; numbered by them (confidence: high)`;
   if (fit.mode === 'every-step') {
-    return `aligned to ${where}, a line per step: unique offset ${fit.lineOf[0]} over ${n} steps; numbers are the lines' positions (the log shows a line for every step, --decode-log-interval 1, and is taken to start at the server's first step) (confidence: high)`;
+    return `${joinDetail(fit, group, n)}: unique offset ${fit.lineOf[0]}; numbers are the lines' positions (the log shows a line for every step, --decode-log-interval 1, and is taken to start at the server's first step) (confidence: high)`;
   }
-  const how = `the prefill sequence (${joined} of ${n} steps have a line)`;
-  return `joined to ${where} by ${how}; the log has no step numbers for them, so they are numbered 0..${n - 1} in capture order (not SGLang's forward iterations)`;
+  return `${joinDetail(fit, group, n)}; the log has no step numbers for them, so they are numbered 0..${n - 1} in capture order (not SGLang's forward iterations)`;
 }
 
 /** A line's record as the step's join: a MIXED step's running requests come from its span, which the prefill line cannot tell. */
@@ -159,19 +165,17 @@ export function numberSglangSteps(ranges: IterationRange[], ctx: StepNumberingCo
     const detail = chosen ? alignmentDetail(chosen.fit, chosen.group, n) : `no SGLang step number: ${why}; numbered 0..${n - 1} in capture order (not SGLang's forward iterations; --first-iter N gives them numbers)`;
     numbering = { iters: steps.map((_, k) => k), source: 'capture-order', detail };
   }
-  if (chosen && numbering.source !== 'capture-order' && numbering.source !== 'log-alignment') notes.push(alignmentDetail(chosen.fit, chosen.group, n));
+  if (chosen && numbering.source !== 'capture-order' && numbering.source !== 'log-alignment') notes.push(joinDetail(chosen.fit, chosen.group, n));
 
-  // Steps without counts: the kind their span names (MIXED without its split), else what they launched.
-  let fromRule = 0;
-  const phases = steps.map((s, k) => {
-    if (records[k] || s.label || s.kind === null || cut[k]) return null;
-    if (fromLaunches[k]) fromRule++;
-    return { phase: PHASE_OF_KIND[s.kind], basis: fromLaunches[k] ? ('launches' as const) : ('step-span' as const) };
-  });
+  // The phase each step's kind says (analyzeIterations uses it where the counts do not say one):
+  // the kind its span names, else what it launched.
+  const phases = steps.map((s, k) => (s.kind === null || cut[k] ? null : { phase: PHASE_OF_KIND[s.kind], basis: fromLaunches[k] ? ('launches' as const) : ('step-span' as const) }));
+  const counted = (k: number) => (records[k] ? records[k]!.contextRequests !== null && records[k]!.generationRequests !== null : steps[k].label !== null);
+  const fromRule = phases.filter((p, k) => p?.basis === 'launches' && !counted(k)).length;
   const checked = steps.filter((_, k) => fromLaunches[k] && records[k] && !cut[k]).length;
   const phaseRule = fromRule > 0 ? phaseRuleOf(rule, fromRule, checked, chosen !== null) : undefined;
   if (phaseRule) notes.push(`${phaseRule.steps} steps without a log line: ${phaseRule.rule} (confidence: ${phaseRule.confidence}: ${phaseRule.why})`);
-  const unknown = steps.filter((s, k) => !records[k] && !s.label && s.kind === null && !cut[k]).length;
+  const unknown = steps.filter((s, k) => !counted(k) && s.kind === null && !cut[k]).length;
   if (unknown) notes.push(`${unknown} steps have no log line and no phase: their launches do not tell (the log's cuda graph fields void the rule, or they launched nothing)`);
   const cutSteps = cut.flatMap((c, k) => (c ? [`${numbering.iters[k]} (${c})`] : []));
   if (cutSteps.length) notes.push(`${cutSteps.length} step${cutSteps.length > 1 ? 's' : ''} cut by the capture window, left out of the per-iteration rows: ${cutSteps.join('; ')}`);

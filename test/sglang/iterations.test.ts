@@ -93,7 +93,7 @@ describe('sglang/ (nsys, SGLANG_ENABLE_NVTX_SCHEDULER=1) with sglang.log', () =>
     expect(a.iterations.map((r) => r.startNs)).toEqual(truth.starts);
     expect(a.coverage.source).toEqual({ id: 'sglang', engine: 'sglang' });
     expect(a.coverage.numbering).toEqual([expect.objectContaining({ source: 'log-alignment' })]);
-    expect(a.coverage.numbering[0].detail).toMatch(/a line per step: unique offset 40 over 80 steps/);
+    expect(a.coverage.numbering[0].detail).toMatch(/by a line per step \(80 of 80 steps have a line; the only fit\): unique offset 40; numbers are the lines' positions/);
   });
 
   it("each iteration has the context requests, context tokens and generation requests of its log line", () => {
