@@ -9,6 +9,7 @@ import { GpuOpKind } from '../../queries/gpuOps.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
 import { requireContract } from '../export/contract.js';
+import { NO_STRING_ID } from './typedColumn.js';
 
 /** One row of the `cuda_gpu_kern_sum` report. */
 export interface KernelSummaryRow extends DurationStats {
@@ -52,7 +53,7 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
     };
     if (ops) {
       // The columns hold only rows with usable times; their loader counted the others.
-      for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) add(ops.nameId[i] < 0 ? null : ops.nameId[i], ops.end[i] - ops.start[i]);
+      for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) add(ops.nameId[i] === NO_STRING_ID ? null : ops.nameId[i], ops.end[i] - ops.start[i]);
     } else {
       const kept = forEachRow(handle, selectKernelDurations(handle, opts), add);
       // Rows left out for unusable times (rowChecks.ts): all rows less those kept, when unfiltered.
