@@ -395,6 +395,26 @@ export function recordsByIter(logs: ParsedIterationLog | ParsedIterationLog[]): 
   return new Map([...merged].sort((a, b) => a[0] - b[0]));
 }
 
+/** What two records of one iteration must agree on to be the same iteration: its batch. */
+const COMPOSITION_KEYS = ['contextRequests', 'contextTokens', 'generationRequests', 'generationTokens'] as const;
+
+/**
+ * The iterations that appear in more than one record of `log` with different batch compositions,
+ * ascending. Two runs appended to one file is the usual cause: which record is of the captured run
+ * cannot be told, so the join leaves them out (records repeated as they are join as one).
+ */
+export function conflictingIters(log: ParsedIterationLog): number[] {
+  if (log.duplicateIters.length === 0) return [];
+  const first = new Map<number, IterationLogRecord>();
+  const out = new Set<number>();
+  for (const r of log.records) {
+    const f = first.get(r.iter);
+    if (!f) first.set(r.iter, r);
+    else if (COMPOSITION_KEYS.some((k) => f[k] !== r[k])) out.add(r.iter);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
 /** The timestamp text and its parsed value describe one instant: take them together. */
 const TIMESTAMP_KEYS = new Set<keyof IterationMetrics>(['timestamp', 'timestampMs']);
 
