@@ -59,6 +59,11 @@ export function setExcludedRowSink(fn: ((message: string) => void) | null): void
   sink = fn;
 }
 
+/** Hands notes made elsewhere (an export read in a worker thread) to the sink. */
+export function sayExcludedRowNotes(notes: readonly string[]): void {
+  if (sink) for (const n of notes) sink(n);
+}
+
 /** Hands the export's notes to the sink (called when the export is closed). */
 export function flushExcludedRowNotes(handle: ExportHandle): void {
   if (sink) for (const n of excludedRowNotes(handle)) sink(n);
