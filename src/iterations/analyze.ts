@@ -4,7 +4,7 @@ import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { readCaptureSettings } from '../analysis/exportInfo.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
-import { conflictingIters, recordsByIter } from '../logs/parse.js';
+import { recordsByIter, repeatedIters } from '../logs/parse.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
@@ -123,18 +123,18 @@ export function compactRanges(values: number[]): string {
 }
 
 /**
- * The log records to join, by iteration, and a note per log whose iterations appear twice with
- * different batch compositions (`conflictingIters`): those records are left out, not guessed at.
+ * The log records to join, by iteration, with a note per log whose iterations appear in several
+ * records (`repeatedIters`): those that differ in the batch are left out, not guessed at; for
+ * those that differ in other values only, the note says the last record was joined.
  */
 function logRecordsToJoin(logs: readonly ParsedIterationLog[]): { records: Map<number, MergedIterationRecord>; notes: string[] } {
   const notes: string[] = [];
   const kept = logs.map((log) => {
-    const iters = conflictingIters(log);
-    if (iters.length === 0) return log;
-    notes.push(
-      `${log.file}: iterations ${compactRanges(iters)} each appear in records with different batch compositions (two runs appended to one file?): not joined, as which record is of this capture cannot be told`,
-    );
-    const refused = new Set(iters);
+    const { batch, values } = repeatedIters(log);
+    if (values.length) notes.push(`${log.file}: iterations ${compactRanges(values)} each appear in records that differ in values other than the batch (latency, timestamp): the last record of each was joined`);
+    if (batch.length === 0) return log;
+    notes.push(`${log.file}: iterations ${compactRanges(batch)} each appear in records with different batch compositions (two runs appended to one file?): not joined, as which record is of this capture cannot be told`);
+    const refused = new Set(batch);
     return { ...log, records: log.records.filter((r) => !refused.has(r.iter)) };
   });
   return { records: kept.length ? recordsByIter(kept) : new Map(), notes };
