@@ -4,7 +4,7 @@ import { selectNvtxColumnRows } from '../../queries/nvtxColumns.js';
 import { forEachRow } from '../../queries/run.js';
 import { stringLookup } from '../../queries/strings.js';
 import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
-import { isValidNvtxTimes } from '../../queries/validRows.js';
+import { isTimeNs, isValidNvtxTimes } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { columnMaker, type Column } from './typedColumn.js';
@@ -160,8 +160,8 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
     (r: number, s: unknown, e: unknown, et: number | null, hi: number | null, t: number | null, dom: number, textId: number | null, txt: string | null, endT: number) => {
       if (et === 34) marks++;
       // nsys's end of time: the latest integer start or end of any row (as selectNvtxMaxTimestamp).
-      if (Number.isSafeInteger(s) && (s as number) > maxTs) maxTs = s as number;
-      if (Number.isSafeInteger(e) && (e as number) > maxTs) maxTs = e as number;
+      if (isTimeNs(s) && s > maxTs) maxTs = s;
+      if (isTimeNs(e) && e > maxTs) maxTs = e;
       if (!isValidNvtxTimes(s, e)) {
         invalid++;
         return;
