@@ -67,9 +67,10 @@ export function selectNvtxEvents(handle: ExportHandle, opts: NvtxQueryOptions = 
 export function selectNvtxMaxTimestamp(handle: ExportHandle) {
   return handle.db
     .selectFrom('NVTX_EVENTS')
-    // Numbers only (NULL, TEXT and BLOB fail `<= MAX`; TEXT would be every max()): one comparison per value.
+    // Integers only (NULL, TEXT and BLOB fail `<= MAX`, TEXT would be every max(); a REAL has a
+    // fraction no range may end at): as `loadNvtxColumns` finds it.
     .select(
-      sql<number | null>`max(coalesce(max(CASE WHEN "start" <= ${sql.raw(String(MAX_SAFE_NS))} THEN "start" END), 0), coalesce(max(CASE WHEN "end" <= ${sql.raw(String(MAX_SAFE_NS))} THEN "end" END), 0))`.as('maxTs'),
+      sql<number | null>`max(coalesce(max(CASE WHEN "start" <= ${sql.raw(String(MAX_SAFE_NS))} AND CAST("start" AS INTEGER) = "start" THEN "start" END), 0), coalesce(max(CASE WHEN "end" <= ${sql.raw(String(MAX_SAFE_NS))} AND CAST("end" AS INTEGER) = "end" THEN "end" END), 0))`.as('maxTs'),
     );
 }
 

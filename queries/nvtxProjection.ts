@@ -30,7 +30,10 @@ export function selectProjectionRanges(handle: ExportHandle, opts: { hasEndGloba
     .where(sql<boolean>`${sql.raw(validNvtxSql())}`);
 }
 
-/** CUDA API calls with a thread and a correlation id: hi, lo, start, end, correlationId. */
+/**
+ * CUDA API calls with a thread and a correlation id: hi, lo, start, end, correlationId. Times
+ * unchecked: the projection tests and counts them (`isValidInterval`).
+ */
 export function selectProjectionCalls(handle: ExportHandle, opts: Pick<QueryOptions, 'pid'> = {}) {
   let q = handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
@@ -41,7 +44,10 @@ export function selectProjectionCalls(handle: ExportHandle, opts: Pick<QueryOpti
   return q;
 }
 
-/** The GPU ops of one table (kernels, memcpys or memsets): hi (NULL: joins no call), correlationId, start, end. */
+/**
+ * The GPU ops of one table (kernels, memcpys or memsets): hi (NULL: joins no call), correlationId,
+ * start, end. Times unchecked: the projection tests and counts them (`isValidInterval`).
+ */
 export function selectProjectionOps(
   handle: ExportHandle,
   table: 'CUPTI_ACTIVITY_KIND_KERNEL' | 'CUPTI_ACTIVITY_KIND_MEMCPY' | 'CUPTI_ACTIVITY_KIND_MEMSET',

@@ -1,4 +1,4 @@
-import type { Finding, FindingsResult } from '../src/findings/types.js';
+import type { Finding, FindingsResult, RankFindings } from '../src/findings/types.js';
 import { mdEscape } from './markdown.js';
 import { tablesToCsv } from './csv.js';
 import { toJson } from './json.js';
@@ -8,10 +8,32 @@ import { formatNs } from './units.js';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
 
+/** Findings of one export, or across ranks: what each part of the output shows. */
+export interface FindingGroup extends Pick<FindingsResult, 'file' | 'engine' | 'basis' | 'findings'> {
+  /** `Findings: <file>` for one export; which rank's, or across ranks, with several. */
+  title: string;
+  /** Prefix of the findings' HTML ids (unique across the groups). */
+  idPrefix: string;
+}
+
+const rankLabel = (r: RankFindings) => `${r.ranks.length === 1 ? 'rank' : 'ranks'} ${r.ranks.join(', ')}`;
+
+/**
+ * The findings in the order they are shown: one export's; or, with one export per rank, each
+ * rank's own, then those across ranks (their evidence is in the `ranks` section).
+ */
+export function findingGroups(result: FindingsResult): FindingGroup[] {
+  if (!result.ranks) return [{ ...result, title: `Findings: ${result.file}`, idPrefix: '' }];
+  return [
+    ...result.ranks.map((r) => ({ ...r, title: `Findings of ${rankLabel(r)}: ${r.file}`, idPrefix: `rank${r.ranks.join('-')}-` })),
+    { ...result, title: `Findings across ranks (${result.ranks.length} exports)`, idPrefix: '', findings: result.findings.filter((f) => f.section === 'ranks') },
+  ];
+}
+
 /** One row per finding (CSV carries raw ns and 0..1 shares; Markdown/terminal human units). */
-export function findingsTable(result: FindingsResult): DataTable {
+export function findingsTable(result: Pick<FindingsResult, 'findings'>, title = 'Findings'): DataTable {
   return {
-    title: `Findings (${result.findings.length}), ${result.findings.some((f) => f.health === 'blocking') ? 'what the capture cannot answer first, then ' : ''}ranked by recoverable time`,
+    title: `${title} (${result.findings.length}), ${result.findings.some((f) => f.health === 'blocking') ? 'what the capture cannot answer first, then ' : ''}ranked by recoverable time`,
     columns: [
       { key: 'rank', header: '#', kind: 'int' },
       { key: 'id', header: 'Id', kind: 'text' },
@@ -36,9 +58,9 @@ export function findingsTable(result: FindingsResult): DataTable {
 }
 
 /** One line per piece of evidence, for CSV (raw ns). */
-export function evidenceTable(result: FindingsResult): DataTable {
+export function evidenceTable(result: Pick<FindingsResult, 'findings'>, title = 'Evidence'): DataTable {
   return {
-    title: 'Evidence',
+    title,
     columns: [
       { key: 'id', header: 'Id', kind: 'text' },
       { key: 'iter', header: 'Iteration', kind: 'int' },
@@ -60,7 +82,7 @@ function thresholdsLine(result: FindingsResult): string {
     .join(', ')} (override with --thresholds FILE.json)`;
 }
 
-function basisLine(result: FindingsResult): string {
+function basisLine(result: Pick<FindingsResult, 'engine' | 'basis'>): string {
   const b = result.basis;
   const wall = b.wallSource === 'iterations' ? `${b.iterations} iterations, ${formatNs(b.wallNs)} of wall time` : b.wallSource === 'gpu-span' ? `no iterations; shares are of the GPU span, ${formatNs(b.wallNs)}` : 'no iterations and no GPU work';
   return `engine: ${result.engine}; basis: ${wall}`;
@@ -79,24 +101,37 @@ export function findingMarkdown(f: Finding, n: number, sectionLink?: (section: s
   return lines.join('\n');
 }
 
+/** A group's findings as Markdown list items, or the line that says there are none. */
+export function findingsMarkdownItems(findings: readonly Finding[], sectionLink?: (section: string) => string | null): string {
+  if (findings.length === 0) return 'No finding passed its threshold.';
+  return findings.map((f, i) => findingMarkdown(f, i + 1, sectionLink)).join('\n');
+}
+
 /** The findings as Markdown (top items first), with the basis and the thresholds in force. */
 export function findingsToMarkdown(result: FindingsResult, opts: { headingLevel?: number; sectionLink?: (section: string) => string | null } = {}): string {
   const h = '#'.repeat(opts.headingLevel ?? 2);
-  const out = [`${h} Findings: ${mdEscape(result.file)}`, '', mdEscape(basisLine(result)), ''];
-  if (result.findings.length === 0) out.push('No finding passed its threshold.', '');
-  result.findings.forEach((f, i) => out.push(findingMarkdown(f, i + 1, opts.sectionLink), ''));
+  const out: string[] = [];
+  for (const g of findingGroups(result)) {
+    out.push(`${h} ${mdEscape(g.title)}`, '', mdEscape(basisLine(g)), '');
+    if (g.findings.length === 0) out.push('No finding passed its threshold.', '');
+    g.findings.forEach((f, i) => out.push(findingMarkdown(f, i + 1, opts.sectionLink), ''));
+  }
   out.push(`> ${mdEscape(thresholdsLine(result))}`);
   return out.join('\n') + '\n';
 }
 
-/** The findings for a terminal: the ranked table, then each finding's evidence and remedy. */
+/** The findings for a terminal: per group (with several exports, under its title) the ranked table, then each finding's evidence and remedy. */
 export function findingsToTerminal(result: FindingsResult): string {
-  const out = [basisLine(result), '', tablesToTerminal([findingsTable(result)])];
-  result.findings.forEach((f, i) => {
-    out.push(`${i + 1}. ${f.title} [${f.id}]`);
-    for (const e of f.evidence) out.push(`   - ${e.text}`);
-    out.push(`   how estimated: ${f.estimate}`, `   remedy: ${f.remedy}`, `   confidence: ${f.confidence.level}${f.confidence.notTraced.length ? ` (not traced: ${f.confidence.notTraced.join('; ')})` : ''}`, '');
-  });
+  const out: string[] = [];
+  for (const g of findingGroups(result)) {
+    if (result.ranks) out.push(g.title, '');
+    out.push(basisLine(g), '', tablesToTerminal([findingsTable(g)]));
+    g.findings.forEach((f, i) => {
+      out.push(`${i + 1}. ${f.title} [${f.id}]`);
+      for (const e of f.evidence) out.push(`   - ${e.text}`);
+      out.push(`   how estimated: ${f.estimate}`, `   remedy: ${f.remedy}`, `   confidence: ${f.confidence.level}${f.confidence.notTraced.length ? ` (not traced: ${f.confidence.notTraced.join('; ')})` : ''}`, '');
+    });
+  }
   out.push(thresholdsLine(result));
   return out.join('\n') + '\n';
 }
@@ -107,7 +142,7 @@ export function renderFindings(format: OutputFormat, results: FindingsResult[]):
     case 'json':
       return toJson(results.length === 1 ? results[0] : results);
     case 'csv':
-      return tablesToCsv(results.flatMap((r) => [findingsTable(r), evidenceTable(r)]));
+      return tablesToCsv(results.flatMap((r) => (r.ranks ? findingGroups(r).flatMap((g) => [findingsTable(g, g.title), evidenceTable(g, `Evidence, ${g.title}`)]) : [findingsTable(r), evidenceTable(r)])));
     case 'md':
       return results.map((r) => findingsToMarkdown(r)).join('\n');
     case 'table':

@@ -1,6 +1,6 @@
 import type { ReportBlock, ReportDocument } from './document/document.js';
 import { mdEscape, tableToMarkdown } from './markdown.js';
-import { findingMarkdown } from './findingsReport.js';
+import { findingGroups, findingsMarkdownItems } from './findingsReport.js';
 
 /** Text outside tables: line breaks become spaces; `|` and `\` are escaped as in cells. */
 function mdText(text: string): string {
@@ -17,8 +17,11 @@ function blockToMarkdown(block: ReportBlock, sectionLink: (id: string) => string
       return block.items.length ? block.items.map((i) => `- ${mdText(i)}`).join('\n') : null;
     case 'findings': {
       const f = block.findings;
-      if (f.findings.length === 0) return 'No finding passed its threshold.';
-      return f.findings.map((x, i) => findingMarkdown(x, i + 1, sectionLink)).join('\n');
+      if (!f.ranks) return findingsMarkdownItems(f.findings, sectionLink);
+      // One export per rank: each rank's findings, then those across ranks, each under its title.
+      return findingGroups(f)
+        .map((g) => `**${mdText(g.title)}**\n\n${findingsMarkdownItems(g.findings, sectionLink)}`)
+        .join('\n\n');
     }
     case 'chart':
       // Charts are SVG and live in the HTML report (`--format html`); the tables carry their numbers.

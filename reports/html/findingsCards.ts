@@ -1,4 +1,5 @@
-import type { FindingsResult } from '../../src/findings/types.js';
+import type { Finding, FindingsResult } from '../../src/findings/types.js';
+import { findingGroups } from '../findingsReport.js';
 import { formatNs } from '../units.js';
 import { escapeHtml } from './htmlTable.js';
 
@@ -7,13 +8,22 @@ import { escapeHtml } from './htmlTable.js';
  * evidence, the remedy, the confidence, and a link to the report section the evidence is in.
  */
 export function findingsToHtml(result: FindingsResult, sections: ReadonlyMap<string, string>): string {
-  if (result.findings.length === 0) return '<p>No finding passed its threshold.</p>';
-  const cards = result.findings.map((f, i) => {
+  if (!result.ranks) return findingCards(result.findings, sections, '');
+  // One export per rank: each rank's findings, then those across ranks, each under its title.
+  return findingGroups(result)
+    .map((g) => `<h3 class="finding-group">${escapeHtml(g.title)}</h3>\n${findingCards(g.findings, sections, g.idPrefix)}`)
+    .join('\n');
+}
+
+/** One group's cards; `idPrefix` keeps their ids unique across the groups. */
+function findingCards(findings: readonly Finding[], sections: ReadonlyMap<string, string>, idPrefix: string): string {
+  if (findings.length === 0) return '<p>No finding passed its threshold.</p>';
+  const cards = findings.map((f, i) => {
     const share = f.recoverableShare === null ? '' : ` (${(f.recoverableShare * 100).toFixed(1)}% of the wall)`;
     const section = sections.get(f.section);
     const link = section ? `<a class="finding-link" href="#${escapeHtml(f.section)}">${escapeHtml(section)} →</a>` : '';
     const c = f.confidence;
-    return `<article class="finding sev-${f.severity}" id="finding-${escapeHtml(f.id)}">
+    return `<article class="finding sev-${f.severity}" id="finding-${escapeHtml(idPrefix + f.id)}">
 <h3><span class="finding-rank">${i + 1}.</span> ${escapeHtml(f.title)}</h3>
 <p class="finding-meta"><code>${escapeHtml(f.id)}</code> · <span class="sev">${f.severity}</span> · recoverable <strong>${escapeHtml(formatNs(f.recoverableNs))}</strong>${escapeHtml(share)} ${link}</p>
 <ul>

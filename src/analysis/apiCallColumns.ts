@@ -4,7 +4,7 @@ import { allRows, forEachRow } from '../../queries/run.js';
 import { selectApiCallRows } from '../../queries/runtime.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { columnMaker, type Column } from './typedColumn.js';
+import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 
 /**
@@ -13,7 +13,7 @@ import { requireContract } from '../export/contract.js';
  * CUDA-backtrace rows (eventClass 67) with the same correlationId: left out.
  *
  * pid and tid are 24-bit fields of globalTid, so Int32 holds them; string ids are Int32 too
- * (-1: none). Correlation ids are 32-bit unsigned in CUPTI, so they stay Float64 (NaN: none).
+ * (`NO_STRING_ID`: none). Correlation ids are 32-bit unsigned in CUPTI, so they stay Float64 (NaN: none).
  */
 export interface ApiCallColumns {
   count: number;
@@ -22,7 +22,7 @@ export interface ApiCallColumns {
   correlationId: Float64Array;
   start: Float64Array;
   end: Float64Array;
-  /** StringIds id of the call's name, -1 when null. */
+  /** StringIds id of the call's name, `NO_STRING_ID` when null. */
   nameId: Int32Array;
   /** Latest end of any call (0 when there are none). */
   maxEndNs: number;
@@ -31,6 +31,8 @@ export interface ApiCallColumns {
    * these columns do not (`info` then reads the table itself).
    */
   backtraceRows: number;
+  /** Rows left out for unusable times (rowChecks.ts): with `count` and `backtraceRows`, every row of the table. */
+  invalidRows: number;
 }
 
 /** `shared`: the columns over SharedArrayBuffers (see `columnMaker`), to be read by a worker thread too. */
@@ -51,13 +53,13 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
   let n = 0;
   let maxEnd = 0;
   let backtraceRows = 0;
+  let invalid = 0;
   if (present) {
     // Every (non-backtrace) row is read and its times tested here, so the unusable ones are
     // counted in the same scan (no count(*) of them, no SQL tests).
     const q = selectApiCallRows(handle, { checkTimes: false });
     const hasEventClass = handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass');
     let room = pid.data.length;
-    let invalid = 0;
     forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null) => {
       if (!isValidInterval(s, e)) {
         invalid++;
@@ -72,7 +74,7 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
       corr.data[n] = c ?? NaN;
       start.data[n] = s;
       end.data[n] = e;
-      name.data[n] = nm ?? -1;
+      name.data[n] = nm ?? NO_STRING_ID;
       if (e > maxEnd) maxEnd = e;
       n++;
     });
@@ -92,5 +94,6 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
     nameId: name.trim(n),
     maxEndNs: maxEnd,
     backtraceRows,
+    invalidRows: invalid,
   };
 }

@@ -5,13 +5,13 @@ import { forEachRow } from '../../queries/run.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { unionIntervals, type IntervalSet } from './intervals.js';
-import { columnMaker, type Column } from './typedColumn.js';
+import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 
 /**
  * Every GPU operation of the export in column arrays (scan order: kernels, memcpys, memsets,
  * whole-graph launches). Null correlation ids are NaN (CUPTI's are 32-bit unsigned, so Float64);
- * null name ids are -1.
+ * null name ids are `NO_STRING_ID`.
  */
 export interface GpuOpColumns {
   count: number;
@@ -23,8 +23,14 @@ export interface GpuOpColumns {
   correlationId: Float64Array;
   /** `GpuOpKind` (0 kernel, 1 memcpy, 2 memset, 3 graph). */
   kind: Uint8Array;
-  /** Kernel demangled-name string id (-1 for other kinds, or null). */
+  /** Kernel demangled-name string id (`NO_STRING_ID` for other kinds, or null). */
   nameId: Int32Array;
+  /**
+   * Rows left out for unusable times (rowChecks.ts), by `GpuOpKind`: with `count`, every row of
+   * the tables read (the NVTX GPU projection reads these columns only when they hold every usable
+   * row). Absent on a copy of some of the ops (`filterDevice`).
+   */
+  invalidRows?: readonly number[];
   /**
    * Read with `launchIds` (kernels, memcpys, memsets; not whole-graph launches): `upper`, the
    * `globalPid >> 48` they share (null: no such op), and `irregular`, whether one has a NULL
@@ -111,6 +117,7 @@ export function loadGpuOpColumns(
   let cap = start.data.length;
   let idUpper: number | null = null;
   let idsIrregular = false;
+  const invalidRows = [0, 0, 0, 0];
   // One query per table with only the columns needed (no UNION, no constant columns): the scan
   // is SQLite-bound, and every column handed to JS costs.
   for (const src of sources) {
@@ -150,7 +157,7 @@ export function loadGpuOpColumns(
       pidC.data[n] = p;
       corr.data[n] = c ?? NaN;
       kindC.data[n] = kind;
-      name.data[n] = nm ?? -1;
+      name.data[n] = nm ?? NO_STRING_ID;
       n++;
       return true;
     };
@@ -177,6 +184,7 @@ export function loadGpuOpColumns(
       forEachRow(handle, q, row);
     }
     noteExcludedRows(handle, src.table, invalid);
+    invalidRows[kind] = invalid;
     // Every row of the table went through the scan: `info` and the projection need no count(*).
     if (opts.deviceId === undefined) recordRowCount(handle, src.table, n - before + invalid);
   }
@@ -190,6 +198,7 @@ export function loadGpuOpColumns(
     correlationId: corr.trim(n),
     kind: kindC.trim(n),
     nameId: name.trim(n),
+    invalidRows,
     ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
     ...(kernelName && sliceName && sliceExtra ? { slices: sliceColumnsOf(kernelName, sliceName.trim(n), sliceExtra, extraFrom < 0 ? n : extraFrom, n, verbatim) } : {}),
   };

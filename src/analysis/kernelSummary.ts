@@ -9,6 +9,7 @@ import { GpuOpKind } from '../../queries/gpuOps.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
 import { requireContract } from '../export/contract.js';
+import { NO_STRING_ID } from './typedColumn.js';
 
 /** One row of the `cuda_gpu_kern_sum` report. */
 export interface KernelSummaryRow extends DurationStats {
@@ -24,6 +25,10 @@ export interface KernelSummary {
   /** Whether graph rows were added as `[CUDA graph <graphId>]`. */
   graphsIncluded: boolean;
   kernelTablePresent: boolean;
+  /** Kernels whose name id (demangled or short, as grouped) is NULL: summed in one `<no name>` row. */
+  nullNameKernels: number;
+  /** Kernels whose name id has no StringIds row: summed per id in `<unknown name ID>` rows. */
+  unknownNameKernels: number;
 }
 
 export interface KernelSummaryOptions extends KernelQueryOptions {
@@ -40,6 +45,8 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
   requireContract(handle, 'kernelSummary');
   const groups = new Map<string, Float64Buffer>();
   const kernelTablePresent = handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL');
+  let nullNameKernels = 0;
+  let unknownNameKernels = 0;
   // The pipeline's GPU-op columns hold every kernel's demangled-name id, start and end (in the
   // table's scan order): the summary needs no second scan unless it groups by short name or filters.
   const ops = known.gpuOps && opts.nameBy !== 'short' && !hasActivityFilter(opts) ? known.gpuOps : undefined;
@@ -52,7 +59,7 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
     };
     if (ops) {
       // The columns hold only rows with usable times; their loader counted the others.
-      for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) add(ops.nameId[i] < 0 ? null : ops.nameId[i], ops.end[i] - ops.start[i]);
+      for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) add(ops.nameId[i] === NO_STRING_ID ? null : ops.nameId[i], ops.end[i] - ops.start[i]);
     } else {
       const kept = forEachRow(handle, selectKernelDurations(handle, opts), add);
       // Rows left out for unusable times (rowChecks.ts): all rows less those kept, when unfiltered.
@@ -60,7 +67,10 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
     }
     const names = loadStrings(handle, [...byId.keys()].filter((id): id is number => id != null));
     for (const [id, buf] of byId) {
-      const name = (id == null ? undefined : names.get(id)) ?? `<unknown name ${id}>`;
+      const known = id == null ? undefined : names.get(id);
+      if (id == null) nullNameKernels += buf.length;
+      else if (known === undefined) unknownNameKernels += buf.length;
+      const name = known ?? (id == null ? NO_NAME : `<unknown name ${id}>`);
       // Distinct ids can carry the same text; nsys groups by the text.
       const prev = groups.get(name);
       if (prev) for (const v of buf.view()) prev.push(v);
@@ -85,8 +95,11 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
   const rows = stats
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { rows, graphTraceRows, graphsIncluded: !!opts.includeGraphs && graphTraceRows > 0, kernelTablePresent };
+  return { rows, graphTraceRows, graphsIncluded: !!opts.includeGraphs && graphTraceRows > 0, kernelTablePresent, nullNameKernels, unknownNameKernels };
 }
+
+/** The row of the kernels whose name id is NULL. */
+const NO_NAME = '<no name>';
 
 /** Whether the options narrow the kernels (then the summary reads them with those filters). */
 function hasActivityFilter(opts: KernelSummaryOptions): boolean {
@@ -97,6 +110,10 @@ function hasActivityFilter(opts: KernelSummaryOptions): boolean {
 export function kernelSummaryNotes(summary: KernelSummary): string[] {
   const notes: string[] = [];
   if (!summary.kernelTablePresent) notes.push('the export has no CUPTI_ACTIVITY_KIND_KERNEL table: no kernels were recorded');
+  // An edited export's names (nsys names every kernel): what the rows without one stand for.
+  const n = (k: number) => `${k} kernel${k > 1 ? 's' : ''}`;
+  if (summary.nullNameKernels) notes.push(`${n(summary.nullNameKernels)} have a NULL name id: summed in the row ${NO_NAME}`);
+  if (summary.unknownNameKernels) notes.push(`${n(summary.unknownNameKernels)} have a name id with no StringIds row: summed per id in rows <unknown name ID>`);
   if (summary.graphTraceRows > 0 && !summary.graphsIncluded) {
     notes.push(`${summary.graphTraceRows} whole-graph launches (CUPTI_ACTIVITY_KIND_GRAPH_TRACE, --cuda-graph-trace graph) are not in this table, as in nsys; --graphs adds them`);
   }

@@ -4,7 +4,7 @@ import { selectNvtxColumnRows } from '../../queries/nvtxColumns.js';
 import { forEachRow } from '../../queries/run.js';
 import { stringLookup } from '../../queries/strings.js';
 import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
-import { MAX_SAFE_NS } from '../../queries/validRows.js';
+import { isTimeNs, isValidNvtxTimes } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
 import { noteExcludedRows } from '../export/rowChecks.js';
 import { columnMaker, type Column } from './typedColumn.js';
@@ -64,10 +64,8 @@ const cache = new WeakMap<ExportHandle, NvtxColumns>();
 export function nvtxColumnsOf(handle: ExportHandle, opts: { shared?: boolean } = {}): NvtxColumns {
   let c = cache.get(handle);
   if (!c) {
-    c = takeBackgroundNvtxColumns(handle);
-    // The worker counted the rows it left out on its own connection: say it for this export.
-    if (c) noteExcludedRows(handle, 'NVTX_EVENTS', c.invalidRows);
-    else c = loadNvtxColumns(handle, opts);
+    // (The rows the worker left out are noted for this export as its reply is taken.)
+    c = takeBackgroundNvtxColumns(handle) ?? loadNvtxColumns(handle, opts);
     cache.set(handle, c);
   }
   return c;
@@ -148,6 +146,8 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
     return i;
   };
   const inlineOf = new Map<number, string>();
+  /** Row -> text id, for the ids the `-2 - id` encoding cannot hold. */
+  const farTextIds = new Map<number, number>();
 
   let n = 0;
   let invalid = 0;
@@ -157,17 +157,17 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
   forEachRow(
     handle,
     selectNvtxColumnRows(handle),
-    (r: number, s: unknown, e: unknown, et: number, hi: number | null, t: number | null, dom: number, textId: number | null, txt: string | null, endT: number) => {
+    (r: number, s: unknown, e: unknown, et: number | null, hi: number | null, t: number | null, dom: number, textId: number | null, txt: string | null, endT: number) => {
       if (et === 34) marks++;
-      const sNum = typeof s === 'number';
-      const eNum = typeof e === 'number';
-      // nsys's end of time: the latest numeric start or end of any row (as selectNvtxMaxTimestamp).
-      if (sNum && (s as number) <= MAX_SAFE_NS && (s as number) > maxTs) maxTs = s as number;
-      if (eNum && (e as number) <= MAX_SAFE_NS && (e as number) > maxTs) maxTs = e as number;
-      if (!sNum || (s as number) < -MAX_SAFE_NS || (s as number) > MAX_SAFE_NS || (e !== null && (!eNum || (e as number) > MAX_SAFE_NS || (e as number) < (s as number)))) {
+      // nsys's end of time: the latest integer start or end of any row (as selectNvtxMaxTimestamp).
+      if (isTimeNs(s) && s > maxTs) maxTs = s;
+      if (isTimeNs(e) && e > maxTs) maxTs = e;
+      if (!isValidNvtxTimes(s, e)) {
         invalid++;
         return;
       }
+      // No event type: neither a range nor a mark (the contract's probe counts these rows in a note).
+      if (et === null) return;
       if (n === room) {
         for (const col of cols) col.ensure(n + 1);
         room = start.data.length;
@@ -188,9 +188,15 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
       domainId.data[n] = dom;
       endTid.data[n] = endT;
       // Text ids are resolved after the scan (the connection is busy during it): kept as -2 - id,
-      // with the inline text aside for the rare row that has both (coalesce's fallback).
-      if (textId !== null && textId >= 0 && textId < 2147483646) {
-        text.data[n] = -2 - textId;
+      // with the inline text aside for the rare row that has both (coalesce's fallback). An id
+      // that does not fit (negative or past 2^31 - 3: an edited export) is kept aside whole, so
+      // it resolves as coalesce(StringIds.value, text) does rather than naming nothing.
+      if (textId !== null) {
+        if (textId >= 0 && textId < 2147483646) text.data[n] = -2 - textId;
+        else {
+          text.data[n] = -2;
+          farTextIds.set(n, textId);
+        }
         if (txt !== null) inlineOf.set(n, txt);
       } else text.data[n] = txt === null ? -1 : intern(txt);
       n++;
@@ -200,7 +206,7 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
   for (let r = 0; r < n; r++) {
     const v = t[r];
     if (v > -2) continue;
-    const id = -2 - v;
+    const id = (farTextIds.size > 0 ? farTextIds.get(r) : undefined) ?? -2 - v;
     let i = byTextId.get(id);
     if (i === undefined) {
       const value = lookup(id);

@@ -5,6 +5,7 @@ import type { KernelSummary, KernelSummaryOptions } from './kernelSummary.js';
 import type { NvtxColumns } from './nvtxColumns.js';
 import type { NvtxGpuProjection, SharedLaunches } from './nvtxGpuProjection.js';
 import type { NvtxRangesByDomain, NvtxSummary } from './nvtxSummary.js';
+import { noteExcludedRows, type ExcludedRows } from '../export/rowChecks.js';
 
 /**
  * The NVTX side of an analysis on a second core. On pytorch-dense-long the NVTX scan (850k rows)
@@ -32,8 +33,11 @@ export enum BackgroundStep {
   Kernels = 3,
 }
 
-/** What the worker posts after each step. */
-export type BackgroundReply = { step: BackgroundStep; value?: unknown; error?: string };
+/**
+ * What the worker posts after each step: with the rows its connection left out so far (NULL or
+ * unusable times...), which this thread notes for its own export (`noteExcludedRows`).
+ */
+export type BackgroundReply = { step: BackgroundStep; value?: unknown; error?: string; excluded?: ExcludedRows[] };
 
 interface BackgroundRead {
   port: MessagePort;
@@ -126,6 +130,7 @@ function take<T>(handle: ExportHandle, step: BackgroundStep): T | undefined {
     reply = r.replies.get(step);
     r.replies.delete(step);
   }
+  for (const x of reply?.excluded ?? []) noteExcludedRows(handle, x.table, x.count, x.why);
   if (!reply || reply.error !== undefined || r.steps.size === 0) cancelBackgroundNvtxRead(handle);
   return reply?.error === undefined ? (reply?.value as T | undefined) : undefined;
 }

@@ -15,6 +15,7 @@ import { workerData, type MessagePort } from 'node:worker_threads';
 import type { KernelSummaryOptions } from './kernelSummary.js';
 import type { SharedLaunches } from './nvtxGpuProjection.js';
 import { BackgroundStep, type BackgroundReply } from './nvtxColumnsInBackground.js';
+import type { ExportHandle } from '../../queries/handle.js';
 
 interface NvtxWorkerData {
   file: string;
@@ -28,11 +29,16 @@ interface NvtxWorkerData {
 
 const { file, flags, port, summarize, project, kernels } = workerData as NvtxWorkerData;
 
+let handle: ExportHandle | undefined;
+/** The rows this thread's connection left out so far, for the other thread to note for its export (the notes are said there). */
+let excludedSoFar: (h: ExportHandle) => BackgroundReply['excluded'] = () => [];
+
 /** Posts step `step`'s reply (or its error), then raises its flag, whatever happens. */
 function answer(step: BackgroundStep, value: () => unknown): boolean {
   let ok = false;
   try {
-    port.postMessage({ step, value: value() } satisfies BackgroundReply);
+    const v = value();
+    port.postMessage({ step, value: v, excluded: handle ? excludedSoFar(handle) : [] } satisfies BackgroundReply);
     ok = true;
   } catch (err) {
     port.postMessage({ step, error: err instanceof Error ? err.message : String(err) } satisfies BackgroundReply);
@@ -43,7 +49,6 @@ function answer(step: BackgroundStep, value: () => unknown): boolean {
   return ok;
 }
 
-let handle: { close(): void } | undefined;
 const finish = () => {
   handle?.close();
   port.close();
@@ -55,6 +60,7 @@ try {
   const { summarizeNvtxWithDomains } = await import('./nvtxSummary.js');
   const { projectNvtxOntoGpu } = await import('./nvtxGpuProjection.js');
   const { summarizeKernels } = await import('./kernelSummary.js');
+  excludedSoFar = (await import('../export/rowChecks.js')).excludedRows;
   const h = openExport(file);
   handle = h;
   const loaded = answer(BackgroundStep.Columns, () => nvtxColumnsOf(h, { shared: true }));

@@ -2,7 +2,8 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { selectGraphTraceCount } from '../../queries/graphTrace.js';
 import { selectIrregularLaunchId, selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
 import { allRows, forEachRow } from '../../queries/run.js';
-import { countAllRows } from '../../queries/validRows.js';
+import { countAllRows, isValidInterval } from '../../queries/validRows.js';
+import { noteExcludedRows } from '../export/rowChecks.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import { apiCallIndex } from './apiCallIndex.js';
@@ -470,15 +471,44 @@ interface LaunchSource {
   eachOp(fn: (hi: number | null, corr: number | null, start: number, end: number) => void): void;
 }
 
-/** The projection's own queries of CUDA_ACTIVITY_KIND_RUNTIME and the GPU-op tables. */
+/**
+ * The projection's own queries of CUDA_ACTIVITY_KIND_RUNTIME and the GPU-op tables. Rows with
+ * unusable times are left out and noted (rowChecks.ts), as the GPU-op and API-call columns leave
+ * them out: tested here as they are read, so the count costs no scan of its own.
+ */
 function queriedLaunches(handle: ExportHandle, pid: number | undefined, opTables: readonly (typeof OP_TABLES)[number][]): LaunchSource {
   return {
     // max(rowid): a b-tree lookup, at least the row count: no doubling slack on millions.
     callCapacity: rowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'),
-    eachCall: (fn) => forEachRow(handle, selectProjectionCalls(handle, { pid }), fn),
-    eachOp: (fn) => {
-      for (const table of opTables) forEachRow(handle, selectProjectionOps(handle, table, { pid }), fn);
+    eachCall: (fn) => {
+      const times = timeCheck(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME');
+      forEachRow(handle, selectProjectionCalls(handle, { pid }), (hi: number, lo: number, start: unknown, end: unknown, corr: number) => {
+        if (times.usable(start, end)) fn(hi, lo, start as number, end as number, corr);
+      });
+      times.note();
     },
+    eachOp: (fn) => {
+      for (const table of opTables) {
+        const times = timeCheck(handle, table);
+        forEachRow(handle, selectProjectionOps(handle, table, { pid }), (hi: number | null, corr: number | null, start: unknown, end: unknown) => {
+          if (times.usable(start, end)) fn(hi, corr, start as number, end as number);
+        });
+        times.note();
+      }
+    },
+  };
+}
+
+/** Tests rows' times as they are read (`isValidInterval`), counting the unusable ones; `note` notes them as rows of `table`. */
+function timeCheck(handle: ExportHandle, table: string): { usable: (start: unknown, end: unknown) => boolean; note: () => void } {
+  let invalid = 0;
+  return {
+    usable: (start, end) => {
+      if (isValidInterval(start, end)) return true;
+      invalid++;
+      return false;
+    },
+    note: () => noteExcludedRows(handle, table, invalid),
   };
 }
 
@@ -490,19 +520,21 @@ export interface SharedLaunches {
 
 /**
  * The same rows from the pipeline's columns, when they are exactly what the queries would read:
- * every row of the runtime and GPU-op tables kept (no backtrace rows, no unusable times), and every
+ * every row of the runtime and GPU-op tables with usable times kept (no backtrace rows; the
+ * columns' loaders left out and noted the others, as `queriedLaunches` does), and every
  * globalTid/globalPid sharing the NVTX rows' bits above the PID (`upper`), with a globalPid thread
  * part of 0 (so `hi` is `upper * 2^24 + pid`). Null otherwise (the caller queries).
  */
 function sharedLaunches(handle: ExportHandle, shared: SharedLaunches, upper: number | null, opTables: readonly (typeof OP_TABLES)[number][]): LaunchSource | null {
   const { gpuOps, apiCalls } = shared;
-  if (upper === null || apiCalls.backtraceRows !== 0) return null;
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') || apiCalls.count !== countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
+  const invalidOps = gpuOps.invalidRows;
+  if (upper === null || apiCalls.backtraceRows !== 0 || !invalidOps) return null;
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') || apiCalls.count + apiCalls.invalidRows !== countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
   const perKind = new Float64Array(4);
   for (let i = 0; i < gpuOps.count; i++) perKind[gpuOps.kind[i]]++;
   for (const [k, table] of OP_TABLES.entries()) {
     const present = opTables.includes(table);
-    if (perKind[k] !== (present ? countAllRows(handle, table) : 0)) return null;
+    if (perKind[k] + invalidOps[k] !== (present ? countAllRows(handle, table) : 0)) return null;
   }
   if (!everyLaunchIdRegular(handle, upper, opTables, gpuOps.launchIds)) return null;
   const hiBase = upper * 16777216;

@@ -5,6 +5,7 @@ import { readSessionStartEpochNs } from '../../queries/session.js';
 import { loadStrings } from '../../queries/strings.js';
 import { loadCpuOps, type CpuOpColumns } from '../kineto/hostSide.js';
 import type { GpuOpColumns, GpuOpSliceColumns } from './gpuOpColumns.js';
+import { NO_STRING_ID } from './typedColumn.js';
 
 /** Kernel slice names: nsys's short name (`shortName`, the default) or the full demangled signature. */
 export type KernelNames = 'short' | 'demangled';
@@ -54,7 +55,7 @@ function kernelStringIds(ops: GpuOpColumnsWithSlices): Set<number> {
   const sliceName = ops.slices.nameId;
   for (let i = 0; i < ops.count; i++) {
     if (ops.kind[i] !== GpuOpKind.Kernel) continue;
-    if (ops.nameId[i] >= 0) ids.add(ops.nameId[i]);
+    if (ops.nameId[i] !== NO_STRING_ID) ids.add(ops.nameId[i]);
     if (sliceName[i] >= 0) ids.add(sliceName[i]);
   }
   // Ids that did not fit the Int32 column are numbers all the same.

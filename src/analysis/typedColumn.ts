@@ -36,3 +36,9 @@ export function columnMaker(capacity: number, shared = false) {
   return <T extends Float64Array | Int32Array | Uint8Array>(Type: TypedArrayClass<T>): Column<T> =>
     new Column(shared ? (n) => new Type(new SharedArrayBuffer(n * Type.BYTES_PER_ELEMENT)) : (n) => new Type(n), capacity);
 }
+
+/**
+ * A NULL string id in an Int32 name column (kernel, API call): the one value no id takes. Not -1:
+ * an edited export's negative ids are ids all the same (they resolve through StringIds as any id).
+ */
+export const NO_STRING_ID = -2147483648;

@@ -1,7 +1,9 @@
 import { basename } from 'node:path';
 import type { ExportHandle } from '../../queries/handle.js';
 import { countNonTextStrings } from '../../queries/strings.js';
+import { countNullRows } from '../../queries/validRows.js';
 import { SchemaError } from '../errors.js';
+import { noteExcludedRows } from './rowChecks.js';
 
 /**
  * What each analysis reads from an export, declared in one place: for each table, the columns it
@@ -13,9 +15,9 @@ import { SchemaError } from '../errors.js';
  * column is exit 2 with one line naming the file, the table, the column(s), the export's nsys and
  * schema versions and the command — not a crash half-way.
  *
- * Rows whose values are of the wrong storage class (NULL, TEXT or BLOB times, `end < start`,
- * times beyond 2^53) are a different matter: they are excluded in SQL by the loaders
- * (`validTimes` in rowChecks.ts) and counted in a note.
+ * Rows whose values are of the wrong storage class (NULL, REAL, TEXT or BLOB times, `end < start`,
+ * times beyond 2^53, a NULL `eventType`) are a different matter: the readers exclude them
+ * (rowChecks.ts) and they are counted in a note.
  */
 
 export type StorageClass = 'integer' | 'text';
@@ -28,6 +30,12 @@ export interface TableNeed {
   classes?: Readonly<Record<string, StorageClass>>;
   /** The analysis needs this table whenever `whenPresent` (one of them) is present. */
   whenPresent?: readonly string[];
+  /**
+   * Columns whose NULL rows no reader can use (they filter on the column), with why: counted in a
+   * note for every analysis that reads the table (free when the column is declared NOT NULL, as
+   * nsys declares it: SQLite then answers without a scan).
+   */
+  nullExcludes?: Readonly<Record<string, string>>;
 }
 
 const GPU_OP_TABLES = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE'] as const;
@@ -48,6 +56,7 @@ const NVTX: TableNeed = {
   table: 'NVTX_EVENTS',
   required: ['start', 'end', 'eventType', 'globalTid', 'text', 'textId', 'domainId'],
   classes: { ...INTEGER_TIMES, eventType: 'integer', globalTid: 'integer', textId: 'integer', domainId: 'integer', text: 'text' },
+  nullExcludes: { eventType: 'NULL eventType (neither a range nor a mark)' },
 };
 const STRINGS: TableNeed = {
   table: 'StringIds',
@@ -137,6 +146,7 @@ export function requireContract(handle: ExportHandle, analysis: AnalysisName): v
       const ok = cls === 'integer' ? affinity === 'integer' || affinity === 'numeric' : affinity === 'text' || affinity === 'blob';
       if (!ok) throw schemaError(handle, analysis, `column ${need.table}.${column} is declared ${declared || 'without a type'}, expected ${cls.toUpperCase()}`);
     }
+    for (const [column, why] of Object.entries(need.nullExcludes ?? {})) noteExcludedRows(handle, need.table, countNullRows(handle, need.table, column), why);
   }
   if ((ANALYSIS_CONTRACTS[analysis] as readonly TableNeed[]).includes(STRINGS) && handle.hasTable('StringIds')) requireTextStrings(handle, analysis);
   done.add(analysis);

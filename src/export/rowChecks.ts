@@ -3,42 +3,53 @@ import type { ExportHandle } from '../../queries/handle.js';
 
 /**
  * Rows a damaged or edited export can hold that no analysis may sum: a NULL, TEXT or BLOB
- * `start`/`end`, `end < start` (a negative duration), or a time beyond 2^53 ns (a double cannot
- * hold it to the ns; one kernel "ending" at 2^62 would stretch every union and span). They are
- * excluded in SQL (an integer-type test per row is cheap there) and counted in a note, so no
- * NaN, Infinity or negative total reaches an output. nsys itself writes none of them; negative
- * starts (events before the session start) are real and kept.
+ * `start`/`end`, a REAL one (a fraction of a ns no output may print), `end < start` (a negative
+ * duration), or a time beyond 2^53 ns (a double cannot hold it to the ns; one kernel "ending" at
+ * 2^62 would stretch every union and span). They are excluded (in SQL, or in JS by the loaders
+ * that read every row) and counted in a note, so no NaN, Infinity, fraction or negative total
+ * reaches an output. nsys itself writes none of them; negative starts (events before the session
+ * start) are real and kept. Rows excluded for another reason (a NULL `eventType`) are noted here too.
  */
-export { MAX_SAFE_NS, validIntervalSql, validNvtxSql } from '../../queries/validRows.js';
-import { MAX_SAFE_NS, validIntervalSql, validNvtxSql } from '../../queries/validRows.js';
+export { MAX_SAFE_NS, validIntervalSql, validNvtxSql, isValidNvtxTimes } from '../../queries/validRows.js';
+import { validIntervalSql, validNvtxSql } from '../../queries/validRows.js';
 
 /** The same checks as kysely expressions (the SQL is ours: no user or export text in it). */
 export const validInterval = (alias?: string): RawBuilder<boolean> => sql<boolean>`${sql.raw(validIntervalSql(alias))}`;
 export const validNvtx = (alias?: string): RawBuilder<boolean> => sql<boolean>`${sql.raw(validNvtxSql(alias))}`;
 
-/** The same test in JS, for the few rows a loader already holds (iteration ranges). */
-export function isValidNvtxTimes(start: unknown, end: unknown): boolean {
-  const ok = (t: unknown) => typeof t === 'number' && Math.abs(t) <= MAX_SAFE_NS;
-  return ok(start) && (end === null || (ok(end) && (end as number) >= (start as number)));
+/** Why rows were excluded, as the note says it: by default their times. */
+export const UNUSABLE_TIMES = 'NULL, non-integer, end-before-start or beyond-2^53 start/end';
+
+/** Rows of one table excluded for one reason (what crosses back from a worker thread's export). */
+export interface ExcludedRows {
+  table: string;
+  count: number;
+  why: string;
 }
 
-const excluded = new WeakMap<ExportHandle, Map<string, number>>();
+const excluded = new WeakMap<ExportHandle, Map<string, ExcludedRows>>();
 
-/** Records that `count` rows of `table` were excluded (the largest count per table is kept: loaders may scan a table twice). */
-export function noteExcludedRows(handle: ExportHandle, table: string, count: number): void {
+/**
+ * Records that `count` rows of `table` were excluded for `why` (the largest count per table and
+ * reason is kept: loaders may scan a table twice, or a filtered part of it).
+ */
+export function noteExcludedRows(handle: ExportHandle, table: string, count: number, why: string = UNUSABLE_TIMES): void {
   if (!(count > 0)) return;
   let m = excluded.get(handle);
   if (!m) excluded.set(handle, (m = new Map()));
-  m.set(table, Math.max(m.get(table) ?? 0, count));
+  const key = `${table}\u0000${why}`;
+  m.set(key, { table, why, count: Math.max(m.get(key)?.count ?? 0, count) });
 }
 
-/** One note per table with excluded rows, for the export's notes. */
+/** The rows excluded so far from the export, per table and reason. */
+export function excludedRows(handle: ExportHandle): ExcludedRows[] {
+  return [...(excluded.get(handle)?.values() ?? [])];
+}
+
+/** One note per table and reason, for the export's notes. */
 export function excludedRowNotes(handle: ExportHandle): string[] {
-  const m = excluded.get(handle);
-  if (!m) return [];
-  return [...m].map(
-    ([table, n]) =>
-      `${handle.path}: ${n} ${table} row${n > 1 ? 's' : ''} excluded: NULL, non-integer, end-before-start or beyond-2^53 start/end (a damaged or edited export; nsys writes none)`,
+  return excludedRows(handle).map(
+    ({ table, count: n, why }) => `${handle.path}: ${n} ${table} row${n > 1 ? 's' : ''} excluded: ${why} (a damaged or edited export; nsys writes none)`,
   );
 }
 
@@ -46,6 +57,11 @@ export function excludedRowNotes(handle: ExportHandle): string[] {
 let sink: ((message: string) => void) | null = null;
 export function setExcludedRowSink(fn: ((message: string) => void) | null): void {
   sink = fn;
+}
+
+/** Hands notes made elsewhere (an export read in a worker thread) to the sink. */
+export function sayExcludedRowNotes(notes: readonly string[]): void {
+  if (sink) for (const n of notes) sink(n);
 }
 
 /** Hands the export's notes to the sink (called when the export is closed). */

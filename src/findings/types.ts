@@ -119,6 +119,17 @@ export interface FindingsResult {
   thresholds: FindingThresholds;
   /** Blocking health findings first (in rule order), then by recoverable time, severity, id. */
   findings: Finding[];
+  /**
+   * With one export per rank (several exports): each export's own findings, in input order. The
+   * fields above are the first export's with the findings across ranks (section `ranks`) added.
+   */
+  ranks?: RankFindings[];
+}
+
+/** One export's own findings among several (one export per rank). */
+export interface RankFindings extends Pick<FindingsResult, 'file' | 'engine' | 'basis' | 'findings'> {
+  /** The cross-rank view's ranks this export holds (one, unless it captured several ranked processes). */
+  ranks: number[];
 }
 
 /** What every rule gets: the input, the thresholds and shared figures. */

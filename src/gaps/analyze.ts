@@ -10,6 +10,7 @@ import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type Nam
 import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { describeOp, gapCount, loadGpuTimelines, resolveBoundaryOps, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, threadKey, type HostContext } from './hostCauses.js';
+import { NO_STRING_ID } from '../analysis/typedColumn.js';
 
 /** Default `--min-gap`: 100 us. */
 export const DEFAULT_MIN_GAP_NS = 100_000;
@@ -283,7 +284,7 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
   const host: HostContext = loadHostContext(handle, ops, wanted, apiCalls);
   const nameIds = new Set<number>();
   for (const g of pending) {
-    for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && ops.nameId[i] >= 0) nameIds.add(ops.nameId[i]);
+    for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && ops.nameId[i] !== NO_STRING_ID) nameIds.add(ops.nameId[i]);
   }
   const kernelNames = loadStrings(handle, nameIds);
 

@@ -4,6 +4,7 @@ import { filterDevice, loadGpuOpColumns, unionOfAllOps, type GpuOpColumns } from
 
 export type { GpuOpColumns };
 import { coveredLength, unionIntervals, type IntervalSet } from '../analysis/intervals.js';
+import { NO_STRING_ID } from '../analysis/typedColumn.js';
 
 /** One device's busy time: the union of all its GPU work on all streams and processes. */
 export interface DeviceTimeline {
@@ -174,7 +175,7 @@ export function describeOp(ops: GpuOpColumns, i: number, names: Map<number, stri
   const kind = GPU_OP_KIND_NAMES[ops.kind[i]] ?? 'kernel';
   const nameId = ops.nameId[i];
   let name: string;
-  if (kind === 'kernel') name = nameId < 0 ? '[kernel]' : (names.get(nameId) ?? `[kernel ${nameId}]`);
+  if (kind === 'kernel') name = nameId === NO_STRING_ID ? '[kernel]' : (names.get(nameId) ?? `[kernel ${nameId}]`);
   else name = `[CUDA ${kind}]`;
   return {
     kind,

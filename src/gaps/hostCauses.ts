@@ -10,6 +10,7 @@ import type { GpuOpColumns } from './findGaps.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { apiCallIndex } from '../analysis/apiCallIndex.js';
 import { Column } from '../analysis/typedColumn.js';
+import { NO_STRING_ID } from '../analysis/typedColumn.js';
 
 /** NVTX names the cause rules look for. */
 export const GC_RANGE = 'Python GC';
@@ -217,7 +218,7 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
     let lastId = -1;
     for (let i = 0; i < calls.count; i++) {
       const id = calls.nameId[i];
-      if (id !== lastId && id >= 0) nameIds.add((lastId = id));
+      if (id !== lastId && id !== NO_STRING_ID) nameIds.add((lastId = id));
     }
     for (const [id, name] of loadStrings(handle, nameIds)) apiNames.set(id, name);
     const index = apiCallIndex(calls);
@@ -232,16 +233,22 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
       ctx.apiCalls.set(pid, m);
       for (const corr of corrs) {
         const ci = index.lookup(pid, corr);
-        if (ci >= 0) m.set(corr, { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: calls.nameId[ci] < 0 ? '' : stripApiVersion(apiNames.get(calls.nameId[ci]) ?? '') });
+        if (ci >= 0) m.set(corr, { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: calls.nameId[ci] === NO_STRING_ID ? '' : stripApiVersion(apiNames.get(calls.nameId[ci]) ?? '') });
       }
     }
     let maxNameId = -1;
     for (const id of apiNames.keys()) if (id > maxNameId) maxNameId = id;
     const isSync = new Uint8Array(maxNameId + 1);
-    for (const [id, name] of apiNames) if (isBlockingSyncApi(name)) isSync[id] = 1;
+    // Negative ids (an edited export's) are ids too: the few there are, in a set.
+    const negativeSync = new Set<number>();
+    for (const [id, name] of apiNames) {
+      if (!isBlockingSyncApi(name)) continue;
+      if (id >= 0) isSync[id] = 1;
+      else negativeSync.add(id);
+    }
     for (let i = 0; i < calls.count; i++) {
       const nameId = calls.nameId[i];
-      const blocking = nameId >= 0 && isSync[nameId] === 1;
+      const blocking = nameId >= 0 ? isSync[nameId] === 1 : negativeSync.size > 0 && negativeSync.has(nameId);
       if (!launched[i] && !blocking) continue;
       const k = threadKey(calls.pid[i], calls.tid[i]);
       if (launched[i]) launches.set(k, (launches.get(k) ?? 0) + 1);

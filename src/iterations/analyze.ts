@@ -4,7 +4,7 @@ import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js
 import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
 import { readCaptureSettings } from '../analysis/exportInfo.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
-import { recordsByIter } from '../logs/parse.js';
+import { recordsByIter, repeatedIters } from '../logs/parse.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
@@ -137,6 +137,24 @@ export function compactRanges(values: number[]): string {
   return out.join(', ');
 }
 
+/**
+ * The log records to join, by iteration, with a note per log whose iterations appear in several
+ * records (`repeatedIters`): those that differ in the batch are left out, not guessed at; for
+ * those that differ in other values only, the note says the last record was joined.
+ */
+function logRecordsToJoin(logs: readonly ParsedIterationLog[]): { records: Map<number, MergedIterationRecord>; notes: string[] } {
+  const notes: string[] = [];
+  const kept = logs.map((log) => {
+    const { batch, values } = repeatedIters(log);
+    if (values.length) notes.push(`${log.file}: iterations ${compactRanges(values)} each appear in records that differ in values other than the batch (latency, timestamp): the last record of each was joined`);
+    if (batch.length === 0) return log;
+    notes.push(`${log.file}: iterations ${compactRanges(batch)} each appear in records with different batch compositions (two runs appended to one file?): not joined, as which record is of this capture cannot be told`);
+    const refused = new Set(batch);
+    return { ...log, records: log.records.filter((r) => !refused.has(r.iter)) };
+  });
+  return { records: kept.length ? recordsByIter(kept) : new Map(), notes };
+}
+
 export function phaseOf(ctx: number | null, gen: number | null): Phase {
   if (ctx == null || gen == null) return 'unknown';
   if (ctx > 0 && gen > 0) return 'mixed';
@@ -209,7 +227,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
   const apiCalls = opts.apiCalls ?? loadApiCallColumns(handle);
   const info = readCaptureSettings(handle);
-  const records = opts.logs?.length ? recordsByIter(opts.logs) : new Map<number, MergedIterationRecord>();
+  const { records, notes: logNotes } = logRecordsToJoin(opts.logs ?? []);
   const source = found.source;
   let captureEnvRanges: ProfileRange[] | undefined;
   if (info.profileStartStop) {
@@ -335,7 +353,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   notes.push(...ownNotes);
   notes.push(`${rows.length} iterations found (${compactRanges(rows.map((r) => r.iter).sort((a, b) => a - b))})`);
   if (opts.logs?.length) {
-    notes.push(`${joined} of ${rows.length} iterations joined to a log record`);
+    notes.push(...logNotes, `${joined} of ${rows.length} iterations joined to a log record`);
     if (windowsWithoutRecord.length) notes.push(`iterations without a log record: ${compactRanges(windowsWithoutRecord)}`);
     if (recordsOutsideCapture.length) {
       notes.push(`log records outside the capture: ${compactRanges(recordsOutsideCapture)}${joined === 0 && !source.numberSteps ? ' (no overlap with the capture: is the log from another run?)' : ''}`);

@@ -402,6 +402,31 @@ export function recordsByIter(logs: ParsedIterationLog | ParsedIterationLog[]): 
   return new Map([...merged].sort((a, b) => a[0] - b[0]));
 }
 
+/** What two records of one iteration must agree on to describe the same iteration: its batch. */
+const COMPOSITION_KEYS = ['contextRequests', 'contextTokens', 'generationRequests', 'generationTokens'] as const;
+
+/**
+ * The iterations that appear in more than one record of `log`, ascending, by how the records
+ * differ (records repeated as they are differ in nothing and are left out): `batch`, in the batch
+ * composition, so which one is of the captured run cannot be told (two runs appended to one file
+ * is the usual cause); `values`, in other values only (latency, timestamp), where `recordsByIter`
+ * keeps the last.
+ */
+export function repeatedIters(log: ParsedIterationLog): { batch: number[]; values: number[] } {
+  if (log.duplicateIters.length === 0) return { batch: [], values: [] };
+  const first = new Map<number, IterationLogRecord>();
+  const batch = new Set<number>();
+  const values = new Set<number>();
+  for (const r of log.records) {
+    const f = first.get(r.iter);
+    if (!f) first.set(r.iter, r);
+    else if (COMPOSITION_KEYS.some((k) => f[k] !== r[k])) batch.add(r.iter);
+    else if (METRIC_KEYS.some((k) => f[k] !== r[k])) values.add(r.iter);
+  }
+  const ascending = (xs: number[]) => xs.sort((a, b) => a - b);
+  return { batch: ascending([...batch]), values: ascending([...values].filter((i) => !batch.has(i))) };
+}
+
 /** The timestamp text and its parsed value describe one instant: take them together. */
 const TIMESTAMP_KEYS = new Set<keyof IterationMetrics>(['timestamp', 'timestampMs']);
 

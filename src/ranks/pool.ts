@@ -4,6 +4,7 @@ import { builtEntry } from '../builtEntry.js';
 import { Worker } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions, type TaskResults } from './tasks.js';
 import { fromWireError, toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
+import { sayExcludedRowNotes } from '../export/rowChecks.js';
 
 export interface ManyOptions {
   /** Worker threads at most (default: os.availableParallelism(); never more than the exports). */
@@ -79,6 +80,7 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
       w.on('message', (reply: WorkerReply) => {
         if (failed) return;
         if (!reply.ok) return fail(fromWireError(reply.error));
+        sayExcludedRowNotes(reply.notes ?? []);
         results[reply.id] = reply.result as TaskResults[T];
         finished++;
         onProgress?.(finished, n, paths[reply.id]);

@@ -1,6 +1,10 @@
+import { IterationError } from '../errors.js';
+import type { RankFindings } from '../findings/types.js';
+import type { ExportAnalysis } from '../pipeline/types.js';
 import { crossRankView, type CrossRankView } from './crossRank.js';
 import { identifyRanks, type RankSource } from './identify.js';
 import { analyzeMany, type ManyOptions } from './pool.js';
+import type { RankFigures } from './rankFigures.js';
 import type { TaskOptions } from './tasks.js';
 
 /**
@@ -10,19 +14,42 @@ import type { TaskOptions } from './tasks.js';
  * numbered in input order, process by process.
  */
 export async function crossRankFromExports(files: readonly string[], opts: TaskOptions & ManyOptions = {}): Promise<CrossRankView> {
+  return crossRankFromFigures(files, await analyzeMany(files, 'rankFigures', opts)).view;
+}
+
+/** The cross-rank view from each export's figures (in input order), and the ranks each export holds in it. */
+function crossRankFromFigures(files: readonly string[], perFile: readonly RankFigures[][]): { view: CrossRankView; ranksOfFile: number[][] } {
   const ids = identifyRanks(files);
-  const perFile = await analyzeMany(files, 'rankFigures', opts);
   let source: RankSource = ids.source;
   let note = ids.note;
   const multi = perFile.some((f) => f.length > 1);
-  const ranked = multi
-    ? perFile.flat().map((figures, rank) => ({ rank, figures }))
-    : perFile.flatMap((f, i) => f.map((figures) => ({ rank: ids.inputs[i].rank, figures })));
+  let next = 0;
+  const ranksOfFile = perFile.map((f, i) => f.map(() => (multi ? next++ : ids.inputs[i].rank)));
+  const ranked = perFile.flatMap((f, i) => f.map((figures, k) => ({ rank: ranksOfFile[i][k], figures })));
   if (multi) {
     source = 'input-order';
     note = `an export holds several processes with iterations: ranks are numbered in input order, process by process (PID order)`;
   }
   const view = crossRankView(ranked, { rankSource: source });
   view.notes.unshift(note);
-  return view;
+  return { view, ranksOfFile };
+}
+
+/**
+ * `findings` and `report` over one export per rank: `first` is the first export's analysis (made
+ * by the caller with its `findings` and `rankFigures`); the others are analysed in worker threads
+ * for theirs. Returns the cross-rank view and each export's own findings, in input order (the
+ * findings across ranks are the caller's: the first export's rules with the view).
+ */
+export async function findingsPerRank(
+  files: readonly string[],
+  first: ExportAnalysis,
+  opts: TaskOptions & ManyOptions = {},
+): Promise<{ crossRank: CrossRankView; ranks: RankFindings[] }> {
+  // As the rankFigures task would have failed on it: the cross-rank view needs every rank's iterations.
+  if (!first.rankFigures || !first.findings) throw new IterationError(first.iterationError ?? 'no iterations found', first.file);
+  const others = await analyzeMany(files.slice(1), 'rankFindings', opts);
+  const { view, ranksOfFile } = crossRankFromFigures(files, [first.rankFigures, ...others.map((o) => o.rankFigures)]);
+  const ranks = [first.findings, ...others.map((o) => o.findings)].map(({ file, engine, basis, findings }, i) => ({ file, ranks: ranksOfFile[i], engine, basis, findings }));
+  return { crossRank: view, ranks };
 }

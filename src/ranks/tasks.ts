@@ -14,6 +14,7 @@ import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
 import type { ExportAnalysis } from '../pipeline/types.js';
 import { summarizeRun, summaryRequest, type RunSummary } from '../summary/runSummary.js';
 import type { RankFigures } from './rankFigures.js';
+import type { FindingsResult } from '../findings/types.js';
 
 /**
  * Options of a per-export task: the pipeline's request without its parts (the task names them).
@@ -47,9 +48,11 @@ export interface TaskResults {
   nvtxGpu: NvtxGpuProjection;
   /** As `iterscope metrics`. */
   metrics: MetricsCommandResult;
+  /** What `findings` and `report` need of each further export (one per rank): its own findings and its cross-rank figures. */
+  rankFindings: { findings: FindingsResult; rankFigures: RankFigures[] };
 }
 export type TaskName = keyof TaskResults;
-export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics'];
+export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics', 'rankFindings'];
 
 /** Each pipeline task: the parts it asks for, whether iterations must exist, and what it returns. */
 interface PipelineTask<T> {
@@ -66,6 +69,7 @@ const PIPELINE_TASKS: { [K in Exclude<TaskName, 'metrics' | 'summary'>]: Pipelin
   },
   gaps: { parts: () => ['iterations', 'gaps'], requireIterations: false, pick: (a) => a.gaps! },
   rankFigures: { parts: () => ['rankFigures'], requireIterations: true, pick: (a) => a.rankFigures! },
+  rankFindings: { parts: () => ['findings', 'rankFigures'], requireIterations: true, pick: (a) => ({ findings: a.findings!, rankFigures: a.rankFigures! }) },
   info: { parts: () => ['info', 'health'], requireIterations: false, pick: (a) => ({ ...a.info!, health: a.health }) },
   kernels: { parts: () => ['kernels'], requireIterations: false, pick: (a) => a.kernels! },
   nvtx: { parts: () => ['nvtx'], requireIterations: false, pick: (a) => a.nvtx! },

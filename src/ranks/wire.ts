@@ -22,7 +22,8 @@ export interface WireError {
   stack?: string;
 }
 
-export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: WireError };
+/** A worker's reply; `notes`: the export's excluded-row notes (rowChecks.ts), said by the main thread. */
+export type WorkerReply = { id: number; ok: true; result: unknown; notes?: string[] } | { id: number; ok: false; error: WireError };
 
 export function toWireError(err: unknown, input: string): WireError {
   if (err instanceof IterscopeError) {

@@ -7,16 +7,23 @@
 import { parentPort } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions } from './tasks.js';
 import { toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
+import { setExcludedRowSink } from '../export/rowChecks.js';
 
 if (!parentPort) throw new Error('src/ranks/worker.js is a worker-thread entry, not a script');
 const port = parentPort;
 
 port.on('message', (msg: WorkerRequest) => {
   let reply: WorkerReply;
+  // The notes on rows the export left out (said when it is closed) go back with the result: the
+  // main thread prints them, as it does for the exports it reads itself.
+  const notes: string[] = [];
+  setExcludedRowSink((note) => notes.push(note));
   try {
-    reply = { id: msg.id, ok: true, result: runTask(msg.task as TaskName, msg.file, msg.opts as TaskOptions) };
+    reply = { id: msg.id, ok: true, result: runTask(msg.task as TaskName, msg.file, msg.opts as TaskOptions), notes };
   } catch (err) {
     reply = { id: msg.id, ok: false, error: toWireError(err, msg.file) };
+  } finally {
+    setExcludedRowSink(null);
   }
   try {
     port.postMessage(reply);

@@ -5,6 +5,7 @@ import type { CategoryClassifier } from '../categories/rules.js';
 import { num, str, usText } from './events.js';
 import { Lanes } from './lanes.js';
 import { streamTrack, gpuPid, type TrackRegistry } from './tracks.js';
+import { NO_STRING_ID } from '../analysis/typedColumn.js';
 
 export interface GpuOpSliceOptions {
   classifier: CategoryClassifier;
@@ -125,7 +126,7 @@ export function writeGpuOps(timeline: Timeline, tracks: TrackRegistry, emit: (js
     if (lane > 0) stats.overflowOps++;
     const odd = verbatim.size > 0 ? verbatim.get(i) : undefined;
     const sliceName = odd && 'nameId' in odd ? odd.nameId : sliceNames[i] < 0 ? null : sliceNames[i];
-    const catId = odd && 'catId' in odd ? odd.catId : catIds[i] < 0 ? null : catIds[i];
+    const catId = odd && 'catId' in odd ? odd.catId : catIds[i] === NO_STRING_ID ? null : catIds[i];
     const corr = odd && 'correlationId' in odd ? odd.correlationId : Number.isNaN(corrs[i]) ? null : corrs[i];
     const extra = odd && 'extra' in odd ? odd.extra : i < extraFrom || Number.isNaN(extras[i - extraFrom]) ? null : extras[i - extraFrom];
     // Every value from the export is serialized (num/str), never spliced: a TEXT correlationId

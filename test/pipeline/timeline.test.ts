@@ -14,6 +14,7 @@ import { orderByStart } from '../../src/analysis/startOrder.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { FIXTURES, fixture } from '../helpers/fixtures.js';
+import { NO_STRING_ID } from '../../src/analysis/typedColumn.js';
 
 function exportsUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -44,7 +45,7 @@ describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIX
         pid: ops.pid[i],
         kind: ops.kind[i],
         nameId: nul(ops.slices.nameId[i], -1),
-        catId: nul(ops.nameId[i], -1),
+        catId: nul(ops.nameId[i], NO_STRING_ID),
         extra: i < ops.slices.extraFrom ? null : nul(ops.slices.extra[i - ops.slices.extraFrom], NaN),
       }));
       // Start order: the same sequence of starts; rows: the same multiset (ties may come in any order in SQL).

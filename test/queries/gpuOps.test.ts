@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { openExport } from '../../src/export/openExport.js';
 import { loadGpuOpColumns } from '../../src/analysis/gpuOpColumns.js';
+import { NO_STRING_ID } from '../../src/analysis/typedColumn.js';
 import { presentGpuOpSources, selectGpuOps, selectGpuOpsOf, selectGpuOpProcessCount, GpuOpKind } from '../../queries/gpuOps.js';
 import { pidOf, threadKeyOf, tidOf } from '../../queries/globalIds.js';
 import { allRows } from '../../queries/run.js';
@@ -57,7 +58,7 @@ describe('one GPU-op query', () => {
         expect(cols.count).toBe(oracle.length);
         expect(Array.from(cols.pid)).toEqual(oracle.map((o) => o.pid));
         expect(Array.from(cols.kind)).toEqual(oracle.map((o) => o.kind));
-        expect(Array.from(cols.nameId)).toEqual(oracle.map((o) => o.nameId ?? -1));
+        expect(Array.from(cols.nameId)).toEqual(oracle.map((o) => o.nameId ?? NO_STRING_ID));
         const excluded = allRows(h, selectGpuOps(h, { excludeGraphTraces: true })!);
         expect(excluded.length).toBe(oracle.filter((o) => o.kind !== GpuOpKind.Graph).length);
         expect(allRows(h, selectGpuOpProcessCount(h)!)[0].n).toBe(new Set(oracle.map((o) => o.pid)).size);

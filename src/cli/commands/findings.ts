@@ -10,7 +10,7 @@ import { parseDurationNs } from '../../gaps/duration.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import type { AnalysisPart } from '../../pipeline/request.js';
-import { crossRankFromExports } from '../../ranks/ranksFromExports.js';
+import { findingsPerRank } from '../../ranks/ranksFromExports.js';
 import { SUMMARY_PARTS, summarizeExport, summarizeRun } from '../../summary/runSummary.js';
 import { renderFindings } from '../../../reports/findingsReport.js';
 import { resolveFormat, type OutputOptions } from '../output.js';
@@ -45,8 +45,8 @@ export function readThresholdsFile(path: string): FindingThresholds {
 
 /**
  * The `findings` command's work without writing: the pipeline's analysis of the first export (its
- * `findings` part), and with several exports the cross-rank view, with `--perfect-router` the MoE
- * routing reading; the rules then read those too.
+ * `findings` part), and with several exports each other export's own findings (`ranks`) and the
+ * cross-rank view, with `--perfect-router` the MoE routing reading; the rules then read those too.
  */
 export async function runFindings(inputs: readonly string[], opts: FindingsCommandOptions = {}): Promise<FindingsResult> {
   const thresholds = opts.thresholds ? readThresholdsFile(opts.thresholds) : undefined;
@@ -54,9 +54,11 @@ export async function runFindings(inputs: readonly string[], opts: FindingsComma
   const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS, findingThresholds: thresholds };
   // With --perfect-router the base run is summarised too (its kernels and NVTX totals).
   const parts: AnalysisPart[] = opts.perfectRouter ? ['findings', ...SUMMARY_PARTS] : ['findings'];
+  // Several exports: the first one's figures for the cross-rank view too.
+  if (files.length > 1) parts.push('rankFigures');
   const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts, kernels: opts.perfectRouter ? { includeGraphs: true } : undefined }));
   if (files.length === 1 && !opts.perfectRouter) return analysis.findings!;
-  const crossRank = files.length > 1 ? await crossRankFromExports(files, request) : undefined;
+  const perRank = files.length > 1 ? await findingsPerRank(files, analysis, request) : undefined;
   let moeRouting = null;
   if (opts.perfectRouter) {
     if (!analysis.iterations) throw new UsageError(`--perfect-router needs iterations in ${files[0]} (${analysis.iterationError ?? 'none found'})`);
@@ -64,7 +66,8 @@ export async function runFindings(inputs: readonly string[], opts: FindingsComma
     moeRouting = readMoeRouting(summarizeRun(analysis), head);
   }
   // The rules read the cross-rank view and the routing reading beside the analysis.
-  return findFindings({ ...findingsInputOf(analysis)!, crossRank }, { thresholds, moeRouting });
+  const result = findFindings({ ...findingsInputOf(analysis)!, crossRank: perRank?.crossRank }, { thresholds, moeRouting });
+  return perRank ? { ...result, ranks: perRank.ranks } : result;
 }
 
 /** `iterscope findings <exports...>`: what to fix first, ranked by recoverable time, with evidence and remedies. */

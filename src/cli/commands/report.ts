@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { crossRankFromExports } from '../../ranks/ranksFromExports.js';
+import { findingsPerRank } from '../../ranks/ranksFromExports.js';
 import { expandExportArgs } from './ranks.js';
 import { collect, nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
 import { withExport } from '../../export/openExport.js';
@@ -58,12 +58,15 @@ export async function runReport(input: string | readonly string[], opts: Partial
     minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS,
     torchTrace: opts.torchTrace,
   };
-  const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts: REPORT_PARTS }));
+  // Several exports: the first one's figures for the cross-rank view too.
+  const parts = files.length > 1 ? [...REPORT_PARTS, 'rankFigures' as const] : REPORT_PARTS;
+  const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts }));
   if (!isReportData(analysis)) throw new Error(`report: the pipeline did not return every report part (${analysis.parts.join(', ')})`);
   if (files.length > 1) {
-    analysis.crossRank = await crossRankFromExports(files, request);
-    // The rules read the cross-rank view too (stragglers, collective wait).
-    analysis.findings = findFindings({ ...findingsInputOf(analysis)!, crossRank: analysis.crossRank });
+    const perRank = await findingsPerRank(files, analysis, request);
+    analysis.crossRank = perRank.crossRank;
+    // The rules read the cross-rank view too (stragglers, collective wait); each rank's own findings beside.
+    analysis.findings = { ...findFindings({ ...findingsInputOf(analysis)!, crossRank: analysis.crossRank }), ranks: perRank.ranks };
   }
   const text = await renderReport(analysis, format, {
     top: opts.top ?? DEFAULT_REPORT_LAYOUT.top,
