@@ -79,6 +79,11 @@ export const ANALYSIS_CONTRACTS = {
 
 export type AnalysisName = keyof typeof ANALYSIS_CONTRACTS;
 
+/** The tables these analyses read (what a Kineto trace's conversion must write for them). */
+export function tablesReadBy(analyses: readonly AnalysisName[]): string[] {
+  return [...new Set(analyses.flatMap((a) => (ANALYSIS_CONTRACTS[a] as readonly TableNeed[]).map((n) => n.table)))];
+}
+
 /** The CLI command running (for messages); set by the CLI before the command's action. */
 let commandName: string | null = null;
 /** Worker threads (several exports) get a copy of the environment: the name travels there. */

@@ -2,10 +2,18 @@
  * A streaming scanner for Chrome-trace JSON as the PyTorch profiler (Kineto) writes it:
  * `{ "schemaVersion": 1, ..., "traceEvents": [ {...}, {...} ], ... }`.
  *
- * Traces reach hundreds of MB, so the document is never parsed whole: text is fed chunk by chunk,
- * the scanner tracks only nesting depth and string state, and hands out the text of each element
- * of `traceEvents` (small objects: the caller `JSON.parse`s them one by one) and of the top-level
- * values it was asked to keep. Memory is bounded by the largest single event, not the file.
+ * Traces reach hundreds of MB, so the document is never parsed whole: text is fed chunk by chunk
+ * and each element of `traceEvents` is handed out parsed, as are the top-level values the scanner
+ * was asked to keep (as text). Memory is bounded by the chunk and the largest event, not the file.
+ *
+ * Two ways through the events, with the same result:
+ * - fast: from the start of an element, the run of whole elements up to the last element boundary
+ *   in the buffer (a `,` between `}` and `{`) is parsed by one `JSON.parse` of `[run]`. A boundary
+ *   found by that text pattern may sit inside a string; then the run is not valid JSON, the parse
+ *   fails and an earlier boundary (or the slow way) is tried. A run that parses started at an
+ *   element and ends outside any string at depth 0: it is exactly whole elements.
+ * - slow: a character scan tracking depth and string state, one `JSON.parse` per element (what is
+ *   left of a buffer, and documents without boundaries the fast way recognises).
  */
 
 /** Why the text is not a Kineto trace, with how far the scan got. */
@@ -20,8 +28,8 @@ export class TraceScanError extends Error {
 }
 
 export interface ScannerSink {
-  /** The raw text of one `traceEvents` element. */
-  event(text: string): void;
+  /** One `traceEvents` element, parsed (file order). */
+  event(value: unknown): void;
   /** The raw text of a kept top-level value (see `keepKeys`). */
   topLevel(key: string, text: string): void;
 }
@@ -37,6 +45,29 @@ const COLON = 58;
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/** Boundaries the fast way tries per buffer before it leaves the rest to the slow way. */
+const FAST_TRIES = 3;
+
+/**
+ * The comma of the last `}` `,` `{` (whitespace allowed around the comma) whose `{` lies in
+ * (from, before): the end of a run of whole elements, if that text is outside strings. -1: none.
+ * Walks back over `{` only (an event holds few), not over every comma.
+ */
+function lastElementBoundary(s: string, from: number, before: number): number {
+  let brace = s.lastIndexOf('{', before - 1);
+  while (brace > from) {
+    let a = brace - 1;
+    while (isSpace(s.charCodeAt(a))) a--;
+    if (s.charCodeAt(a) === COMMA) {
+      let b = a - 1;
+      while (isSpace(s.charCodeAt(b))) b--;
+      if (s.charCodeAt(b) === RBRACE && b > from) return a;
+    }
+    brace = s.lastIndexOf('{', brace - 1);
+  }
+  return -1;
 }
 
 /** Largest event or kept value accepted: anything bigger is not a Kineto event but a broken file. */
@@ -64,6 +95,8 @@ export class KinetoJsonScanner {
   /** Key whose value is being captured at depth 1 (kept keys only). */
   private capturingKey: string | null = null;
   private buf = '';
+  /** The fast way failed in this buffer: the slow way until the next `write`. */
+  private fastFailed = false;
   /** Characters of the document before `buf[0]`. */
   private consumed = 0;
   eventCount = 0;
@@ -82,6 +115,7 @@ export class KinetoJsonScanner {
     if (this.keyStart >= 0) this.keyStart -= base;
     const resume = carried.length;
     this.buf = carried + chunk;
+    this.fastFailed = false;
     this.scan(resume);
     if (this.markStart >= 0 && this.buf.length - this.markStart > MAX_CAPTURE_CHARS) {
       throw new TraceScanError(`an event larger than ${MAX_CAPTURE_CHARS / 1024 / 1024} MB: not a PyTorch profiler trace`, this.consumed + this.markStart);
@@ -152,6 +186,11 @@ export class KinetoJsonScanner {
       } else if (c === LBRACE || c === LBRACKET) {
         if (this.inEvents && this.depth === 2) {
           if (c !== LBRACE) throw new TraceScanError('traceEvents holds a non-object element', this.consumed + i);
+          const after = this.fastRun(s, i);
+          if (after > i) {
+            i = after;
+            continue;
+          }
           this.markStart = i;
         }
         this.depth++;
@@ -159,8 +198,7 @@ export class KinetoJsonScanner {
         this.depth--;
         if (this.inEvents) {
           if (this.depth === 2 && this.markStart >= 0) {
-            this.sink.event(s.slice(this.markStart, i + 1));
-            this.eventCount++;
+            this.sink.event(this.parseElement(s.slice(this.markStart, i + 1)));
             this.markStart = -1;
           } else if (this.depth === 1) {
             if (c !== RBRACKET) throw new TraceScanError('malformed traceEvents array', this.consumed + i);
@@ -173,6 +211,50 @@ export class KinetoJsonScanner {
       }
       i++;
     }
+  }
+
+  /** One element scanned the slow way: parsed here, counted. */
+  private parseElement(text: string): unknown {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new TraceScanError(`malformed JSON in traceEvents element ${this.eventCount + 1}`, this.consumed);
+    }
+    this.eventCount++;
+    return value;
+  }
+
+  /**
+   * The fast way from the element starting at `start`: parses the whole elements up to the last
+   * boundary in the buffer (trying up to FAST_TRIES boundaries, latest first) and hands them out.
+   * Returns the index after the boundary's comma, or `start` when nothing was parsed.
+   */
+  private fastRun(s: string, start: number): number {
+    if (this.fastFailed) return start;
+    let before = s.length;
+    for (let tries = 0; tries < FAST_TRIES; tries++) {
+      const comma = lastElementBoundary(s, start, before);
+      if (comma < 0) break;
+      let run: unknown;
+      try {
+        run = JSON.parse(`[${s.slice(start, comma)}]`);
+      } catch {
+        before = comma;
+        continue;
+      }
+      const elements = run as unknown[];
+      for (let k = 0; k < elements.length; k++) {
+        if (elements[k] === null || typeof elements[k] !== 'object' || Array.isArray(elements[k])) {
+          throw new TraceScanError('traceEvents holds a non-object element', this.consumed + start);
+        }
+        this.eventCount++;
+        this.sink.event(elements[k]);
+      }
+      return comma + 1;
+    }
+    this.fastFailed = true;
+    return start;
   }
 
   /** One significant character at depth 1 (the top-level object's keys, colons, values, commas). */
