@@ -16,6 +16,7 @@ import {
 } from '../../queries/kinetoWriter.js';
 import { ALL_TABLES, EventWriter, GLOBAL_ID_BASE, intOrNull, packGlobalTid, type ConvertedTables } from './eventWriter.js';
 import { readKinetoTrace, type KinetoHeader, type ReadProgress } from './readKineto.js';
+import { KINETO_NOTE_PREFIX } from './traceNotes.js';
 import { KinetoTraceError } from '../errors.js';
 
 export { packGlobalTid } from './eventWriter.js';
@@ -24,8 +25,7 @@ export { microsToNs } from './kinetoEvents.js';
 /** `META_DATA_EXPORT.EXPORT_PRODUCT_NAME` of a converted trace (how `isKinetoConversion` knows it). */
 export const KINETO_PRODUCT_NAME = 'iterscope: PyTorch profiler (Kineto) trace conversion';
 
-/** `META_DATA_EXPORT` names of the conversion's notes: `KINETO_NOTE_1`, `KINETO_NOTE_2`, ... */
-export const KINETO_NOTE_PREFIX = 'KINETO_NOTE_';
+export { KINETO_NOTE_PREFIX } from './traceNotes.js';
 
 export interface ConversionSummary {
   input: string;
@@ -49,9 +49,10 @@ export interface ConversionSummary {
 }
 
 /**
- * ts from 1e14 µs on (1973-03-03) is Unix-epoch µs: PyTorch before baseTimeNanoseconds (1.x, 2.0)
- * wrote absolute µs (1621401187223197 in kineto's tb_plugin test data, 1771536568903147 in a 2026
- * ROCm trace); relative ts of a trace that lasts less than three years stays far below.
+ * Without baseTimeNanoseconds, ts from 1e14 µs on (1973-03-03) is Unix-epoch µs, as traces without
+ * it write it (1621401187223197 in kineto's tb_plugin test data of PyTorch 1.8, 1771536568903147
+ * in a 2026 ROCm trace, test/fixtures-field/kineto); ts counted from a trace's own start (a
+ * profiler session lasts far less than three years) stays far below.
  */
 const EPOCH_US_FROM = 1e14;
 
@@ -60,7 +61,7 @@ function sessionClock(header: KinetoHeader, earliestUs: number, earliestFracNs: 
   const earliest = BigInt(earliestUs) * 1000n + BigInt(earliestFracNs);
   if (header.hasBaseTime) return { utcNs: header.baseTimeNs + earliest, note: null };
   if (earliestUs >= EPOCH_US_FROM) {
-    return { utcNs: earliest, note: 'no "baseTimeNanoseconds" (PyTorch before 2.1 wrote none): ts read as Unix-epoch µs, as those versions wrote it' };
+    return { utcNs: earliest, note: 'no "baseTimeNanoseconds" (older PyTorch, and some builds since, write none): ts read as Unix-epoch µs, as those traces write it' };
   }
   return {
     utcNs: null,

@@ -4,6 +4,9 @@
  * export's META_DATA_EXPORT, where every command's notes pick them up).
  */
 
+/** `META_DATA_EXPORT` names of the conversion's notes: `KINETO_NOTE_1`, `KINETO_NOTE_2`, ... */
+export const KINETO_NOTE_PREFIX = 'KINETO_NOTE_';
+
 /** Counted kinds of events, each with the sentence that says what was done with them. */
 const SENTENCES = {
   flow: (n: number) => `${n} flow events (ph s/f: ac2g launch-to-kernel arrows) not used: kernels join their launch calls by correlation id, so a flow that points nowhere changes nothing`,
