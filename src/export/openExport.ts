@@ -6,6 +6,7 @@ import { convertKinetoTraceSync } from '../kineto/convertSync.js';
 import { detectInput } from './detectInput.js';
 import { exportVersionText } from './contract.js';
 import { flushExcludedRowNotes } from './rowChecks.js';
+import { exportNotes } from './exportNotes.js';
 import type { Database } from '../../queries/schema.js';
 import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
 import { listTablesAndViews, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
@@ -219,8 +220,8 @@ export function withExport<T>(path: string, fn: (handle: ExportHandle) => T, opt
   const handle = openInput(path, opts);
   try {
     const result = fn(handle);
-    // Notes on excluded rows only with a result: an error stays the one line it is.
-    flushExcludedRowNotes(handle);
+    // Notes on the input and its excluded rows only with a result: an error stays the one line it is.
+    flushExcludedRowNotes(handle, exportNotes(handle));
     return result;
   } catch (err) {
     if (isDamagedFileError(err)) throw new InputError('E_NOT_SQLITE', path, `damaged SQLite database: ${sqliteMessage(err)}`);

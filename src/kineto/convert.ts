@@ -25,8 +25,6 @@ export { microsToNs } from './kinetoEvents.js';
 /** `META_DATA_EXPORT.EXPORT_PRODUCT_NAME` of a converted trace (how `isKinetoConversion` knows it). */
 export const KINETO_PRODUCT_NAME = 'iterscope: PyTorch profiler (Kineto) trace conversion';
 
-export { KINETO_NOTE_PREFIX } from './traceNotes.js';
-
 export interface ConversionSummary {
   input: string;
   events: number;
