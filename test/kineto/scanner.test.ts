@@ -66,6 +66,34 @@ describe('KinetoJsonScanner', () => {
   });
 });
 
+/**
+ * Text that looks like the boundary between two events (`},` then `{`) inside a name or inside a
+ * nested array: the fast path cuts there, the parse of the cut run fails, and an earlier boundary
+ * (or the slow path) is taken, so the events are exactly JSON.parse's. Names hold `"` and braces in
+ * real traces: kineto's output_json.cpp escapes them (`escapeQuotesForJSON`: "dynamo-generated
+ * co_filenames like {"device": "cpu"} surfaced with with_stack=True", pytorch/pytorch#146900).
+ */
+describe('KinetoJsonScanner on boundary-like text inside strings and nested arrays', () => {
+  const event = (i: number) => `
+  {
+    "ph": "X", "cat": "python_function", "name": "f({\\"device\\": \\"cpu\\"},\\n  {\\"x\\": ${i}})},   {", "pid": 1, "tid": 2,
+    "ts": ${1000 + i}.125, "dur": 1.5,
+    "args": {
+      "Python id": ${i}, "Input Dims": [{"a": [1]},
+  {"b": 2}], "Concrete Inputs": ["},", "{"]
+    }
+  }`;
+  const doc = `{"schemaVersion": 1, "traceEvents": [${Array.from({ length: 300 }, (_, i) => event(i)).join(',')}
+  ], "traceName": "t.json"}`;
+  const expected = (JSON.parse(doc) as { traceEvents: unknown[] }).traceEvents;
+
+  it.each([1, 97, 4096, 65536, doc.length])('gives JSON.parse events in chunks of %i chars', (size) => {
+    const chunks: string[] = [];
+    for (let i = 0; i < doc.length; i += size) chunks.push(doc.slice(i, i + size));
+    expect(scan(chunks).events).toEqual(expected);
+  });
+});
+
 describe('microsToNs', () => {
   it('reads the written digits exactly where ts * 1000 in doubles would not', () => {
     expect(microsToNs(4557702244787.773)).toEqual({ whole: 4557702244787, fracNs: 773 });
