@@ -52,7 +52,8 @@ export type WriteStatement<Values extends unknown[]> = BetterSqlite3.Statement<V
  * row: the binding, not SQLite, dominated a per-row insert). `flush` writes the rest row by row.
  */
 export interface RowBatch<Values extends unknown[]> {
-  add(...values: Values): void;
+  /** Queues one row (`values` is read at once: the caller may reuse the array). */
+  add(values: Readonly<Values>): void;
   flush(): void;
 }
 
@@ -64,7 +65,7 @@ function rowBatch<Values extends unknown[]>(db: BetterSqlite3.Database, head: st
   const queued: unknown[] = new Array(width * ROWS_PER_INSERT);
   let n = 0;
   return {
-    add(...values: Values) {
+    add(values: Readonly<Values>) {
       for (let k = 0; k < width; k++) queued[n * width + k] = values[k];
       if (++n === ROWS_PER_INSERT) {
         many.run(queued);
@@ -86,7 +87,7 @@ function rowBatch<Values extends unknown[]>(db: BetterSqlite3.Database, head: st
 export interface EventInserts {
   string: WriteStatement<[id: number, value: string]>;
   /** eventClass 0: CUDA runtime, 1: CUDA driver; `returnValue` 0. */
-  runtimeCall: RowBatch<[start: number, end: number, eventClass: number, globalTid: Id, correlationId: Id, nameId: number]>;
+  runtimeCall: RowBatch<RuntimeCallValues>;
   /** Dynamic shared memory and local memory 0. */
   kernel: RowBatch<[...KernelValues, globalPid: Id]>;
   memcpy: RowBatch<[...MemcpyValues, globalPid: Id]>;
@@ -97,6 +98,8 @@ export interface EventInserts {
   /** An aten op with its nesting (rowid given: a parent is written before its children). */
   cpuOp: RowBatch<[rowid: number, start: number, end: number, globalTid: number, nameId: number, externalId: Id, depth: number, parentRowid: Id, selfNs: number]>;
 }
+
+export type RuntimeCallValues = [start: number, end: number, eventClass: number, globalTid: Id, correlationId: Id, nameId: number];
 
 export type KernelValues = [
   start: number,

@@ -122,11 +122,12 @@ function convertedTables(tables: readonly string[] | undefined): ConvertedTables
 async function convertInto(db: BetterSqlite3.Database, input: string, opts: ConversionOptions): Promise<ConversionSummary> {
   setBulkWriteMode(db);
   createNsysSchema(db);
-  const w = new EventWriter(db, convertedTables(opts.tables));
+  const tables = convertedTables(opts.tables);
+  const w = new EventWriter(db, tables);
   beginWrite(db);
-  let read: { header: KinetoHeader; events: number };
+  let read: { header: KinetoHeader; events: number; unparsed: number };
   try {
-    read = await readKinetoTrace(input, (e) => w.onEvent(e), opts);
+    read = await readKinetoTrace(input, (e) => w.onEvent(e), { onProgress: opts.onProgress, wants: w.selection() ?? undefined });
     if (w.notes.recognised === 0) {
       throw new KinetoTraceError(input, 'JSON with a "traceEvents" array, but none of its events has a PyTorch profiler category (cpu_op, kernel, cuda_runtime, gpu_memcpy, user_annotation, ...): not a PyTorch profiler (Kineto) trace');
     }
@@ -139,13 +140,14 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: Conv
   const shift = w.minNs;
   const pids = new Set([...w.cpuThreads.values()].map((t) => t.pid));
   w.finish(shift, pids.size === 1 ? packGlobalTid([...pids][0], 0) : null);
-  const gpuRowsWithoutProcess = pids.size === 1 ? 0 : linkGpuTables(db);
+  // Without the API calls (`kernels`: no table needs the process) there is nothing to link by.
+  const gpuRowsWithoutProcess = pids.size === 1 || !tables.apiCalls ? 0 : linkGpuTables(db);
   const durationNs = w.maxNs - w.minNs;
   const earliestWholeUs = w.originUs + Math.floor(shift / 1000);
   const clock = sessionClock(header, earliestWholeUs, shift - Math.floor(shift / 1000) * 1000);
 
   writeThreadsAndProcesses(db, w.cpuThreads, w.processNames, w.threadNames, (s) => w.stringId(s));
-  const notes = [...headerNotes(header, clock.note), ...w.notes.sentences()];
+  const notes = [...headerNotes(header, clock.note), ...w.notes.sentences(read.unparsed === 0)];
   if (gpuRowsWithoutProcess) {
     notes.push(`${gpuRowsWithoutProcess} GPU activities have no API call with their correlation id, and the trace's CPU side is not one process: they are tied to no process`);
   }
@@ -158,7 +160,8 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: Conv
     sessionStartUtcNs: clock.utcNs === null ? null : clock.utcNs.toString(),
     durationNs,
     gpuRowsWithoutProcess,
-    skipped: w.notes.tally(),
+    // Events a GPU-only conversion left unparsed: not read, so in no note.
+    skipped: read.unparsed ? { ...w.notes.tally(), unread: read.unparsed } : w.notes.tally(),
     notes,
   };
 }

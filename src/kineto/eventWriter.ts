@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { flushEventInserts, prepareEventInserts, type EventInserts, type KernelValues, type MemcpyValues, type MemsetValues } from '../../queries/kinetoWriter.js';
+import { flushEventInserts, prepareEventInserts, type EventInserts, type KernelValues, type MemcpyValues, type MemsetValues, type RuntimeCallValues } from '../../queries/kinetoWriter.js';
 import { RowBuffer } from './rowBuffer.js';
 import { kernelShortName, memcpyKinds, memsetKind } from './activityNames.js';
 import { CpuOps } from './cpuOpNesting.js';
@@ -46,6 +46,14 @@ export interface ConvertedTables {
 export const ALL_TABLES: ConvertedTables = { cpuOps: true, apiCalls: true, kernels: true, memory: true, annotations: true };
 
 /**
+ * Text an event of a GPU category holds, whatever the PyTorch version: `"cat": "kernel"` /
+ * `"Kernel"`, `"gpu_memcpy"` / `"Memcpy"`, `"gpu_memset"` / `"Memset"` (a `\u` escape could spell
+ * one otherwise: such text is read too).
+ */
+const KERNEL_TEXT = /kernel|\\u/i;
+const GPU_TEXT = /kernel|memcpy|memset|\\u/i;
+
+/**
  * Reads the events of a Kineto trace as they stream by into rows of the nsys-shaped tables, held
  * in typed buffers (times against a provisional origin, the first event's whole µs) and written
  * by `finish` once the session start (the earliest event) and the launching process are known.
@@ -87,13 +95,26 @@ export class EventWriter {
    */
   finish(shiftNs: number, gpuProcess: number | null): void {
     const ins = this.insert;
-    this.runtimeRows.forEach(shiftNs, (r) => ins.runtimeCall.add(...(r as Parameters<typeof ins.runtimeCall.add>)));
-    this.kernelRows.forEach(shiftNs, (r) => ins.kernel.add(...(r as KernelValues), gpuProcess));
-    this.memcpyRows.forEach(shiftNs, (r) => ins.memcpy.add(...(r as MemcpyValues), gpuProcess));
-    this.memsetRows.forEach(shiftNs, (r) => ins.memset.add(...(r as MemsetValues), gpuProcess));
-    this.annotationRows.forEach(shiftNs, (r) => ins.nvtxRange.add(r[0] as number, r[1] as number, this.annotationTexts[r[3] as number], r[2]));
-    this.cpuOps.writeNested(shiftNs, (...row) => ins.cpuOp.add(...row));
+    const tail = [gpuProcess];
+    this.runtimeRows.forEach(shiftNs, (r) => ins.runtimeCall.add(r as [...RuntimeCallValues]));
+    this.kernelRows.forEach(shiftNs, (r) => ins.kernel.add(r as [...KernelValues, number | null]), tail);
+    this.memcpyRows.forEach(shiftNs, (r) => ins.memcpy.add(r as [...MemcpyValues, number | null]), tail);
+    this.memsetRows.forEach(shiftNs, (r) => ins.memset.add(r as [...MemsetValues, number | null]), tail);
+    this.annotationRows.forEach(shiftNs, (r) => ins.nvtxRange.add([r[0] as number, r[1] as number, this.annotationTexts[r[3] as number], r[2]]));
+    this.cpuOps.writeNested(shiftNs, (...row) => ins.cpuOp.add(row));
     flushEventInserts(ins);
+  }
+
+  /**
+   * For a conversion that writes GPU activity only (`kernels`): the text test that lets the reader
+   * leave the other events unparsed (`ScannerSink.wants`), every event read until one of a Kineto
+   * category has been (so a trace is still recognised by its content). Null: every event is read.
+   */
+  selection(): ((text: string) => boolean) | null {
+    const t = this.tables;
+    if (t.cpuOps || t.apiCalls || t.annotations) return null;
+    const gpu = t.memory ? GPU_TEXT : KERNEL_TEXT;
+    return (text) => this.notes.recognised === 0 || gpu.test(text);
   }
 
   stringId(s: string): number {

@@ -14,6 +14,13 @@
  *   element and ends outside any string at depth 0: it is exactly whole elements.
  * - slow: a character scan tracking depth and string state, one `JSON.parse` per element (what is
  *   left of a buffer, and documents without boundaries the fast way recognises).
+ * - selective (a sink with `wants`, e.g. a conversion that writes only the kernels): in a document
+ *   that puts each element on its own lines, as every PyTorch version does (`},` newline, then the
+ *   first element's indentation, then `{`), the run is split at those separators, and only the
+ *   elements the sink wants are parsed (each by its own `JSON.parse`; one that fails sends the run
+ *   the fast way). A separator holds a raw newline, which JSON never has inside a string, at the
+ *   indentation of the top-level elements, which a pretty-printer never gives a nested one: it is a
+ *   real boundary. The elements left unparsed are counted, not checked.
  */
 
 /** Why the text is not a Kineto trace, with how far the scan got. */
@@ -32,6 +39,11 @@ export interface ScannerSink {
   event(value: unknown): void;
   /** The raw text of a kept top-level value (see `keepKeys`). */
   topLevel(key: string, text: string): void;
+  /**
+   * Whether the element with this text is needed (a cheap test of the text: true for every element
+   * the sink reads, may be true for others). When given, elements it rejects may go unparsed.
+   */
+  wants?(text: string): boolean;
 }
 
 const QUOTE = 34; // "
@@ -84,22 +96,36 @@ export class KinetoJsonScanner {
   /** At depth 1: a ':' was read, the next non-space char starts the value of `currentKey`. */
   private valuePending = false;
   private currentKey: string | null = null;
-  private keyStart = -1;
+  private keyStart: number | null = null;
   /** Inside the traceEvents array (its elements are at depth 2). */
   private inEvents = false;
   /** Whether `traceEvents` was met (opened and closed). */
   private sawEvents = false;
   private eventsClosed = false;
   /** Start (in `buf`) of the event or kept value being captured; -1: none. */
-  private markStart = -1;
+  private markStart: number | null = null;
   /** Key whose value is being captured at depth 1 (kept keys only). */
   private capturingKey: string | null = null;
   private buf = '';
   /** The fast way failed in this buffer: the slow way until the next `write`. */
   private fastFailed = false;
+  /** The selective way failed in this buffer: the fast way until the next `write`. */
+  private selectiveFailed = false;
+  /**
+   * Text of the previous buffers that a capture still open at the last `write` began in: positions
+   * below 0 (`markStart`, `keyStart`) are in it, counted back from its end. Never the whole buffer
+   * joined to the next chunk (that copy cost as much as reading the file).
+   */
+  private prefix = '';
   /** Characters of the document before `buf[0]`. */
   private consumed = 0;
+  /** Index in `buf` of the `[` of traceEvents while its first element is not reached; -1: none. */
+  private eventsOpenAt = -1;
+  /** The element separator the selective way splits at (`},\n  {`); null: none (not line-separated, or no `wants`). */
+  private separator: string | null = null;
   eventCount = 0;
+  /** Elements the selective way left unparsed (counted in `eventCount` too). */
+  unparsedCount = 0;
 
   constructor(
     private readonly sink: ScannerSink,
@@ -108,16 +134,19 @@ export class KinetoJsonScanner {
 
   /** Feeds the next piece of text (any split, including inside strings and numbers). */
   write(chunk: string): void {
-    const carried = this.markStart >= 0 || this.keyStart >= 0 ? this.buf.slice(Math.min(...[this.markStart, this.keyStart].filter((v) => v >= 0))) : '';
-    const base = this.buf.length - carried.length;
-    this.consumed += base;
-    if (this.markStart >= 0) this.markStart -= base;
-    if (this.keyStart >= 0) this.keyStart -= base;
-    const resume = carried.length;
-    this.buf = carried + chunk;
+    const open = [this.markStart, this.keyStart].filter((v): v is number => v !== null);
+    const n = this.buf.length;
+    this.prefix = open.length ? this.textBetween(Math.min(...open), n) : '';
+    this.consumed += n;
+    if (this.markStart !== null) this.markStart -= n;
+    if (this.keyStart !== null) this.keyStart -= n;
+    this.buf = chunk;
     this.fastFailed = false;
-    this.scan(resume);
-    if (this.markStart >= 0 && this.buf.length - this.markStart > MAX_CAPTURE_CHARS) {
+    this.selectiveFailed = false;
+    // The `[` of traceEvents was in the previous buffer: no separator learnt (the fast way reads it all).
+    this.eventsOpenAt = -1;
+    this.scan(0);
+    if (this.markStart !== null && this.buf.length - this.markStart > MAX_CAPTURE_CHARS) {
       throw new TraceScanError(`an event larger than ${MAX_CAPTURE_CHARS / 1024 / 1024} MB: not a PyTorch profiler trace`, this.consumed + this.markStart);
     }
   }
@@ -157,9 +186,9 @@ export class KinetoJsonScanner {
         if (j >= n) return;
         this.inString = false;
         i = j + 1;
-        if (this.keyStart >= 0) {
-          this.currentKey = JSON.parse(s.slice(this.keyStart, i)) as string;
-          this.keyStart = -1;
+        if (this.keyStart !== null) {
+          this.currentKey = JSON.parse(this.textBetween(this.keyStart, i)) as string;
+          this.keyStart = null;
         }
         continue;
       }
@@ -186,7 +215,9 @@ export class KinetoJsonScanner {
       } else if (c === LBRACE || c === LBRACKET) {
         if (this.inEvents && this.depth === 2) {
           if (c !== LBRACE) throw new TraceScanError('traceEvents holds a non-object element', this.consumed + i);
-          const after = this.fastRun(s, i);
+          if (this.eventsOpenAt >= 0) this.learnSeparator(s, i);
+          let after = this.selectiveRun(s, i);
+          if (after === i) after = this.fastRun(s, i);
           if (after > i) {
             i = after;
             continue;
@@ -197,9 +228,9 @@ export class KinetoJsonScanner {
       } else if (c === RBRACE || c === RBRACKET) {
         this.depth--;
         if (this.inEvents) {
-          if (this.depth === 2 && this.markStart >= 0) {
-            this.sink.event(this.parseElement(s.slice(this.markStart, i + 1)));
-            this.markStart = -1;
+          if (this.depth === 2 && this.markStart !== null) {
+            this.sink.event(this.parseElement(this.textBetween(this.markStart, i + 1)));
+            this.markStart = null;
           } else if (this.depth === 1) {
             if (c !== RBRACKET) throw new TraceScanError('malformed traceEvents array', this.consumed + i);
             this.inEvents = false;
@@ -213,6 +244,11 @@ export class KinetoJsonScanner {
     }
   }
 
+  /** The text from `from` (below 0: in `prefix`) to `to` of the buffer. */
+  private textBetween(from: number, to: number): string {
+    return from >= 0 ? this.buf.slice(from, to) : this.prefix.slice(this.prefix.length + from) + this.buf.slice(0, to);
+  }
+
   /** One element scanned the slow way: parsed here, counted. */
   private parseElement(text: string): unknown {
     let value: unknown;
@@ -223,6 +259,54 @@ export class KinetoJsonScanner {
     }
     this.eventCount++;
     return value;
+  }
+
+  /**
+   * At the first element: the separator of line-separated elements, `},` newline and this
+   * element's indentation `{` (`\r\n` kept when the file has it), when the sink selects.
+   */
+  private learnSeparator(s: string, first: number): void {
+    const gap = s.slice(this.eventsOpenAt + 1, first);
+    this.eventsOpenAt = -1;
+    const nl = gap.lastIndexOf('\n');
+    if (!this.sink.wants || nl < 0) return;
+    this.separator = `},${gap[nl - 1] === '\r' ? '\r\n' : '\n'}${gap.slice(nl + 1)}{`;
+  }
+
+  /**
+   * The selective way from the element starting at `start`: the elements up to the last separator
+   * in the buffer, those the sink wants parsed and handed out (all parsed before any is handed
+   * out: a failure hands out nothing). Returns the index of the `{` after the last separator, or
+   * `start` when it did nothing.
+   */
+  private selectiveRun(s: string, start: number): number {
+    const sep = this.separator;
+    if (sep === null || this.selectiveFailed) return start;
+    const last = s.lastIndexOf(sep);
+    if (last < start) return start;
+    const wanted: unknown[] = [];
+    let pieces = 0;
+    for (let from = start; from <= last; pieces++) {
+      const end = s.indexOf(sep, from) + 1;
+      const text = s.slice(from, end);
+      from = end + sep.length - 2;
+      if (!this.sink.wants!(text)) continue;
+      let value: unknown = null;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        // Not one element: reported by the fast or slow way, which read every element.
+      }
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        this.selectiveFailed = true;
+        return start;
+      }
+      wanted.push(value);
+    }
+    this.eventCount += pieces;
+    this.unparsedCount += pieces - wanted.length;
+    for (const value of wanted) this.sink.event(value);
+    return last + sep.length - 1;
   }
 
   /**
@@ -267,7 +351,7 @@ export class KinetoJsonScanner {
       this.expectKey = false;
       return i + 1;
     }
-    if (this.currentKey !== null && !this.valuePending && this.markStart < 0 && this.capturingKey === null && c === COLON) {
+    if (this.currentKey !== null && !this.valuePending && this.markStart === null && this.capturingKey === null && c === COLON) {
       this.valuePending = true;
       return i + 1;
     }
@@ -278,6 +362,7 @@ export class KinetoJsonScanner {
         if (c !== LBRACKET) throw new TraceScanError('"traceEvents" is not an array: not a PyTorch profiler trace', this.consumed + i);
         this.sawEvents = true;
         this.inEvents = true;
+        this.eventsOpenAt = i;
         this.depth = 2;
         return i + 1;
       }
@@ -289,9 +374,9 @@ export class KinetoJsonScanner {
     }
     if (c === COMMA || c === RBRACE) {
       if (this.capturingKey !== null) {
-        this.sink.topLevel(this.capturingKey, s.slice(this.markStart, i).trim());
+        this.sink.topLevel(this.capturingKey, this.textBetween(this.markStart!, i).trim());
         this.capturingKey = null;
-        this.markStart = -1;
+        this.markStart = null;
       }
       this.currentKey = null;
       if (c === RBRACE) return this.close(i);

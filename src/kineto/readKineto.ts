@@ -1,5 +1,4 @@
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
-import { createGunzip } from 'node:zlib';
 import { KinetoJsonScanner, TraceScanError } from './jsonEventScanner.js';
 import { KinetoTraceError } from '../errors.js';
 
@@ -77,17 +76,18 @@ export interface ReadProgress {
 }
 
 /**
- * Streams a Kineto trace (`.json` or gzip, detected by magic bytes): calls `onHeader` once the
- * header fields before `traceEvents` are known (Kineto writes them first; fields after the array
- * come later in `header` of the result), then `onEvent` for each event in file order. Never holds
- * the whole file. Throws `KinetoTraceError` (one line naming the file) for truncated or
- * non-Kineto JSON.
+ * Streams a Kineto trace (`.json` or gzip, detected by magic bytes): calls `onEvent` for each
+ * event in file order, with the header as far as it is known (Kineto writes most fields before
+ * `traceEvents`; `distributedInfo` may follow it: the complete header is in the result). With
+ * `wants` (`ScannerSink.wants`), events it rejects may go unparsed (`unparsed` counts them).
+ * Never holds the whole file. Throws `KinetoTraceError` (one line naming the file) for truncated
+ * or non-Kineto JSON.
  */
 export async function readKinetoTrace(
   path: string,
   onEvent: (event: KinetoEvent, header: KinetoHeader) => void,
-  opts: { onProgress?: ReadProgress } = {},
-): Promise<{ header: KinetoHeader; events: number }> {
+  opts: { onProgress?: ReadProgress; wants?: (text: string) => boolean } = {},
+): Promise<{ header: KinetoHeader; events: number; unparsed: number }> {
   const total = statSync(path).size;
   const gz = isGzip(readHead(path, 2));
   const header: KinetoHeader = { schemaVersion: null, baseTimeNs: 0n, hasBaseTime: false, deviceProperties: [], distributedInfo: null, traceId: null, extra: new Map() };
@@ -100,6 +100,7 @@ export async function readKinetoTrace(
       event(value) {
         onEvent(value as KinetoEvent, header);
       },
+      wants: opts.wants,
     },
     HEADER_KEYS,
   );
@@ -109,7 +110,8 @@ export async function readKinetoTrace(
     bytesRead += chunk.length;
     opts.onProgress?.(bytesRead, total);
   });
-  const text = gz ? file.pipe(createGunzip()) : file;
+  // zlib only for a gzip file (loading it costs a plain one start-up time).
+  const text = gz ? file.pipe((await import('node:zlib')).createGunzip()) : file;
   text.setEncoding('utf8');
   try {
     for await (const chunk of text as AsyncIterable<string>) scanner.write(chunk);
@@ -121,7 +123,7 @@ export async function readKinetoTrace(
     else throw err;
   }
   if (bad) throw bad;
-  return { header, events: scanner.eventCount };
+  return { header, events: scanner.eventCount, unparsed: scanner.unparsedCount };
 }
 
 function setHeaderField(header: KinetoHeader, key: string, text: string): void {

@@ -27,9 +27,12 @@ export class RowBuffer {
     this.count++;
   }
 
-  /** Hands every row to `write` (NaN back to null), start and end minus `shiftNs`. */
-  forEach(shiftNs: number, write: (row: (number | null)[], index: number) => void): void {
-    const row: (number | null)[] = new Array(this.width);
+  /**
+   * Hands every row to `write` (NaN back to null), start and end minus `shiftNs`, followed by the
+   * `tail` values (the same for every row). The array is reused: `write` must not keep it.
+   */
+  forEach(shiftNs: number, write: (row: (number | null)[], index: number) => void, tail: readonly (number | null)[] = []): void {
+    const row: (number | null)[] = [...new Array<number | null>(this.width).fill(null), ...tail];
     for (let i = 0; i < this.count; i++) {
       const at = i * this.width;
       for (let k = 0; k < this.width; k++) {

@@ -24,6 +24,9 @@ const SENTENCES = {
 
 export type CountedKind = keyof typeof SENTENCES;
 
+/** What is counted of the GPU rows themselves: complete however many other events went unparsed. */
+const GPU_ROW_KINDS: ReadonlySet<CountedKind> = new Set<CountedKind>(['noDur', 'zeroDurGpu', 'deviceFromPid', 'streamFromTid', 'correlationFromExternalId']);
+
 export class TraceNotes {
   private readonly counts = new Map<CountedKind, number>();
   /** Events of categories not converted (or not Kineto's), by category as written. */
@@ -54,9 +57,14 @@ export class TraceNotes {
     return out;
   }
 
-  sentences(): string[] {
+  /**
+   * One sentence per kind counted. `readAll` false (a GPU-only conversion left events unparsed):
+   * only the counts of the GPU rows, the others being counts of the few events read.
+   */
+  sentences(readAll = true): string[] {
     const out: string[] = [];
-    for (const [kind, n] of this.counts) out.push(SENTENCES[kind](n));
+    for (const [kind, n] of this.counts) if (readAll || GPU_ROW_KINDS.has(kind)) out.push(SENTENCES[kind](n));
+    if (!readAll) return out;
     if (this.notConverted.size) {
       const list = [...this.notConverted].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c || '(no cat)'} ${n}`);
       out.push(`events of categories not converted (not GPU activity, API calls, aten ops or annotations): ${list.join(', ')}`);

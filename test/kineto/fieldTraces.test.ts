@@ -14,7 +14,8 @@ import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { allRows } from '../../queries/run.js';
 import { selectLaunchCalls } from '../../queries/launchCalls.js';
-import { REPO_ROOT } from '../helpers/fixtures.js';
+import { REPO_ROOT, fixture } from '../helpers/fixtures.js';
+import { tablesReadBy } from '../../src/export/contract.js';
 
 const FIELD = join(REPO_ROOT, 'test', 'fixtures-field', 'kineto');
 const PT18 = join(FIELD, 'pytorch1.8-gpu_metrics_input.trimmed.json');
@@ -136,5 +137,15 @@ describe('a ROCm trace (TraceLens eval data): hipExtModuleLaunchKernel, no corre
     } finally {
       h.close();
     }
+  });
+});
+
+describe('`kernels` converts only the kernels, reading only the events that can be kernels', () => {
+  const TORCH_ONLY = fixture('pytorch-torch-only', 'trace.json');
+  it.each([PT18, KINETO_2026, ROCM, TORCH_ONLY])('%s: the same kernel summary as the whole conversion', (file) => {
+    const whole = withExport(file, (h) => summarizeKernels(h));
+    const lean = withExport(file, (h) => summarizeKernels(h), { tables: tablesReadBy(['kernelSummary']) });
+    expect(lean).toEqual(whole);
+    expect(whole.rows.reduce((a, r) => a + r.total, 0)).toBe(kernelTotalNs(file));
   });
 });

@@ -94,6 +94,50 @@ describe('KinetoJsonScanner on boundary-like text inside strings and nested arra
   });
 });
 
+/**
+ * The selective way (a sink with `wants`): in Kineto's layout (each element on its own lines), the
+ * elements the sink rejects go unparsed; every wanted element is handed out, in order, whatever the
+ * chunking; all elements are counted.
+ */
+describe('KinetoJsonScanner with a selecting sink', () => {
+  const events = Array.from({ length: 400 }, (_, i) =>
+    i % 3 === 0
+      ? { ph: 'X', cat: 'kernel', name: `k${i}<{lambda()#3}::operator()}, {x}>`, pid: 0, tid: 7, ts: 1000 + i, dur: 1.5, args: { correlation: i, grid: [1, 2, 3] } }
+      : { ph: 'X', cat: 'cpu_op', name: `op${i} }, {`, pid: 1, tid: 2, ts: 1000 + i, dur: 2, args: { 'Input Dims': [[16], []] } },
+  );
+  // libkineto's layout: `"traceEvents": [` newline, elements separated by `},` newline and two spaces.
+  const doc = `{\n  "schemaVersion": 1,\n  "traceEvents": [\n  ${events.map((e) => JSON.stringify(e, null, 1).replace(/\n/g, '\n    ')).join(',\n  ')}\n  ],\n  "traceName": "t.json"\n}`;
+  const isKernel = (e: unknown) => (e as KinetoEvent).cat === 'kernel';
+
+  function selectScan(chunks: string[]) {
+    const out: unknown[] = [];
+    const s = new KinetoJsonScanner({ event: (e) => out.push(e), topLevel: () => {}, wants: (text) => text.includes('"kernel"') }, new Set());
+    for (const c of chunks) s.write(c);
+    s.end();
+    return { out, count: s.eventCount, unparsed: s.unparsedCount };
+  }
+
+  it.each([1 << 20, 4096, 333, 64])('hands out every kernel, in order, in chunks of %i chars, and counts every element', (size) => {
+    const chunks: string[] = [];
+    for (let i = 0; i < doc.length; i += size) chunks.push(doc.slice(i, i + size));
+    const r = selectScan(chunks);
+    expect(r.out.filter(isKernel)).toEqual(events.filter(isKernel));
+    expect(r.count).toBe(events.length);
+    // What was handed out is the file's events in order (unwanted ones only where the buffer's tail was read the slow way).
+    let k = 0;
+    for (const e of r.out) {
+      while (k < events.length && JSON.stringify(events[k]) !== JSON.stringify(e)) k++;
+      expect(k, 'handed out in file order').toBeLessThan(events.length);
+    }
+    expect(r.out.length + r.unparsed).toBe(events.length);
+  });
+
+  it('leaves the rejected elements unparsed in one buffer', () => {
+    const r = selectScan([doc]);
+    expect(r.unparsed).toBe(events.filter((e) => !isKernel(e)).length - (isKernel(events[events.length - 1]) ? 0 : 1));
+  });
+});
+
 describe('microsToNs', () => {
   it('reads the written digits exactly where ts * 1000 in doubles would not', () => {
     expect(microsToNs(4557702244787.773)).toEqual({ whole: 4557702244787, fracNs: 773 });
