@@ -14,7 +14,7 @@ import {
   linkGpuRowsByCorrelation,
   setBulkWriteMode,
 } from '../../queries/kinetoWriter.js';
-import { ALL_TABLES, EventWriter, GLOBAL_ID_BASE, intOrNull, packGlobalTid, type ConvertedTables } from './eventWriter.js';
+import { ALL_TABLES, EventWriter, GLOBAL_ID_BASE, intOrNull, packGlobalTid, type ConvertedTables, type WrittenCounts } from './eventWriter.js';
 import { readKinetoTrace, type KinetoHeader, type ReadProgress } from './readKineto.js';
 import { KINETO_NOTE_PREFIX } from './traceNotes.js';
 import { KinetoTraceError } from '../errors.js';
@@ -25,16 +25,10 @@ export { microsToNs } from './kinetoEvents.js';
 /** `META_DATA_EXPORT.EXPORT_PRODUCT_NAME` of a converted trace (how `isKinetoConversion` knows it). */
 export const KINETO_PRODUCT_NAME = 'iterscope: PyTorch profiler (Kineto) trace conversion';
 
-export interface ConversionSummary {
+/** What a conversion read and wrote (`WrittenCounts`: rows per table). */
+export interface ConversionSummary extends WrittenCounts {
   input: string;
   events: number;
-  cpuOps: number;
-  runtimeCalls: number;
-  kernels: number;
-  memcpys: number;
-  memsets: number;
-  /** `user_annotation` / `ProfilerStep#N` ranges written as NVTX push/pop ranges. */
-  annotations: number;
   /** Absolute (Unix epoch) ns of the session start (the earliest event), as a decimal string; null when the trace has no absolute clock. */
   sessionStartUtcNs: string | null;
   durationNs: number;

@@ -25,6 +25,7 @@ export interface WrittenCounts {
   kernels: number;
   memcpys: number;
   memsets: number;
+  /** `user_annotation` / `ProfilerStep#N` ranges written as NVTX push/pop ranges. */
   annotations: number;
 }
 

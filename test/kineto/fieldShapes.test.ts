@@ -54,27 +54,21 @@ describe('the 2026 libkineto trace without baseTimeNanoseconds (ts relative to a
 
   it('reads the same kernels, writes no session start, and says the clock is unknown', () => {
     expect(text).not.toContain('baseTimeNanoseconds');
-    const h = openInput(write('no-base-time.json', text));
-    try {
+    withExport(write('no-base-time.json', text), (h) => {
       expect(summarizeKernels(h).rows.map((r) => [r.name, r.total])).toEqual([['Kernel', independentKernelNs(real)]]);
       expect(sessionStart(h)).toEqual([]);
       expect(exportNotes(h).some((n) => /no absolute clock/.test(n))).toBe(true);
-    } finally {
-      h.close();
-    }
+    });
   });
 });
 
 describe('no ProfilerStep#N (the 2026 libkineto trace: a test program, no profiler.step())', () => {
   it('reads the kernels; iterations are refused with one line that says what marks them', () => {
-    const h = openInput(KINETO_2026);
-    try {
+    withExport(KINETO_2026, (h) => {
       expect(summarizeKernels(h).rows).toHaveLength(1);
       expect(() => analyzeIterations(h)).toThrow(IterationError);
       expect(() => analyzeIterations(h)).toThrow(/without NVTX iteration ranges or ProfilerStep#N, pass --log/);
-    } finally {
-      h.close();
-    }
+    });
   });
 });
 
@@ -86,14 +80,11 @@ describe('displayTimeUnit "ns" (libkineto built with DISPLAY_TRACE_IN_NS)', () =
 
   it('reads ts and dur in µs as with "ms", and says so', () => {
     expect(text).toContain('"displayTimeUnit": "ns"');
-    const h = openInput(write('display-ns.json', text));
-    try {
+    withExport(write('display-ns.json', text), (h) => {
       expect(summarizeKernels(h).rows.map((r) => r.total)).toEqual([independentKernelNs(text)]);
       expect(sessionStart(h)).toEqual([{ utcEpochNs: 1775078550000000000n + 88437691101719n }]);
       expect(exportNotes(h).some((n) => /displayTimeUnit "ns" only sets the unit a trace viewer shows/.test(n))).toBe(true);
-    } finally {
-      h.close();
-    }
+    });
   });
 });
 
@@ -166,8 +157,7 @@ describe('one rank of an NCCL run: distributedInfo after the events, collective 
   });
 
   it('totals the kernels as the JSON does, per device and stream, and keeps the rank', () => {
-    const h = openInput(file);
-    try {
+    withExport(file, (h) => {
       const rows = summarizeKernels(h).rows;
       expect(rows.reduce((a, r) => a + r.total, 0)).toBe(independentKernelNs(readFileSync(file, 'utf8')));
       expect(rows.map((r) => [r.name.slice(0, 22), r.count])).toEqual([
@@ -181,9 +171,7 @@ describe('one rank of an NCCL run: distributedInfo after the events, collective 
       ]);
       expect([metadata(h, 'KINETO_DISTRIBUTED_RANK'), metadata(h, 'KINETO_DISTRIBUTED_WORLD_SIZE'), metadata(h, 'KINETO_DISTRIBUTED_BACKEND')]).toEqual(['0', '64', 'nccl']);
       expect(exportNotes(h).some((n) => /distributed run \(distributedInfo\): rank 0 of 64, backend nccl/.test(n))).toBe(true);
-    } finally {
-      h.close();
-    }
+    });
   });
 
   it('gives each ProfilerStep the kernels launched in it, within 2% of the JSON', () => {
@@ -231,8 +219,7 @@ describe('a CPU-only trace (gloo, no GPU): read, no kernels, iterations with no 
   const file = write('cpu-only.json', cpuOnlyTrace());
 
   it('has no kernels and three iterations with 0 ns kernel time; the rank is kept', () => {
-    const h = openInput(file);
-    try {
+    withExport(file, (h) => {
       expect(summarizeKernels(h).rows).toEqual([]);
       const a = analyzeIterations(h);
       expect(a.iterations.map((r) => [r.iter, r.kernelNs, r.kernelCount])).toEqual([
@@ -242,9 +229,7 @@ describe('a CPU-only trace (gloo, no GPU): read, no kernels, iterations with no 
       ]);
       expect(metadata(h, 'KINETO_DISTRIBUTED_RANK')).toBe('34');
       expect(exportNotes(h).some((n) => /rank 34 of 300, backend gloo/.test(n))).toBe(true);
-    } finally {
-      h.close();
-    }
+    });
   });
 });
 
@@ -266,13 +251,10 @@ describe('counter events, negative values included, beside the real 2026 trace',
 
   it('reads the same kernels and says 3 counter events were not read', () => {
     expect(JSON.parse(text)).toBeTruthy();
-    const h = openInput(write('counters.json', text));
-    try {
+    withExport(write('counters.json', text), (h) => {
       expect(summarizeKernels(h).rows.map((r) => r.total)).toEqual([independentKernelNs(real)]);
       expect(exportNotes(h).some((n) => /: 3 counter events \(ph C/.test(n))).toBe(true);
-    } finally {
-      h.close();
-    }
+    });
   });
 });
 

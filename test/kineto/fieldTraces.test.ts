@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openInput, withExport } from '../../src/export/openExport.js';
+import { withExport } from '../../src/export/openExport.js';
 import { exportNotes } from '../../src/export/exportNotes.js';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { analyzeIterations } from '../../src/iterations/analyze.js';
@@ -72,8 +72,7 @@ describe('a PyTorch 1.8 trace (kineto tb_plugin test data): Operator/Runtime/Ker
   });
 
   it('keeps both launching threads (tid "24572" and "24610"), the 1.8 computeProperties and the epoch clock, and says how it read the clock', () => {
-    const h = openInput(PT18);
-    try {
+    withExport(PT18, (h) => {
       const tids = h.sqlite.prepare('SELECT DISTINCT globalTid & 16777215 AS tid FROM CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY tid').all() as { tid: number }[];
       expect(tids.map((r) => r.tid)).toEqual([24572, 24610]);
       const gpus = h.sqlite.prepare('SELECT id, name, computeMajor, smCount FROM TARGET_INFO_GPU ORDER BY id').all();
@@ -85,16 +84,13 @@ describe('a PyTorch 1.8 trace (kineto tb_plugin test data): Operator/Runtime/Ker
       const kernelStreams = h.sqlite.prepare('SELECT DISTINCT deviceId, streamId FROM CUPTI_ACTIVITY_KIND_KERNEL').all();
       expect(kernelStreams).toEqual([{ deviceId: 0, streamId: 7 }]);
       expect(exportNotes(h).some((n) => /no "baseTimeNanoseconds".*Unix-epoch µs/.test(n))).toBe(true);
-    } finally {
-      h.close();
-    }
+    });
   });
 });
 
 describe("today's libkineto writer (kineto docs/traces): cuda_sync records, flows that point nowhere, 8 GPUs listed", () => {
   it('reads the one kernel, leaves the cuda_sync records and the flows out with notes, and lists every GPU', () => {
-    const h = openInput(KINETO_2026);
-    try {
+    withExport(KINETO_2026, (h) => {
       expect(summarizeKernels(h).rows.map((r) => [r.name, r.total])).toEqual([['Kernel', kernelTotalNs(KINETO_2026)]]);
       expect((h.sqlite.prepare('SELECT count(*) AS n FROM TARGET_INFO_GPU').get() as { n: number }).n).toBe(8);
       const notes = exportNotes(h);
@@ -103,26 +99,20 @@ describe("today's libkineto writer (kineto docs/traces): cuda_sync records, flow
       const start = h.sqlite.prepare('SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME').safeIntegers(true).get() as { utcEpochNs: bigint };
       // The earliest event, the profiler span, at ts 88437691101.719 µs after the base time.
       expect(start.utcEpochNs).toBe(1775078550000000000n + 88437691101719n);
-    } finally {
-      h.close();
-    }
+    });
   });
 });
 
 describe('a ROCm trace (TraceLens eval data): hipExtModuleLaunchKernel, no correlation ids, kernels with only an External id', () => {
   it('totals the kernels as the JSON does, on device 2 (their pid) and stream 0 (their tid)', () => {
-    const h = openInput(ROCM);
-    try {
+    withExport(ROCM, (h) => {
       expect(summarizeKernels(h).rows.reduce((a, r) => a + r.total, 0)).toBe(kernelTotalNs(ROCM));
       expect(h.sqlite.prepare('SELECT DISTINCT deviceId, streamId FROM CUPTI_ACTIVITY_KIND_KERNEL').all()).toEqual([{ deviceId: 2, streamId: 0 }]);
-    } finally {
-      h.close();
-    }
+    });
   });
 
   it('joins each kernel to its hipExtModuleLaunchKernel by the External id they share, and counts those as launch calls', () => {
-    const h = openInput(ROCM);
-    try {
+    withExport(ROCM, (h) => {
       const launches = allRows(h, selectLaunchCalls(h));
       expect(launches.map((l) => l.correlationId)).toEqual([25, 26, 28, 29]);
       expect(launches.every((l) => l.isGraph === 0)).toBe(true);
@@ -134,9 +124,7 @@ describe('a ROCm trace (TraceLens eval data): hipExtModuleLaunchKernel, no corre
       const zero = h.sqlite.prepare("SELECT count(*) AS n FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId WHERE s.value = 'hipDeviceSynchronize' AND r.start = r.end").get();
       expect(zero).toEqual({ n: 1 });
       expect(exportNotes(h).some((n) => /carry no correlation id: their External id/.test(n))).toBe(true);
-    } finally {
-      h.close();
-    }
+    });
   });
 });
 

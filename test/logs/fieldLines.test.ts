@@ -5,14 +5,8 @@
  * (test/iterations/logCounters.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { parseIterationLogLine, parseIterationLogText, type IterationLogRecord } from '../../src/logs/index.js';
-
-function only(line: string): IterationLogRecord {
-  const r = parseIterationLogLine(line);
-  if (r.kind !== 'records') throw new Error(`not a record: ${JSON.stringify(r)}`);
-  expect(r.records).toHaveLength(1);
-  return r.records[0];
-}
+import { parseIterationLogText } from '../../src/logs/index.js';
+import { onlyRecord as only } from './fixtures.js';
 
 /**
  * triton-inference-server/tensorrtllm_backend issue #217 (2023-12-18, "line 2386 of your log"):

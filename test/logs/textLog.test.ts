@@ -3,14 +3,10 @@
  * the logger prefixes seen in the wild.
  */
 import { describe, expect, it } from 'vitest';
-import { detectLineFormat, parseIterationLogLine, parseIterationLogText, type IterationLogRecord } from '../../src/logs/index.js';
+import { detectLineFormat, parseIterationLogLine, parseIterationLogText } from '../../src/logs/index.js';
+import { onlyRecord } from './fixtures.js';
 
-function only(line: string): IterationLogRecord {
-  const result = parseIterationLogLine(line, 7, 'x.log');
-  if (result.kind !== 'records') throw new Error(`not a record: ${JSON.stringify(result)}`);
-  expect(result.records).toHaveLength(1);
-  return result.records[0];
-}
+const only = (line: string) => onlyRecord(line, 7, 'x.log');
 
 // v1, verbatim from TRT-LLM PR #6683
 const V1 =
