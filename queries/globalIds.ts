@@ -8,7 +8,8 @@ import { allRows } from './run.js';
 /** A serialized id in a query: a column (name, optionally qualified), or a value bound in its place. */
 export type IdSource = string | RawBuilder<number | bigint | null>;
 
-const idRef = (id: IdSource) => (typeof id === 'string' ? sql.ref(id) : id);
+/** The id as an SQL expression: the column referenced, or the bound value. */
+export const idRef = (id: IdSource) => (typeof id === 'string' ? sql.ref(id) : id);
 
 /** SQL for the PID packed in a serialized global id (globalTid or globalPid): `(id >> 24) & 0xFFFFFF`. */
 export function pidOf(column: IdSource): RawBuilder<number> {
@@ -38,15 +39,16 @@ export function processPartOfGlobalPid(column: IdSource): RawBuilder<number | nu
   return sql<number | null>`CASE WHEN ${tidOf(column)} = 0 THEN ${idRef(column)} >> 24 END`;
 }
 
-/** The distinct process halves (`globalTid >> 24`) of the CUDA API calls, at most two (`hi`, as bigint). */
-function selectApiProcessHalves(handle: ExportHandle) {
-  return handle.db.selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME').select(sql<bigint>`globalTid >> 24`.as('hi')).distinct().limit(2);
+/** The distinct process halves (`globalTid >> 24`) of the CUDA API calls, at most two. */
+function apiProcessHalves(handle: ExportHandle): bigint[] {
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return [];
+  const q = handle.db.selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME').select(sql<bigint>`globalTid >> 24`.as('hi')).distinct().limit(2);
+  return allRows(handle, q, { safeIntegers: true }).map((r) => BigInt(r.hi));
 }
 
 /** How many processes called the CUDA API: 0, 1, or 2 meaning two or more. */
 export function apiProcessCount(handle: ExportHandle): number {
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return 0;
-  return allRows(handle, selectApiProcessHalves(handle), { safeIntegers: true }).length;
+  return apiProcessHalves(handle).length;
 }
 
 /**
@@ -58,9 +60,8 @@ export function apiProcessCount(handle: ExportHandle): number {
  */
 export function gpuRowGlobalPid(handle: ExportHandle, table: string, column = 'globalPid'): IdSource {
   if (handle.hasColumn(table, 'globalPid')) return column;
-  const halves = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') ? allRows(handle, selectApiProcessHalves(handle), { safeIntegers: true }) : [];
-  const only = halves.length === 1 ? BigInt(halves[0].hi) << 24n : null;
-  return sql<bigint | null>`${only}`;
+  const halves = apiProcessHalves(handle);
+  return sql<bigint | null>`${halves.length === 1 ? halves[0] << 24n : null}`;
 }
 
 /** `gpuRowGlobalPid` as a select column named `globalPid`. */
@@ -70,7 +71,6 @@ export function globalPidColumn(handle: ExportHandle, table: string, column = 'g
 
 /** The PID of the one process that called the CUDA API; null with none or several. */
 export function soleApiProcessPid(handle: ExportHandle): number | null {
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
-  const halves = allRows(handle, selectApiProcessHalves(handle), { safeIntegers: true });
-  return halves.length === 1 ? Number(BigInt(halves[0].hi) & 0xffffffn) : null;
+  const halves = apiProcessHalves(handle);
+  return halves.length === 1 ? Number(halves[0] & 0xffffffn) : null;
 }

@@ -2,7 +2,7 @@ import { sql, type AliasedRawBuilder, type Expression, type SelectQueryBuilder, 
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
 import { validIntervalSql } from './validRows.js';
-import { gpuRowGlobalPid, pidOf } from './globalIds.js';
+import { gpuRowGlobalPid, idRef, pidOf } from './globalIds.js';
 
 /** What kind of GPU work a row is. Numeric so streams of ops fit in typed arrays. */
 export const GpuOpKind = { Kernel: 0, Memcpy: 1, Memset: 2, Graph: 3 } as const;
@@ -80,7 +80,7 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
   const kernel = source.kind === GpuOpKind.Kernel;
   // The column, or the one API-calling process's globalPid bound in its place (gpuRowGlobalPid).
   const globalPid = gpuRowGlobalPid(handle, t);
-  const globalPidSql = typeof globalPid === 'string' ? sql<number | null>`${sql.ref(globalPid)}` : globalPid;
+  const globalPidSql = idRef(globalPid);
   const columns: (string | AliasedRawBuilder<unknown, string>)[] = ['start', 'end', 'deviceId', 'streamId', 'correlationId'];
   if (opts.globalPid ?? true) columns.push(typeof globalPid === 'string' ? 'globalPid' : sql<number | null>`${globalPid}`.as('globalPid'));
   columns.push(pidOf(globalPid).as('pid'));
@@ -137,7 +137,7 @@ export function selectGpuOpProcessCount(handle: ExportHandle) {
     const id = gpuRowGlobalPid(handle, s.table);
     return handle.db
       .selectFrom(s.table as 'CUPTI_ACTIVITY_KIND_KERNEL')
-      .select((typeof id === 'string' ? sql<number | null>`globalPid` : sql<number | null>`${id}`).as('globalPid'))
+      .select(sql<number | null>`${idRef(id)}`.as('globalPid'))
       .distinct();
   });
   if (parts.length === 0) return null;

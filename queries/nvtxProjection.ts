@@ -2,7 +2,7 @@ import { validNvtxSql } from './validRows.js';
 import { sql } from 'kysely';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { inJsonList } from './filters.js';
-import { gpuRowGlobalPid, pidOf, processPartOf, processPartOfGlobalPid, tidOf, type IdSource } from './globalIds.js';
+import { gpuRowGlobalPid, idRef, pidOf, processPartOf, processPartOfGlobalPid, tidOf, type IdSource } from './globalIds.js';
 import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
 
 // The three streams of the NVTX GPU projection (`nsys stats -r nvtx_gpu_proj_sum`): ranges, the
@@ -63,7 +63,7 @@ export function selectNvtxLabelParts(handle: ExportHandle, rowIds: Iterable<numb
 
 /** A GPU row's globalPid is irregular: NULL, other bits above the PID than `upper`, or a thread part. */
 function irregularGlobalPid(id: IdSource, upper: number) {
-  const ref = typeof id === 'string' ? sql.ref(id) : id;
+  const ref = idRef(id);
   return sql<boolean>`${ref} IS NULL OR (${ref} >> 48) != ${upper} OR ${tidOf(id)} != 0`;
 }
 
