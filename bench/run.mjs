@@ -6,7 +6,10 @@
  * machine load hits both sides alike. Then:
  * - linear growth: each command's 10x time / 1x time should be 10 +- 2.5;
  * - parallel: 8 exports in one `iterscope iterations` call (worker threads, one per core) against
- *   the sum of 8 single runs (target <= 0.6x on 2 cores).
+ *   the sum of 8 single runs (target <= 0.6x on 2 cores);
+ * - kineto-50mb: `kernels` on a 50 MB PyTorch profiler trace against `JSON.parse` of the same file
+ *   in node (target <= 1.5x, median of --kineto-rounds rounds; peak RSS < 150 MB); kineto: peak RSS
+ *   of `kernels` on a 200 MB one. Both traces are built once by bench/make-kineto-200mb.mjs --mb N.
  *
  * Builds nothing of iterscope: run `npm ci` (or `npm run build`) first so `dist/` and the CLI bundle
  * `dist/iterscope.mjs` exist. The 10x export
@@ -14,7 +17,7 @@
  * once before timing (warm page cache for both sides). A full run takes about 15 minutes on 2 cores.
  *
  *   node bench/run.mjs [--runs N] [--runs-10x N] [--file EXPORT] [--only name,name]
- *                      [--sizes 1x,10x] [--parallel N] [--parallel-rounds N] [--no-parallel]
+ *                      [--sizes 1x,10x] [--parallel N] [--parallel-rounds N] [--no-parallel] [--kineto-rounds N]
  *                      [--cli PATH]   (default dist/iterscope.mjs, the bundle package.json's bin names)
  *
  * Peak RSS (and CPU time) come from GNU `/usr/bin/time -f '%M %U %S'`; without it (or with ITERSCOPE_BENCH_NO_GNU_TIME=1)
@@ -50,6 +53,9 @@ const TRACE_OUT = join(tmpdir(), `iterscope-bench-trace-${process.pid}.json`);
 process.on('exit', () => rmSync(TRACE_OUT, { force: true }));
 /** A 200 MB Kineto trace is streamed: peak RSS below this. */
 const KINETO_RSS_TARGET_MB = 500;
+/** `kernels` on a 50 MB Kineto trace: wall at most this times `JSON.parse` of the same file, peak RSS below the second (issue 31). */
+const KINETO_PARSE_TARGET = 1.5;
+const KINETO_50MB_RSS_TARGET_MB = 150;
 
 /** The GPU ops with their launching CUDA API call (kernel <-> runtime by correlationId + PID). */
 const KERNEL_LAUNCH_JOIN =
@@ -133,6 +139,7 @@ const { values: opts } = parseArgs({
     sizes: { type: 'string', default: '1x,10x' },
     parallel: { type: 'string', default: '8' },
     'parallel-rounds': { type: 'string', default: '3' },
+    'kineto-rounds': { type: 'string', default: '5' },
     'no-parallel': { type: 'boolean', default: false },
     cli: { type: 'string' },
   },
@@ -145,6 +152,7 @@ const only = opts.only ? new Set(opts.only.split(',')) : null;
 const SIZES = new Set(opts.sizes.split(','));
 const PARALLEL = opts['no-parallel'] ? 0 : Math.max(0, Number.parseInt(opts.parallel, 10) || 0);
 const PARALLEL_ROUNDS = Math.max(1, Number.parseInt(opts['parallel-rounds'], 10) || 3);
+const KINETO_ROUNDS = Math.max(1, Number.parseInt(opts['kineto-rounds'], 10) || 5);
 
 function die(msg) {
   process.stderr.write(`bench: ${msg}\n`);
@@ -361,14 +369,61 @@ if (PARALLEL > 1 && (!only || only.has('parallel') || only.has('iterations'))) {
 // (bench/make-kineto-200mb.mjs): read by streaming, its peak RSS must stay under KINETO_RSS_TARGET_MB.
 let kineto = null;
 const KINETO_SOURCE = resolve(REPO, '..', 'shared', 'fixtures', 'pytorch-torch-only', 'trace.json');
-if ((!only || only.has('kineto')) && existsSync(KINETO_SOURCE)) {
-  const kfile = join(here, 'tmp', 'kineto-200mb.json');
+
+/** The `mb` MB Kineto trace built from KINETO_SOURCE (reused when already built). */
+function kinetoTrace(mb) {
+  const kfile = join(here, 'tmp', `kineto-${mb}mb.json`);
   if (!existsSync(kfile)) {
-    status('bench: building the 200 MB Kineto trace (reused when already built)');
+    status(`bench: building the ${mb} MB Kineto trace (reused when already built)`);
     mkdirSync(dirname(kfile), { recursive: true });
-    const r = spawnSync(process.execPath, [join(here, 'make-kineto-200mb.mjs'), '--source', KINETO_SOURCE, '--mb', '200', '--out', kfile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const r = spawnSync(process.execPath, [join(here, 'make-kineto-200mb.mjs'), '--source', KINETO_SOURCE, '--mb', String(mb), '--out', kfile], { stdio: ['ignore', 'ignore', 'pipe'] });
     if (r.status !== 0) die(`make-kineto-200mb.mjs exited ${r.status}: ${String(r.stderr).trim().split('\n').pop()}`);
   }
+  return kfile;
+}
+
+/** Node reading a file whole and `JSON.parse` of it: the yardstick of the 50 MB entry (process start-up included on both sides). */
+const JSON_PARSE_SCRIPT = "JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'))";
+const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+
+/**
+ * `kernels` on a 50 MB Kineto trace against `JSON.parse` of the same file, KINETO_ROUNDS rounds of
+ * (ours, then JSON.parse) so drift in machine load hits both alike; judged on the median round's
+ * ratio (wall), with the CPU-time ratio beside it (less sensitive to other work on the machine).
+ */
+function kinetoParseRatio() {
+  const file = kinetoTrace(50);
+  warm(file);
+  const rounds = [];
+  for (let i = 0; i < KINETO_ROUNDS; i++) {
+    status(`bench: kernels on the 50 MB Kineto trace vs JSON.parse, round ${i + 1}/${KINETO_ROUNDS}`);
+    const ours = measure(process.execPath, [CLI, 'kernels', file, '--format', 'csv'], { node: true });
+    const parse = measure(process.execPath, ['-e', JSON_PARSE_SCRIPT, file]);
+    rounds.push({ wallS: ours.wall, parseWallS: parse.wall, cpuS: ours.cpuS, parseCpuS: parse.cpuS, peakRssMb: ours.rssMb, parsePeakRssMb: parse.rssMb, ratio: ours.wall / parse.wall });
+  }
+  const ratio = median(rounds.map((r) => r.ratio));
+  const cpuRatios = rounds.filter((r) => r.cpuS != null && r.parseCpuS != null).map((r) => r.cpuS / r.parseCpuS);
+  const peakRssMb = peak(rounds.map((r) => ({ rssMb: r.peakRssMb })));
+  return {
+    file,
+    bytes: statSync(file).size,
+    command: 'iterscope kernels kineto-50mb.json --format csv',
+    ratio,
+    cpuRatio: cpuRatios.length ? median(cpuRatios) : null,
+    wallS: median(rounds.map((r) => r.wallS)),
+    parseWallS: median(rounds.map((r) => r.parseWallS)),
+    peakRssMb,
+    rounds,
+    target: KINETO_PARSE_TARGET,
+    rssTargetMb: KINETO_50MB_RSS_TARGET_MB,
+    withinTarget: ratio <= KINETO_PARSE_TARGET && (peakRssMb == null || peakRssMb < KINETO_50MB_RSS_TARGET_MB),
+  };
+}
+
+let kineto50 = null;
+if ((!only || only.has('kineto-50mb')) && existsSync(KINETO_SOURCE)) kineto50 = kinetoParseRatio();
+if ((!only || only.has('kineto')) && existsSync(KINETO_SOURCE)) {
+  const kfile = kinetoTrace(200);
   status('bench: kernels on the 200 MB Kineto trace');
   const m = measure(process.execPath, [CLI, 'kernels', kfile, '--format', 'csv'], { node: true });
   kineto = { file: kfile, bytes: statSync(kfile).size, command: 'iterscope kernels kineto-200mb.json --format csv', wallS: m.wall, peakRssMb: m.rssMb, rssTargetMb: KINETO_RSS_TARGET_MB, withinTarget: m.rssMb == null ? null : m.rssMb < KINETO_RSS_TARGET_MB };
@@ -409,6 +464,13 @@ if (parallel) {
 if (kineto) {
   console.log(`kineto: ${kineto.command} (${mb(kineto.bytes)}): ${fmt(kineto.wallS, 1)} s, peak RSS ${fmt(kineto.peakRssMb, 0)} MB${kineto.withinTarget === false ? ' MISSED' : ''} (target < ${KINETO_RSS_TARGET_MB} MB)`);
 }
+if (kineto50) {
+  const k = kineto50;
+  console.log(
+    `kineto-50mb: ${k.command} (${mb(k.bytes)}): median of ${k.rounds.length} rounds ${fmt(k.wallS, 2)} s vs JSON.parse ${fmt(k.parseWallS, 2)} s = ${k.ratio.toFixed(2)}x JSON.parse${k.ratio <= k.target ? '' : ' MISSED'} ` +
+      `(target <= ${k.target}x; rounds: ${k.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}; CPU ${fmt(k.cpuRatio, 2)}x), peak RSS ${fmt(k.peakRssMb, 0)} MB${k.peakRssMb != null && k.peakRssMb >= k.rssTargetMb ? ' MISSED' : ''} (target < ${k.rssTargetMb} MB)`,
+  );
+}
 if (skipped.length) console.log(`note: skipped (option not registered): ${skipped.join(', ')}`);
 if (!hasShell) console.log('note: sqlite3 is not on PATH: shell baseline skipped');
 if (!gnuTime) console.log('note: GNU /usr/bin/time not used: peak RSS measured in-process (wrapper) for iterscope only');
@@ -437,6 +499,7 @@ writeFileSync(
       growth,
       parallel,
       kineto,
+      kineto50,
       skipped,
     },
     null,

@@ -1,7 +1,7 @@
 import { validIntervalSql, validNvtxSql } from './validRows.js';
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
-import { pidOf } from './globalIds.js';
+import { gpuRowGlobalPid, pidOf } from './globalIds.js';
 import { allRows } from './run.js';
 
 // What an export holds, table by table: extents, devices, processes. Table names come
@@ -54,7 +54,7 @@ export function selectApiCallerPids(handle: ExportHandle) {
 
 /** The distinct PIDs that ran kernels (`p`). */
 export function selectKernelPids(handle: ExportHandle) {
-  return handle.db.selectFrom('CUPTI_ACTIVITY_KIND_KERNEL').select(pidOf('globalPid').as('p')).distinct();
+  return handle.db.selectFrom('CUPTI_ACTIVITY_KIND_KERNEL').select(pidOf(gpuRowGlobalPid(handle, 'CUPTI_ACTIVITY_KIND_KERNEL')).as('p')).distinct();
 }
 
 /** One row when some kernel ran as a CUDA-graph node (node-level graph trace); needs `graphNodeId`. */

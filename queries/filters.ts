@@ -1,15 +1,15 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { QueryOptions } from './handle.js';
-import { pidOf } from './globalIds.js';
+import { pidOf, type IdSource } from './globalIds.js';
 
 /**
- * Where-clauses shared by the activity queries: PID (from `idColumn`, a globalPid or globalTid),
+ * Where-clauses shared by the activity queries: PID (from `id`, a globalPid or globalTid, or a value bound in its place),
  * device, and a time window that keeps rows overlapping [startNs, endNs). Values are bound.
  */
 export function activityFilters(
   eb: ExpressionBuilder<any, any>,
   opts: QueryOptions,
-  cols: { start: string; end: string; id: string; device?: string },
+  cols: { start: string; end: string; id: IdSource; device?: string },
 ): Expression<SqlBool> {
   const conds: Expression<SqlBool>[] = [];
   if (opts.pid !== undefined) conds.push(sql<SqlBool>`${pidOf(cols.id)} = ${opts.pid}`);

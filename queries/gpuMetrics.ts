@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
-import { pidOf } from './globalIds.js';
+import { gpuRowGlobalPid, pidOf } from './globalIds.js';
 
 /**
  * GPU metric sampling (`nsys profile --gpu-metrics-devices=... --gpu-metrics-frequency=...`).
@@ -114,6 +114,6 @@ export function selectCudaDeviceGpus(handle: ExportHandle) {
 export function selectKernelDevicesByPid(handle: ExportHandle) {
   return handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL')
-    .select([pidOf('globalPid').as('pid'), 'deviceId', sql<number>`count(*)`.as('kernels')])
+    .select([pidOf(gpuRowGlobalPid(handle, 'CUPTI_ACTIVITY_KIND_KERNEL')).as('pid'), 'deviceId', sql<number>`count(*)`.as('kernels')])
     .groupBy(['pid', 'deviceId']);
 }

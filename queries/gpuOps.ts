@@ -2,7 +2,7 @@ import { sql, type AliasedRawBuilder, type Expression, type SelectQueryBuilder, 
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
 import { validIntervalSql } from './validRows.js';
-import { pidOf } from './globalIds.js';
+import { gpuRowGlobalPid, idRef, pidOf } from './globalIds.js';
 
 /** What kind of GPU work a row is. Numeric so streams of ops fit in typed arrays. */
 export const GpuOpKind = { Kernel: 0, Memcpy: 1, Memset: 2, Graph: 3 } as const;
@@ -78,9 +78,12 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
   const t = source.table;
   const col = (column: string) => (handle.hasColumn(t, column) ? sql.ref(column) : sql`NULL`);
   const kernel = source.kind === GpuOpKind.Kernel;
+  // The column, or the one API-calling process's globalPid bound in its place (gpuRowGlobalPid).
+  const globalPid = gpuRowGlobalPid(handle, t);
+  const globalPidSql = idRef(globalPid);
   const columns: (string | AliasedRawBuilder<unknown, string>)[] = ['start', 'end', 'deviceId', 'streamId', 'correlationId'];
-  if (opts.globalPid ?? true) columns.push('globalPid');
-  columns.push(pidOf('globalPid').as('pid'));
+  if (opts.globalPid ?? true) columns.push(typeof globalPid === 'string' ? 'globalPid' : sql<number | null>`${globalPid}`.as('globalPid'));
+  columns.push(pidOf(globalPid).as('pid'));
   if (opts.kind ?? true) columns.push(sql<GpuOpKind>`${sql.lit(source.kind)}`.as('kind'));
   if (opts.sliceColumns) {
     const nameId = kernel
@@ -95,7 +98,7 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
   } else {
     columns.push((kernel ? sql<number | null>`demangledName` : sql<number | null>`NULL`).as('nameId'));
   }
-  if (opts.launchIdUpper) columns.push(sql<number | null>`CASE WHEN globalPid & 16777215 = 0 THEN globalPid >> 48 END`.as('launchIdUpper'));
+  if (opts.launchIdUpper) columns.push(sql<number | null>`CASE WHEN ${globalPidSql} & 16777215 = 0 THEN ${globalPidSql} >> 48 END`.as('launchIdUpper'));
   const zeroLengthFrom = opts.keepZeroLengthAtStart && opts.startNs !== undefined ? opts.startNs : undefined;
   const filters = zeroLengthFrom === undefined ? opts : { ...opts, startNs: undefined };
   // Unaliased, unqualified columns: an alias costs ~10% on the trace's sorted union (measured).
@@ -103,7 +106,7 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
   // Only rows with usable times (validRows.ts), unless the caller tests them itself.
   if (opts.checkTimes ?? true) q = q.where(sql<SqlBool>`${sql.raw(validIntervalSql())}`);
   if (filters.pid !== undefined || filters.deviceId !== undefined || filters.startNs !== undefined || filters.endNs !== undefined) {
-    q = q.where((eb) => activityFilters(eb, filters, { start: 'start', end: 'end', id: 'globalPid', device: 'deviceId' }));
+    q = q.where((eb) => activityFilters(eb, filters, { start: 'start', end: 'end', id: globalPid, device: 'deviceId' }));
   }
   if (zeroLengthFrom !== undefined) q = q.where((eb) => eb.or([eb('end', '>', zeroLengthFrom), eb('start', '>=', zeroLengthFrom)]) as Expression<SqlBool>);
   return q as unknown as GpuOpQuery;
@@ -130,7 +133,13 @@ export function selectGpuOps(handle: ExportHandle, opts: GpuOpsQueryOptions = {}
 
 /** How many distinct globalPids ran GPU work (a one-row `n`); null without GPU op tables. */
 export function selectGpuOpProcessCount(handle: ExportHandle) {
-  const parts = presentGpuOpSources(handle).map((s) => handle.db.selectFrom(s.table as 'CUPTI_ACTIVITY_KIND_KERNEL').select('globalPid').distinct());
+  const parts = presentGpuOpSources(handle).map((s) => {
+    const id = gpuRowGlobalPid(handle, s.table);
+    return handle.db
+      .selectFrom(s.table as 'CUPTI_ACTIVITY_KIND_KERNEL')
+      .select(sql<number | null>`${idRef(id)}`.as('globalPid'))
+      .distinct();
+  });
   if (parts.length === 0) return null;
   let u = parts[0];
   for (const p of parts.slice(1)) u = u.union(p);

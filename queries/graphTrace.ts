@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
-import { pidOf } from './globalIds.js';
+import { globalPidColumn, gpuRowGlobalPid, pidOf } from './globalIds.js';
 import { validIntervalSql } from './validRows.js';
 
 /**
@@ -9,16 +9,17 @@ import { validIntervalSql } from './validRows.js';
  * work of a `cudaGraphLaunch` when its kernels are not in the kernel table.
  */
 export function selectGraphTraces(handle: ExportHandle, opts: QueryOptions = {}) {
+  const table = 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE';
   return handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_GRAPH_TRACE as g')
-    .select(['g.start', 'g.end', 'g.deviceId', 'g.contextId', 'g.streamId', 'g.correlationId', 'g.globalPid', 'g.graphId', 'g.graphExecId'])
-    .where((eb) => activityFilters(eb, opts, { start: 'g.start', end: 'g.end', id: 'g.globalPid', device: 'g.deviceId' }))
+    .select(['g.start', 'g.end', 'g.deviceId', 'g.contextId', 'g.streamId', 'g.correlationId', globalPidColumn(handle, table, 'g.globalPid'), 'g.graphId', 'g.graphExecId'])
+    .where((eb) => activityFilters(eb, opts, { start: 'g.start', end: 'g.end', id: gpuRowGlobalPid(handle, table, 'g.globalPid'), device: 'g.deviceId' }))
     .where(sql<boolean>`${sql.raw(validIntervalSql('g'))}`);
 }
 
 /** Whole-graph launch rows, counted (one row, `n`); optionally of one process. */
 export function selectGraphTraceCount(handle: ExportHandle, opts: Pick<QueryOptions, 'pid'> = {}) {
   let q = handle.db.selectFrom('CUPTI_ACTIVITY_KIND_GRAPH_TRACE').select(sql<number>`count(*)`.as('n'));
-  if (opts.pid !== undefined) q = q.where(pidOf('globalPid'), '=', opts.pid);
+  if (opts.pid !== undefined) q = q.where(pidOf(gpuRowGlobalPid(handle, 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE')), '=', opts.pid);
   return q;
 }

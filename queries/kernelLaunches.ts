@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 import { inJsonList } from './filters.js';
-import { pidOf } from './globalIds.js';
+import { gpuRowGlobalPid, pidOf } from './globalIds.js';
 import { validIntervalSql } from './validRows.js';
 
 // A chosen set of kernels (by demangled-name id, e.g. the collectives) and the API calls that
@@ -16,7 +16,7 @@ const demangledNameIn = (ids: readonly number[]) => sql<boolean>`demangledName I
 export function selectKernelsNamed(handle: ExportHandle, nameIds: readonly number[]) {
   return handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL')
-    .select(['start', 'end', 'correlationId', pidOf('globalPid').as('pid')])
+    .select(['start', 'end', 'correlationId', pidOf(gpuRowGlobalPid(handle, 'CUPTI_ACTIVITY_KIND_KERNEL')).as('pid')])
     .where(demangledNameIn(nameIds))
     .where(sql<boolean>`${sql.raw(validIntervalSql())}`)
     .orderBy('start');

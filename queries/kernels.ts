@@ -3,6 +3,9 @@ import { activityFilters } from './filters.js';
 import { forEachRow } from './run.js';
 import { sql } from 'kysely';
 import { validIntervalSql } from './validRows.js';
+import { globalPidColumn, gpuRowGlobalPid } from './globalIds.js';
+
+const KERNEL_TABLE = 'CUPTI_ACTIVITY_KIND_KERNEL';
 
 export interface KernelQueryOptions extends QueryOptions {
   /** Which name to resolve: the demangled one (default, as `nsys stats` prints) or the short one. */
@@ -25,11 +28,11 @@ export function selectKernels(handle: ExportHandle, opts: KernelQueryOptions = {
       'k.contextId',
       'k.streamId',
       'k.correlationId',
-      'k.globalPid',
+      globalPidColumn(handle, KERNEL_TABLE, 'k.globalPid'),
       'k.demangledName as nameId',
       's.value as name',
     ])
-    .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: 'k.globalPid', device: 'k.deviceId' }));
+    .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: gpuRowGlobalPid(handle, KERNEL_TABLE, 'k.globalPid'), device: 'k.deviceId' }));
 }
 
 /**
@@ -41,7 +44,7 @@ export function selectKernelDurations(handle: ExportHandle, opts: KernelQueryOpt
   return handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_KERNEL as k')
     .select((eb) => [eb.ref(nameCol).as('nameId'), eb('k.end', '-', eb.ref('k.start')).as('duration')])
-    .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: 'k.globalPid', device: 'k.deviceId' }))
+    .where((eb) => activityFilters(eb, opts, { start: 'k.start', end: 'k.end', id: gpuRowGlobalPid(handle, KERNEL_TABLE, 'k.globalPid'), device: 'k.deviceId' }))
     .where(sql<boolean>`${sql.raw(validIntervalSql('k'))}`);
 }
 

@@ -9,9 +9,6 @@ import { KINETO_CPU_OPS_DDL, NSYS_ENUM_ROWS, NSYS_TABLE_DDL } from './nsysDdl.js
 /** TID bits of a serialized globalTid (queries/globalIds.ts): a thread's process is `globalTid - (globalTid & mask)`. */
 const TID_MASK = 0xffffff;
 
-/** The tables whose rows carry `start`/`end` times. */
-const TIMED_TABLES = ['CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'NVTX_EVENTS', 'KINETO_CPU_OPS'] as const;
-
 /** The GPU activity tables, whose rows nsys files under the launching process (`globalPid`). */
 export const GPU_ACTIVITY_TABLES = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET'] as const;
 export type GpuActivityTable = (typeof GPU_ACTIVITY_TABLES)[number];
@@ -50,24 +47,61 @@ type Id = number | null;
 export type WriteStatement<Values extends unknown[]> = BetterSqlite3.Statement<Values>;
 
 /**
- * The per-event inserts, prepared once, run once per trace event, each taking its values in the
- * order named. Times are ns; columns the conversion does not know are fixed in the SQL.
+ * A multi-row insert: `add` queues one row's values, and every ROWS_PER_INSERT rows one prepared
+ * `INSERT ... VALUES (...), (...), ...` writes them (one call into SQLite per batch instead of per
+ * row: the binding, not SQLite, dominated a per-row insert). `flush` writes the rest row by row.
+ */
+export interface RowBatch<Values extends unknown[]> {
+  /** Queues one row (`values` is read at once: the caller may reuse the array). */
+  add(values: Readonly<Values>): void;
+  flush(): void;
+}
+
+const ROWS_PER_INSERT = 64;
+
+function rowBatch<Values extends unknown[]>(db: BetterSqlite3.Database, head: string, row: string, width: number): RowBatch<Values> {
+  const many = db.prepare(`${head} VALUES ${Array.from({ length: ROWS_PER_INSERT }, () => row).join(', ')}`);
+  const one = db.prepare(`${head} VALUES ${row}`);
+  const queued: unknown[] = new Array(width * ROWS_PER_INSERT);
+  let n = 0;
+  return {
+    add(values: Readonly<Values>) {
+      for (let k = 0; k < width; k++) queued[n * width + k] = values[k];
+      if (++n === ROWS_PER_INSERT) {
+        many.run(queued);
+        n = 0;
+      }
+    },
+    flush() {
+      for (let r = 0; r < n; r++) one.run(queued.slice(r * width, (r + 1) * width));
+      n = 0;
+    },
+  };
+}
+
+/**
+ * The per-event inserts, prepared once, each taking its values in the order named (queued and
+ * written in batches: `flushEventInserts` before the tables are read). Times are ns; columns the
+ * conversion does not know are fixed in the SQL.
  */
 export interface EventInserts {
   string: WriteStatement<[id: number, value: string]>;
   /** eventClass 0: CUDA runtime, 1: CUDA driver; `returnValue` 0. */
-  runtimeCall: WriteStatement<[start: number, end: number, eventClass: number, globalTid: Id, correlationId: Id, nameId: number]>;
+  runtimeCall: RowBatch<RuntimeCallValues>;
   /** Dynamic shared memory and local memory 0. */
-  kernel: WriteStatement<KernelValues>;
-  memcpy: WriteStatement<MemcpyValues>;
+  kernel: RowBatch<[...KernelValues, globalPid: Id]>;
+  memcpy: RowBatch<[...MemcpyValues, globalPid: Id]>;
   /** `value` 0. */
-  memset: WriteStatement<[start: number, end: number, deviceId: number, contextId: number, streamId: number, correlationId: Id, bytes: number, memKind: number]>;
+  memset: RowBatch<[...MemsetValues, globalPid: Id]>;
   /** A push/pop range (`eventType` 59) in the default domain. */
-  nvtxRange: WriteStatement<[start: number, end: number, text: string, globalTid: Id]>;
-  cpuOp: WriteStatement<[start: number, end: number, globalTid: Id, nameId: number, externalId: Id]>;
+  nvtxRange: RowBatch<[start: number, end: number, text: string, globalTid: Id]>;
+  /** An aten op with its nesting (rowid given: a parent is written before its children). */
+  cpuOp: RowBatch<[rowid: number, start: number, end: number, globalTid: number, nameId: number, externalId: Id, depth: number, parentRowid: Id, selfNs: number]>;
 }
 
-type KernelValues = [
+export type RuntimeCallValues = [start: number, end: number, eventClass: number, globalTid: Id, correlationId: Id, nameId: number];
+
+export type KernelValues = [
   start: number,
   end: number,
   deviceId: number,
@@ -87,7 +121,9 @@ type KernelValues = [
   gridId: number,
 ];
 
-type MemcpyValues = [
+export type MemsetValues = [start: number, end: number, deviceId: number, contextId: number, streamId: number, correlationId: Id, bytes: number, memKind: number];
+
+export type MemcpyValues = [
   start: number,
   end: number,
   deviceId: number,
@@ -103,66 +139,45 @@ type MemcpyValues = [
 export function prepareEventInserts(db: BetterSqlite3.Database): EventInserts {
   return {
     string: db.prepare('INSERT INTO StringIds (id, value) VALUES (?, ?)'),
-    runtimeCall: db.prepare('INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId, returnValue) VALUES (?, ?, ?, ?, ?, ?, 0)'),
-    kernel: db.prepare(
+    runtimeCall: rowBatch(db, 'INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId, returnValue)', '(?, ?, ?, ?, ?, ?, 0)', 6),
+    kernel: rowBatch(
+      db,
       `INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, demangledName, shortName, registersPerThread,
-       gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)`,
+       gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId, globalPid)`,
+      '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?, ?)',
+      18,
     ),
-    memcpy: db.prepare(
-      'INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, bytes, copyKind, srcKind, dstKind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    memcpy: rowBatch(
+      db,
+      'INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, bytes, copyKind, srcKind, dstKind, globalPid)',
+      '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      11,
     ),
-    memset: db.prepare('INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, correlationId, value, bytes, memKind) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)'),
-    nvtxRange: db.prepare('INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId) VALUES (?, ?, 59, ?, ?, 0)'),
-    cpuOp: db.prepare('INSERT INTO KINETO_CPU_OPS (start, end, globalTid, nameId, externalId) VALUES (?, ?, ?, ?, ?)'),
+    memset: rowBatch(db, 'INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, correlationId, value, bytes, memKind, globalPid)', '(?, ?, ?, ?, ?, ?, 0, ?, ?, ?)', 9),
+    nvtxRange: rowBatch(db, 'INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, domainId)', '(?, ?, 59, ?, ?, 0)', 4),
+    cpuOp: rowBatch(db, 'INSERT INTO KINETO_CPU_OPS (rowid, start, end, globalTid, nameId, externalId, depth, parentRowid, selfNs)', '(?, ?, ?, ?, ?, ?, ?, ?, ?)', 9),
   };
 }
 
-/** Subtracts `shiftNs` from `start` and `end` of every timed table (times were stored against a provisional origin). */
-export function shiftTimes(db: BetterSqlite3.Database, shiftNs: number): void {
-  for (const table of TIMED_TABLES) {
-    db.prepare(`UPDATE ${table} SET start = start - ?, end = end - ?`).run(shiftNs, shiftNs);
-  }
+/** Writes every queued row. */
+export function flushEventInserts(inserts: EventInserts): void {
+  for (const batch of [inserts.runtimeCall, inserts.kernel, inserts.memcpy, inserts.memset, inserts.nvtxRange, inserts.cpuOp]) batch.flush();
 }
 
-/** An index on the runtime calls' correlation ids, for `setGpuRowProcessFromRuntime`. */
-export function indexRuntimeByCorrelation(db: BetterSqlite3.Database): void {
-  db.exec('CREATE INDEX CUPTI_ACTIVITY_KIND_RUNTIME_correlation ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId)');
-}
-
-/** Sets every row's `globalPid` to the process of the runtime call with its correlation id (NULL without one). */
-export function setGpuRowProcessFromRuntime(db: BetterSqlite3.Database, table: GpuActivityTable): void {
+/**
+ * Sets `globalPid` of a GPU table's rows from the runtime call with the same correlation id
+ * (correlation ids are unique per process), NULL when there is none: for a trace whose CPU side is
+ * several processes (with one, the rows were written with it).
+ */
+export function linkGpuRowsByCorrelation(db: BetterSqlite3.Database, table: GpuActivityTable): void {
+  db.exec('CREATE INDEX IF NOT EXISTS CUPTI_ACTIVITY_KIND_RUNTIME_correlation ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId)');
   db.exec(
     `UPDATE ${table} SET globalPid = (SELECT r.globalTid - (r.globalTid & ${TID_MASK}) FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = ${table}.correlationId LIMIT 1)`,
   );
 }
 
-/** Sets `globalPid` of the rows still without one. */
-export function setGpuRowProcessWhereMissing(db: BetterSqlite3.Database, table: GpuActivityTable, globalPid: number): void {
-  db.prepare(`UPDATE ${table} SET globalPid = ? WHERE globalPid IS NULL`).run(globalPid);
-}
-
 export function countGpuRowsWithoutProcess(db: BetterSqlite3.Database, table: GpuActivityTable): number {
   return (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE globalPid IS NULL`).get() as { n: number }).n;
-}
-
-export function countCpuOps(db: BetterSqlite3.Database): number {
-  return (db.prepare('SELECT count(*) AS n FROM KINETO_CPU_OPS').get() as { n: number }).n;
-}
-
-/** `[rowid, globalTid, start, end]` of every aten op, per thread by start, the longest first on equal starts (the nesting order). */
-export function cpuOpsInNestingOrder(db: BetterSqlite3.Database): Iterable<number[]> {
-  return db.prepare('SELECT rowid, globalTid, start, end FROM KINETO_CPU_OPS ORDER BY globalTid, start, end DESC').raw(true).iterate() as Iterable<number[]>;
-}
-
-/** Sets an op's depth, parent rowid and self time. */
-export function prepareCpuOpNestingUpdate(db: BetterSqlite3.Database): WriteStatement<[depth: number, parentRowid: number | null, selfNs: number, rowid: number]> {
-  return db.prepare('UPDATE KINETO_CPU_OPS SET depth = ?, parentRowid = ?, selfNs = ? WHERE rowid = ?');
-}
-
-/** The index the host-side analyses read aten ops by (thread, then time). */
-export function indexCpuOpsByThread(db: BetterSqlite3.Database): void {
-  db.exec('CREATE INDEX KINETO_CPU_OPS_thread_start ON KINETO_CPU_OPS (globalTid, start)');
 }
 
 /** Thread and process rows (`ThreadNames`, `PROCESSES`). */

@@ -4,9 +4,15 @@ import type { ExportHandle } from './handle.js';
 /**
  * Kernel-launching CUDA API calls by name (`cudaLaunchKernel`, `cuLaunchKernelEx`,
  * `cudaLaunchKernelExC`, `cudaLaunchCooperativeKernel`, `cudaGraphLaunch`, `cuGraphLaunch`; nsys's
- * `_vNNNN` suffix or not). A LIKE pattern, bound, never built from input.
+ * `_vNNNN` suffix or not), and their HIP counterparts in ROCm traces (`hipLaunchKernel`,
+ * `hipExtLaunchKernel`, `hipExtModuleLaunchKernel`, `hipModuleLaunchKernel`,
+ * `hipHccModuleLaunchKernel`, `hip*LaunchCooperativeKernel`, `hipGraphLaunch`: the launches
+ * kineto's RoctracerLogger matches, `matchKernelCbId`). LIKE patterns, bound, never built from input.
  */
-export const LAUNCH_NAME_PATTERNS = ['cu%LaunchKernel%', 'cu%LaunchCooperativeKernel%', 'cu%GraphLaunch%'] as const;
+export const LAUNCH_NAME_PATTERNS = ['cu%LaunchKernel%', 'cu%LaunchCooperativeKernel%', 'cu%GraphLaunch%', 'hip%LaunchKernel%', 'hip%LaunchCooperativeKernel%', 'hip%GraphLaunch%'] as const;
+
+/** The whole-graph launches among them. */
+const GRAPH_LAUNCH_PATTERNS = ['cu%GraphLaunch%', 'hip%GraphLaunch%'] as const;
 
 /** Launch calls per thread, most first: the executor thread is the one that launched the most. */
 export function selectLaunchCallsPerThread(handle: ExportHandle) {
@@ -26,7 +32,7 @@ export function selectLastApiCallEnd(handle: ExportHandle) {
 
 /**
  * Kernel-launch and graph-launch calls in time order, with their name so the caller can tell
- * them apart (`cudaGraphLaunch` / `cuGraphLaunch` launch a whole graph).
+ * them apart (`cudaGraphLaunch` / `cuGraphLaunch` / `hipGraphLaunch` launch a whole graph).
  */
 export function selectLaunchCalls(handle: ExportHandle) {
   return handle.db
@@ -38,7 +44,7 @@ export function selectLaunchCalls(handle: ExportHandle) {
       sql<number>`(r.globalTid >> 24) & 16777215`.as('pid'),
       sql<number>`r.globalTid & 16777215`.as('tid'),
       'r.correlationId',
-      sql<number>`s.value LIKE 'cu%GraphLaunch%'`.as('isGraph'),
+      sql<number>`(s.value LIKE ${GRAPH_LAUNCH_PATTERNS[0]} OR s.value LIKE ${GRAPH_LAUNCH_PATTERNS[1]})`.as('isGraph'),
     ])
     .where((eb) => eb.or(LAUNCH_NAME_PATTERNS.map((p) => eb('s.value', 'like', p))))
     .orderBy('r.start');

@@ -2,7 +2,7 @@ import { validNvtxSql } from './validRows.js';
 import { sql } from 'kysely';
 import type { ExportHandle, QueryOptions } from './handle.js';
 import { inJsonList } from './filters.js';
-import { pidOf, processPartOf, processPartOfGlobalPid, tidOf } from './globalIds.js';
+import { gpuRowGlobalPid, idRef, pidOf, processPartOf, processPartOfGlobalPid, tidOf, type IdSource } from './globalIds.js';
 import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
 
 // The three streams of the NVTX GPU projection (`nsys stats -r nvtx_gpu_proj_sum`): ranges, the
@@ -53,8 +53,9 @@ export function selectProjectionOps(
   table: 'CUPTI_ACTIVITY_KIND_KERNEL' | 'CUPTI_ACTIVITY_KIND_MEMCPY' | 'CUPTI_ACTIVITY_KIND_MEMSET',
   opts: Pick<QueryOptions, 'pid'> = {},
 ) {
-  let q = handle.db.selectFrom(table as 'CUPTI_ACTIVITY_KIND_KERNEL').select([processPartOfGlobalPid('globalPid').as('hi'), 'correlationId', 'start', 'end']);
-  if (opts.pid !== undefined) q = q.where(pidOf('globalPid'), '=', opts.pid);
+  const globalPid = gpuRowGlobalPid(handle, table);
+  let q = handle.db.selectFrom(table as 'CUPTI_ACTIVITY_KIND_KERNEL').select([processPartOfGlobalPid(globalPid).as('hi'), 'correlationId', 'start', 'end']);
+  if (opts.pid !== undefined) q = q.where(pidOf(globalPid), '=', opts.pid);
   return q;
 }
 
@@ -64,6 +65,12 @@ export function selectNvtxLabelParts(handle: ExportHandle, rowIds: Iterable<numb
     .selectFrom('NVTX_EVENTS')
     .select([sql<number>`rowid`.as('rowId'), 'domainId', pidOf('globalTid').as('pid'), 'textId', 'text'])
     .where(sql`rowid`, 'in', inJsonList(rowIds));
+}
+
+/** A GPU row's globalPid is irregular: NULL, other bits above the PID than `upper`, or a thread part. */
+function irregularGlobalPid(id: IdSource, upper: number) {
+  const ref = idRef(id);
+  return sql<boolean>`${ref} IS NULL OR (${ref} >> 48) != ${upper} OR ${tidOf(id)} != 0`;
 }
 
 /**
@@ -77,11 +84,10 @@ export function selectIrregularLaunchId(
   table: 'CUPTI_ACTIVITY_KIND_RUNTIME' | 'CUPTI_ACTIVITY_KIND_KERNEL' | 'CUPTI_ACTIVITY_KIND_MEMCPY' | 'CUPTI_ACTIVITY_KIND_MEMSET',
   upper: number,
 ) {
-  const id = table === 'CUPTI_ACTIVITY_KIND_RUNTIME' ? 'globalTid' : 'globalPid';
   const irregular =
-    id === 'globalTid'
-      ? sql<boolean>`${sql.ref(id)} IS NULL OR (${sql.ref(id)} >> 48) != ${upper}`
-      : sql<boolean>`${sql.ref(id)} IS NULL OR (${sql.ref(id)} >> 48) != ${upper} OR ${tidOf(id)} != 0`;
+    table === 'CUPTI_ACTIVITY_KIND_RUNTIME'
+      ? sql<boolean>`globalTid IS NULL OR (globalTid >> 48) != ${upper}`
+      : irregularGlobalPid(gpuRowGlobalPid(handle, table), upper);
   return handle.db
     .selectFrom(table as 'CUPTI_ACTIVITY_KIND_KERNEL')
     .select(sql<number>`1`.as('hit'))

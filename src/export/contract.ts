@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import type { ExportHandle } from '../../queries/handle.js';
 import { countNonTextStrings } from '../../queries/strings.js';
 import { countNullRows } from '../../queries/validRows.js';
+import { apiProcessCount } from '../../queries/globalIds.js';
 import { SchemaError } from '../errors.js';
 import { noteExcludedRows } from './rowChecks.js';
 
@@ -36,17 +37,52 @@ export interface TableNeed {
    * nsys declares it: SQLite then answers without a scan).
    */
   nullExcludes?: Readonly<Record<string, string>>;
+  /**
+   * Required columns the analysis can do without when the export allows an assumption, said in
+   * one note (`exportNotes`): `globalPid` of a GPU table, when one process called the CUDA API.
+   */
+  assumable?: readonly 'globalPid'[];
 }
+
+// For each required column: can the analysis be right without it, or assume it with a note?
+//
+// GPU tables (kernels, memcpy, memset, whole-graph launches):
+// - start, end: cannot; they are the measurement.
+// - deviceId: cannot; busy and idle time are unions per device, and a second GPU would be folded
+//   into the first (every nsys export writes it).
+// - streamId: cannot; gaps and late launches are per stream (every nsys export writes it).
+// - correlationId: cannot; it is the only link from GPU work to the API call that launched it.
+// - globalPid: can assume, when one process called the CUDA API: correlation ids are unique per
+//   process, so with one process they alone join GPU work to its launches; that process's
+//   globalPid is bound in place of the column (queries/globalIds.ts `gpuRowGlobalPid`), one note.
+//   With several processes the join is ambiguous: refused.
+// - demangledName (kernels): cannot; kernel names are what the summaries and categories read.
+// CUDA API calls: start, end, correlationId, nameId (which calls launch): cannot; globalTid:
+//   cannot, it says which thread (the executor thread) launched the work of an iteration.
+// NVTX: start, end, eventType, globalTid: cannot (ranges, their kind and thread). text and textId:
+//   a range's text is coalesce(StringIds.value via textId, text), so either alone could do, but
+//   every export since 2021 writes both (fixtures/external README §4): kept required. domainId:
+//   could be assumed 0 (default domain), but the executor ranges are found by their domain's
+//   name, which would then be wrong without saying so: kept required.
+// StringIds: id, value: cannot (every name).
+// ThreadNames nameId/globalTid and TARGET_INFO_GPU id/name (`info`): could be left unnamed, but no
+//   export lacks them when the table is present: kept required.
 
 const GPU_OP_TABLES = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE'] as const;
 const GPU_OP_COLUMNS = ['start', 'end', 'deviceId', 'streamId', 'correlationId', 'globalPid'] as const;
 const INTEGER_TIMES = { start: 'integer', end: 'integer' } as const;
 const GPU_OP_CLASSES = { ...INTEGER_TIMES, deviceId: 'integer', streamId: 'integer', correlationId: 'integer', globalPid: 'integer' } as const;
+const GLOBAL_PID = ['globalPid'] as const;
 
-const KERNELS: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_KERNEL', required: [...GPU_OP_COLUMNS, 'demangledName'], classes: { ...GPU_OP_CLASSES, demangledName: 'integer' } };
-const MEMCPY: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES };
-const MEMSET: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_MEMSET', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES };
-const GRAPHS: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES };
+const KERNELS: TableNeed = {
+  table: 'CUPTI_ACTIVITY_KIND_KERNEL',
+  required: [...GPU_OP_COLUMNS, 'demangledName'],
+  classes: { ...GPU_OP_CLASSES, demangledName: 'integer' },
+  assumable: GLOBAL_PID,
+};
+const MEMCPY: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES, assumable: GLOBAL_PID };
+const MEMSET: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_MEMSET', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES, assumable: GLOBAL_PID };
+const GRAPHS: TableNeed = { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', required: GPU_OP_COLUMNS, classes: GPU_OP_CLASSES, assumable: GLOBAL_PID };
 const RUNTIME: TableNeed = {
   table: 'CUPTI_ACTIVITY_KIND_RUNTIME',
   required: ['start', 'end', 'correlationId', 'globalTid', 'nameId'],
@@ -65,7 +101,12 @@ const STRINGS: TableNeed = {
   whenPresent: ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS'],
 };
 /** What the NVTX-GPU projection reads of the GPU tables: when and which call launched them. */
-const projectionOps = (table: string): TableNeed => ({ table, required: ['start', 'end', 'correlationId', 'globalPid'], classes: { ...INTEGER_TIMES, correlationId: 'integer', globalPid: 'integer' } });
+const projectionOps = (table: string): TableNeed => ({
+  table,
+  required: ['start', 'end', 'correlationId', 'globalPid'],
+  classes: { ...INTEGER_TIMES, correlationId: 'integer', globalPid: 'integer' },
+  assumable: GLOBAL_PID,
+});
 
 const THREADS: TableNeed = { table: 'ThreadNames', required: ['nameId', 'globalTid'], classes: { nameId: 'integer', globalTid: 'integer' } };
 const GPUS: TableNeed = { table: 'TARGET_INFO_GPU', required: ['id', 'name'], classes: { name: 'text' } };
@@ -87,6 +128,11 @@ export const ANALYSIS_CONTRACTS = {
 } as const satisfies Record<string, readonly TableNeed[]>;
 
 export type AnalysisName = keyof typeof ANALYSIS_CONTRACTS;
+
+/** The tables these analyses read (what a Kineto trace's conversion must write for them). */
+export function tablesReadBy(analyses: readonly AnalysisName[]): string[] {
+  return [...new Set(analyses.flatMap((a) => (ANALYSIS_CONTRACTS[a] as readonly TableNeed[]).map((n) => n.table)))];
+}
 
 /** The CLI command running (for messages); set by the CLI before the command's action. */
 let commandName: string | null = null;
@@ -137,9 +183,18 @@ export function requireContract(handle: ExportHandle, analysis: AnalysisName): v
       if (users.length) throw schemaError(handle, analysis, `table ${need.table} is missing (${users.join(', ')} refer to it)`);
       continue;
     }
-    const missing = need.required.filter((c) => !handle.hasColumn(need.table, c));
+    const absent = need.required.filter((c) => !handle.hasColumn(need.table, c));
+    const missing = absent.filter((c) => !(need.assumable as readonly string[] | undefined)?.includes(c));
     if (missing.length) throw schemaError(handle, analysis, `table ${need.table} lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+    if (absent.includes('globalPid') && apiProcessCount(handle) > 1) {
+      throw schemaError(
+        handle,
+        analysis,
+        `table ${need.table} lacks column globalPid and several processes called the CUDA API: correlation ids are unique per process only, so which call launched a row is ambiguous`,
+      );
+    }
     for (const [column, cls] of Object.entries(need.classes ?? {})) {
+      if (absent.includes(column)) continue;
       const declared = handle.declaredTypeOf?.(need.table, column);
       if (declared == null) continue;
       const affinity = affinityOf(declared);

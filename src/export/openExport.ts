@@ -6,6 +6,7 @@ import { convertKinetoTraceSync } from '../kineto/convertSync.js';
 import { detectInput } from './detectInput.js';
 import { exportVersionText } from './contract.js';
 import { flushExcludedRowNotes } from './rowChecks.js';
+import { exportNotes } from './exportNotes.js';
 import type { Database } from '../../queries/schema.js';
 import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
 import { listTablesAndViews, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
@@ -176,17 +177,26 @@ export function openExport(input: string): ExportHandle {
   };
 }
 
+/** What the caller of `openInput` / `withExport` will read. */
+export interface InputReadOptions {
+  /**
+   * The tables the analyses run on the input read (`tablesReadBy`): a Kineto trace's conversion
+   * then writes only those (every table when absent). An nsys export is opened whole either way.
+   */
+  tables?: readonly string[];
+}
+
 /**
  * Opens any input an analysis reads, decided by content (`detectInput`): an nsys SQLite export as
  * `openExport`; a PyTorch profiler (Kineto) trace, `.json` or `.json.gz`, converted into an
  * nsys-shaped database in os.tmpdir() (deleted on close) so every analysis runs on it unchanged;
  * an `.nsys-rep` report is an error that says how to export it. The handle's `path` is the input.
  */
-export function openInput(path: string): ExportHandle {
+export function openInput(path: string, opts: InputReadOptions = {}): ExportHandle {
   const kind = detectInput(path);
   // An .nsys-rep opens as its SQLite export (nsys on PATH, see nsysRep.ts; else a one-line error).
   if (kind === 'nsys-export' || kind === 'nsys-report') return openExport(path);
-  const converted = convertKinetoTraceSync(path);
+  const converted = convertKinetoTraceSync(path, opts.tables);
   let handle: ExportHandle;
   try {
     handle = openExport(converted.dbPath);
@@ -216,12 +226,12 @@ function isDamagedFileError(err: unknown): err is Error {
  * Opens (any input `openInput` reads), runs `fn`, and always closes. A damaged export found while `fn` reads it becomes an
  * `InputError` (one line naming the file), like the damage `openExport` itself detects.
  */
-export function withExport<T>(path: string, fn: (handle: ExportHandle) => T): T {
-  const handle = openInput(path);
+export function withExport<T>(path: string, fn: (handle: ExportHandle) => T, opts: InputReadOptions = {}): T {
+  const handle = openInput(path, opts);
   try {
     const result = fn(handle);
-    // Notes on excluded rows only with a result: an error stays the one line it is.
-    flushExcludedRowNotes(handle);
+    // Notes on the input and its excluded rows only with a result: an error stays the one line it is.
+    flushExcludedRowNotes(handle, exportNotes(handle));
     return result;
   } catch (err) {
     if (isDamagedFileError(err)) throw new InputError('E_NOT_SQLITE', path, `damaged SQLite database: ${sqliteMessage(err)}`);

@@ -64,8 +64,8 @@ export function sayExcludedRowNotes(notes: readonly string[]): void {
   if (sink) for (const n of notes) sink(n);
 }
 
-/** Hands the export's notes to the sink (called when the export is closed). */
-export function flushExcludedRowNotes(handle: ExportHandle): void {
-  if (sink) for (const n of excludedRowNotes(handle)) sink(n);
+/** Hands the export's notes (`first`, then its excluded rows) to the sink (called when the export is closed). */
+export function flushExcludedRowNotes(handle: ExportHandle, first: readonly string[] = []): void {
+  if (sink) for (const n of [...first, ...excludedRowNotes(handle)]) sink(n);
   excluded.delete(handle);
 }

@@ -5,6 +5,7 @@ import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColu
 import { readCaptureSettings } from '../analysis/exportInfo.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { recordsByIter, repeatedIters } from '../logs/parse.js';
+import { alignLogCounters } from './logCounters.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
@@ -227,7 +228,9 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
   const apiCalls = opts.apiCalls ?? loadApiCallColumns(handle);
   const info = readCaptureSettings(handle);
-  const { records, notes: logNotes } = logRecordsToJoin(opts.logs ?? []);
+  // Each log's records on the loops they describe, whichever side of the increment its server printed.
+  const counters = alignLogCounters(found, opts.logs ?? []);
+  const { records, notes: logNotes } = logRecordsToJoin(counters.logs);
   const source = found.source;
   let captureEnvRanges: ProfileRange[] | undefined;
   if (info.profileStartStop) {
@@ -348,7 +351,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const taken = new Set(source.numberSteps ? own.flatMap((o) => (o.record ? [o.record.iter] : [])) : windows.map((w) => w.iter));
   const recordsOutsideCapture = [...records.keys()].filter((k) => !taken.has(k)).sort((a, b) => a - b);
   const joined = rows.filter((r) => r.matched).length;
-  const notes: string[] = [...sourceNotes];
+  const notes: string[] = [...sourceNotes, ...counters.notes];
   for (const nb of numbering) notes.push(`pid ${nb.pid}: ${nb.detail}`);
   notes.push(...ownNotes);
   notes.push(`${rows.length} iterations found (${compactRanges(rows.map((r) => r.iter).sort((a, b) => a - b))})`);

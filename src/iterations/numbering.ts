@@ -133,3 +133,48 @@ export function numberWindows(ranges: IterationRange[], opts: NumberingOptions, 
   }
   throw new IterationError(`found ${n} iteration windows without iteration numbers; pass ${opts.hint ?? '--first-iter N or --profile-range A-B (the TLLM_PROFILE_START_STOP value)'}`, file);
 }
+
+/** The shift added to a log's iteration numbers so its records land on the loops they describe. */
+export interface CounterShift {
+  shift: number;
+  /** Why: the NVTX labels' batch compositions agree best there; a counter printed as 0; or the format's documented offset. */
+  basis: 'labels' | 'zero-counter' | 'documented';
+  /** Labelled iterations compared at `shift`, and how many of them agree with the record. */
+  compared: number;
+  agree: number;
+  /** Agreements at the shift the labels were compared against (`basis` other than labels: `agree`). */
+  agreeAtDefault: number;
+}
+
+/**
+ * Servers print a loop's counter before or after incrementing it, and that changed across
+ * versions (trtllm.md §0.4, §1.1; PR #14127): a log's records may name loop K, K-1 or K+1. The
+ * default shift is 0 (the format's documented reading), or what lifts a counter printed as 0 off
+ * loop -1 (a counter that was incremented first is never 0). Then, as `alignToLog` aligns vLLM's
+ * steps, the batch compositions decide: a shift one either side is taken when the NVTX labels
+ * agree with more records there, and with at least 80% of those compared.
+ */
+export function counterShift(labels: ReadonlyMap<number, LabelCounts>, records: readonly LogComposition[]): CounterShift {
+  const withCounts = records.filter((r) => r.contextRequests != null && r.generationRequests != null);
+  const lowest = records.reduce((m, r) => Math.min(m, r.iter), Infinity);
+  const base = lowest < 0 ? -lowest : 0;
+  const score = (shift: number) => {
+    let compared = 0;
+    let agree = 0;
+    for (const r of withCounts) {
+      const label = labels.get(r.iter + shift);
+      if (!label) continue;
+      compared++;
+      if (sameComposition(label, r)) agree++;
+    }
+    return { shift, compared, agree };
+  };
+  const atBase = score(base);
+  let best = atBase;
+  for (const shift of [base - 1, base + 1]) {
+    const s = shift + lowest < 0 ? null : score(shift);
+    if (s && s.agree > best.agree && s.agree >= 0.8 * s.compared) best = s;
+  }
+  if (best !== atBase) return { ...best, basis: 'labels', agreeAtDefault: atBase.agree };
+  return { ...atBase, basis: base ? 'zero-counter' : 'documented', agreeAtDefault: atBase.agree };
+}

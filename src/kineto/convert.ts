@@ -3,105 +3,89 @@ import {
   GPU_ACTIVITY_TABLES,
   beginWrite,
   commitWrite,
-  countCpuOps,
   countGpuRowsWithoutProcess,
-  cpuOpsInNestingOrder,
   createNsysSchema,
-  indexCpuOpsByThread,
-  indexRuntimeByCorrelation,
   insertAnalysisDetails,
   insertSessionStart,
-  prepareCpuOpNestingUpdate,
-  prepareEventInserts,
   prepareGpuInsert,
   prepareMetadataInsert,
   prepareThreadAndProcessInserts,
   rollbackWrite,
+  linkGpuRowsByCorrelation,
   setBulkWriteMode,
-  setGpuRowProcessFromRuntime,
-  setGpuRowProcessWhereMissing,
-  shiftTimes,
 } from '../../queries/kinetoWriter.js';
-import { kernelShortName, memcpyKinds, memsetKind } from './activityNames.js';
-import { readKinetoTrace, type KinetoEvent, type KinetoHeader, type ReadProgress } from './readKineto.js';
+import { ALL_TABLES, EventWriter, GLOBAL_ID_BASE, intOrNull, packGlobalTid, type ConvertedTables, type WrittenCounts } from './eventWriter.js';
+import { readKinetoTrace, type KinetoHeader, type ReadProgress } from './readKineto.js';
+import { KINETO_NOTE_PREFIX } from './traceNotes.js';
 import { KinetoTraceError } from '../errors.js';
+
+export { packGlobalTid } from './eventWriter.js';
+export { microsToNs } from './kinetoEvents.js';
 
 /** `META_DATA_EXPORT.EXPORT_PRODUCT_NAME` of a converted trace (how `isKinetoConversion` knows it). */
 export const KINETO_PRODUCT_NAME = 'iterscope: PyTorch profiler (Kineto) trace conversion';
 
-/** The upper bits nsys sets in every globalPid/globalTid of a local capture (fixture README). */
-const GLOBAL_ID_BASE = 0x1000000000000;
-const ID_MASK = 0xffffff;
-
-/** nsys's packing: `(pid << 24) | tid` above the capture's base bits. Fits in a double (< 2^53). */
-export function packGlobalTid(pid: number, tid: number): number {
-  return GLOBAL_ID_BASE + (pid & ID_MASK) * 0x1000000 + (tid & ID_MASK);
-}
-
-export interface ConversionSummary {
+/** What a conversion read and wrote (`WrittenCounts`: rows per table). */
+export interface ConversionSummary extends WrittenCounts {
   input: string;
   events: number;
-  cpuOps: number;
-  runtimeCalls: number;
-  kernels: number;
-  memcpys: number;
-  memsets: number;
-  /** `user_annotation` / `ProfilerStep#N` ranges written as NVTX push/pop ranges. */
-  annotations: number;
-  /** Absolute (Unix epoch) ns of the session start (the earliest event), as a decimal string. */
-  sessionStartUtcNs: string;
+  /** Absolute (Unix epoch) ns of the session start (the earliest event), as a decimal string; null when the trace has no absolute clock. */
+  sessionStartUtcNs: string | null;
   durationNs: number;
   /** GPU rows whose launching process could not be found (no runtime call with their correlation). */
   gpuRowsWithoutProcess: number;
-  /** Events of kinds not converted, by `cat` (flows, instants, python functions, ...). */
+  /** Events left out or read differently, by kind (`flow`, `counter`, `cat:python_function`, ...). */
   skipped: Record<string, number>;
+  /** What the conversion did with each kind of event and with the trace's clock, one sentence each. */
+  notes: string[];
 }
 
 /**
- * Exact integer ns of a Kineto time in µs. The shortest decimal form of the double is the text
- * Kineto wrote (3 decimals; ns spacing below 2^43 µs), so the digits are read, not multiplied:
- * `ts * 1000` in doubles can be 1 ns off at today's magnitudes.
+ * Without baseTimeNanoseconds, ts from 1e14 µs on (1973-03-03) is Unix-epoch µs, as traces without
+ * it write it (1621401187223197 in kineto's tb_plugin test data of PyTorch 1.8, 1771536568903147
+ * in a 2026 ROCm trace, test/fixtures-field/kineto); ts counted from a trace's own start (a
+ * profiler session lasts far less than three years) stays far below.
  */
-export function microsToNs(us: number): { whole: number; fracNs: number } {
-  const neg = us < 0;
-  const s = String(Math.abs(us));
-  let whole: number;
-  let fracNs: number;
-  if (/e/i.test(s)) {
-    whole = Math.floor(Math.abs(us));
-    fracNs = Math.round((Math.abs(us) - whole) * 1000);
-  } else {
-    const dot = s.indexOf('.');
-    whole = dot < 0 ? Number(s) : Number(s.slice(0, dot));
-    fracNs = dot < 0 ? 0 : Math.round(Number(`0.${s.slice(dot + 1)}`) * 1000);
+const EPOCH_US_FROM = 1e14;
+
+/** The session start on the Unix clock, and how it was found (null: the trace has no absolute clock). */
+function sessionClock(header: KinetoHeader, earliestUs: number, earliestFracNs: number): { utcNs: bigint | null; note: string | null } {
+  const earliest = BigInt(earliestUs) * 1000n + BigInt(earliestFracNs);
+  if (header.hasBaseTime) return { utcNs: header.baseTimeNs + earliest, note: null };
+  if (earliestUs >= EPOCH_US_FROM) {
+    return { utcNs: earliest, note: 'no "baseTimeNanoseconds" (older PyTorch, and some builds since, write none): ts read as Unix-epoch µs, as those traces write it' };
   }
-  if (fracNs === 1000) {
-    whole += 1;
-    fracNs = 0;
-  }
-  return neg ? { whole: -whole, fracNs: -fracNs } : { whole, fracNs };
+  return {
+    utcNs: null,
+    note: 'no "baseTimeNanoseconds" and ts counts from an unknown origin: the trace has no absolute clock, so iteration-log timestamps cannot be placed on it (ProfilerStep#N ranges still mark iterations)',
+  };
 }
 
-function num(v: unknown, fallback = 0): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+/** Notes on the header: the clock, distributedInfo, displayTimeUnit. */
+function headerNotes(header: KinetoHeader, clockNote: string | null): string[] {
+  const notes: string[] = [];
+  if (clockNote) notes.push(clockNote);
+  const unit = header.extra.get('displayTimeUnit');
+  if (unit !== undefined && unit !== 'ms') notes.push(`displayTimeUnit "${unit}" only sets the unit a trace viewer shows; ts and dur are read in µs, as the trace event format defines them`);
+  const dist = header.distributedInfo;
+  if (dist) {
+    const rank = intOrNull(dist.rank);
+    const world = intOrNull(dist.world_size);
+    notes.push(`distributed run (distributedInfo): rank ${rank ?? '?'} of ${world ?? '?'}${typeof dist.backend === 'string' ? `, backend ${dist.backend}` : ''}; this trace is that rank's only`);
+  }
+  return notes;
 }
-function intOrNull(v: unknown): number | null {
-  return typeof v === 'number' && Number.isInteger(v) ? v : null;
-}
-function dim(v: unknown, i: number): number {
-  return Array.isArray(v) && typeof v[i] === 'number' ? v[i] : 1;
-}
-
-const PROFILER_STEP = /^ProfilerStep#\d+$/;
 
 /**
  * Converts a Kineto trace into an nsys-shaped SQLite database at `dbPath` (created; must not
  * exist): the real nsys DDL, one transaction, prepared statements (all in queries/kinetoWriter.ts),
- * events streamed one at a time.
+ * events streamed one at a time. Any PyTorch version's trace: recognised by its events' categories
+ * (not by one header key), ts in µs absolute or relative, old and new category names.
  * Times become integer ns from the earliest event; `TARGET_INFO_SESSION_START_TIME.utcEpochNs` is
- * that event's absolute time (`ts * 1000 + baseTimeNanoseconds`).
+ * that event's absolute time (`ts * 1000 + baseTimeNanoseconds`, or `ts * 1000` for the epoch-µs
+ * ts of older traces), absent when the trace has no absolute clock.
  */
-export async function convertKinetoTrace(input: string, dbPath: string, opts: { onProgress?: ReadProgress } = {}): Promise<ConversionSummary> {
+export async function convertKinetoTrace(input: string, dbPath: string, opts: ConversionOptions = {}): Promise<ConversionSummary> {
   const db = new BetterSqlite3(dbPath);
   try {
     return await convertInto(db, input, opts);
@@ -110,243 +94,119 @@ export async function convertKinetoTrace(input: string, dbPath: string, opts: { 
   }
 }
 
-async function convertInto(db: BetterSqlite3.Database, input: string, opts: { onProgress?: ReadProgress }): Promise<ConversionSummary> {
+export interface ConversionOptions {
+  onProgress?: ReadProgress;
+  /** Write only the rows of these tables (names as in the nsys DDL; KINETO_CPU_OPS for the aten ops); all when absent. */
+  tables?: readonly string[];
+}
+
+/** Which row kinds the named tables need. */
+function convertedTables(tables: readonly string[] | undefined): ConvertedTables {
+  if (!tables) return ALL_TABLES;
+  const has = (t: string) => tables.includes(t);
+  return {
+    cpuOps: has('KINETO_CPU_OPS'),
+    apiCalls: has('CUPTI_ACTIVITY_KIND_RUNTIME'),
+    kernels: has('CUPTI_ACTIVITY_KIND_KERNEL'),
+    memory: has('CUPTI_ACTIVITY_KIND_MEMCPY') || has('CUPTI_ACTIVITY_KIND_MEMSET'),
+    annotations: has('NVTX_EVENTS'),
+  };
+}
+
+async function convertInto(db: BetterSqlite3.Database, input: string, opts: ConversionOptions): Promise<ConversionSummary> {
   setBulkWriteMode(db);
   createNsysSchema(db);
-
-  const insert = prepareEventInserts(db);
-  const strings = new Map<string, number>();
-  const stringId = (s: string): number => {
-    let id = strings.get(s);
-    if (id === undefined) {
-      id = strings.size;
-      strings.set(s, id);
-      insert.string.run(id, s);
-    }
-    return id;
-  };
-
-  // Times are first stored relative to the first event's whole µs (exact in doubles whatever the
-  // epoch), then shifted so the earliest event is 0.
-  const clock = { originUs: null as number | null, minNs: Infinity, maxNs: -Infinity };
-  const skipped: Record<string, number> = {};
-  const counts = { cpuOps: 0, runtimeCalls: 0, kernels: 0, memcpys: 0, memsets: 0, annotations: 0 };
-  const processNames = new Map<number, string>();
-  const threadNames = new Map<string, string>();
-  const cpuThreads = new Map<string, { pid: number; tid: number }>();
-  // Kernel names repeat: derive each short name once.
-  const shortNameIds = new Map<number, number>();
-  const skip = (what: string) => {
-    skipped[what] = (skipped[what] ?? 0) + 1;
-  };
-
-  const onEvent = (e: KinetoEvent, _header: KinetoHeader) => {
-    if (e.ph === 'M') {
-      if (typeof e.pid !== 'number') return;
-      const name = e.args && typeof e.args.name === 'string' ? e.args.name : null;
-      if (e.name === 'process_name' && name) processNames.set(e.pid, name);
-      else if (e.name === 'thread_name' && name && typeof e.tid === 'number') threadNames.set(`${e.pid}:${e.tid}`, name);
-      return;
-    }
-    if (e.ph !== 'X' || typeof e.ts !== 'number') {
-      skip(e.ph === 'f' || e.ph === 's' ? 'flow' : `ph:${e.ph ?? '?'}`);
-      return;
-    }
-    const t = microsToNs(e.ts);
-    clock.originUs ??= t.whole;
-    const start = (t.whole - clock.originUs) * 1000 + t.fracNs;
-    const d = microsToNs(Math.max(0, num(e.dur)));
-    const end = start + d.whole * 1000 + d.fracNs;
-    if (start < clock.minNs) clock.minNs = start;
-    if (end > clock.maxNs) clock.maxNs = end;
-    const cat = e.cat ?? '';
-    const args = e.args ?? {};
-    const name = e.name ?? '';
-    const cpuSide = typeof e.pid === 'number' && typeof e.tid === 'number';
-    const gtid = cpuSide ? packGlobalTid(e.pid as number, e.tid as number) : null;
-    const noteThread = () => {
-      const k = `${e.pid}:${e.tid}`;
-      if (!cpuThreads.has(k)) cpuThreads.set(k, { pid: e.pid as number, tid: e.tid as number });
-    };
-    switch (cat) {
-      case 'cpu_op':
-      case 'user_annotation':
-        if (!cpuSide) return skip(cat);
-        noteThread();
-        if (cat === 'user_annotation' || PROFILER_STEP.test(name)) {
-          insert.nvtxRange.run(start, end, name, gtid);
-          counts.annotations++;
-        } else {
-          insert.cpuOp.run(start, end, gtid, stringId(name), intOrNull(args['External id']));
-          counts.cpuOps++;
-        }
-        return;
-      case 'cuda_runtime':
-      case 'cuda_driver':
-        if (!cpuSide) return skip(cat);
-        noteThread();
-        insert.runtimeCall.run(start, end, cat === 'cuda_runtime' ? 0 : 1, gtid, intOrNull(args.correlation), stringId(name));
-        counts.runtimeCalls++;
-        return;
-      case 'kernel': {
-        const nameId = stringId(name);
-        let shortId = shortNameIds.get(nameId);
-        if (shortId === undefined) shortNameIds.set(nameId, (shortId = stringId(kernelShortName(name))));
-        insert.kernel.run(
-          start,
-          end,
-          num(args.device),
-          num(args.context),
-          num(args.stream),
-          intOrNull(args.correlation),
-          nameId,
-          shortId,
-          num(args['registers per thread']),
-          dim(args.grid, 0),
-          dim(args.grid, 1),
-          dim(args.grid, 2),
-          dim(args.block, 0),
-          dim(args.block, 1),
-          dim(args.block, 2),
-          num(args['shared memory']),
-          counts.kernels,
-        );
-        counts.kernels++;
-        return;
-      }
-      case 'gpu_memcpy': {
-        const k = memcpyKinds(name);
-        insert.memcpy.run(start, end, num(args.device), num(args.context), num(args.stream), intOrNull(args.correlation), num(args.bytes), k.copyKind, k.srcKind, k.dstKind);
-        counts.memcpys++;
-        return;
-      }
-      case 'gpu_memset':
-        insert.memset.run(start, end, num(args.device), num(args.context), num(args.stream), intOrNull(args.correlation), num(args.bytes), memsetKind(name));
-        counts.memsets++;
-        return;
-      default:
-        skip(cat || 'uncategorized');
-    }
-  };
-
+  const tables = convertedTables(opts.tables);
+  const w = new EventWriter(db, tables);
   beginWrite(db);
-  let read: { header: KinetoHeader; events: number };
+  let read: { header: KinetoHeader; events: number; unparsed: number };
   try {
-    read = await readKinetoTrace(input, onEvent, opts);
+    read = await readKinetoTrace(input, (e) => w.onEvent(e), { onProgress: opts.onProgress, wants: w.selection() ?? undefined });
+    if (w.notes.recognised === 0) {
+      throw new KinetoTraceError(input, 'JSON with a "traceEvents" array, but none of its events has a PyTorch profiler category (cpu_op, kernel, cuda_runtime, gpu_memcpy, user_annotation, ...): not a PyTorch profiler (Kineto) trace');
+    }
+    if (w.originUs === null) throw new KinetoTraceError(input, 'a PyTorch profiler trace with no timed events (traceEvents holds no "ph": "X" event)');
   } catch (err) {
     rollbackWrite(db);
     throw err;
   }
   const { header } = read;
-  const { originUs, minNs, maxNs } = clock;
-  if (originUs === null) throw new KinetoTraceError(input, 'a PyTorch profiler trace with no timed events (traceEvents holds no "ph": "X" event)');
-  if (!header.hasBaseTime) throw new KinetoTraceError(input, 'no "baseTimeNanoseconds": not a PyTorch profiler (Kineto) trace, or one too old to place on a clock');
+  const shift = w.minNs;
+  const pids = new Set([...w.cpuThreads.values()].map((t) => t.pid));
+  w.finish(shift, pids.size === 1 ? packGlobalTid([...pids][0], 0) : null);
+  // Without the API calls (`kernels`: no table needs the process) there is nothing to link by.
+  const gpuRowsWithoutProcess = pids.size === 1 || !tables.apiCalls ? 0 : linkGpuTables(db);
+  const durationNs = w.maxNs - w.minNs;
+  const earliestWholeUs = w.originUs + Math.floor(shift / 1000);
+  const clock = sessionClock(header, earliestWholeUs, shift - Math.floor(shift / 1000) * 1000);
 
-  const shift = minNs;
-  shiftTimes(db, shift);
-  const durationNs = maxNs - minNs;
-  const sessionStartUtcNs = header.baseTimeNs + BigInt(originUs) * 1000n + BigInt(shift);
-
-  const gpuRowsWithoutProcess = linkGpuRowsToProcesses(db, cpuThreads);
-  nestCpuOps(db);
-  writeThreadsAndProcesses(db, cpuThreads, processNames, threadNames, stringId);
-  writeTargetInfo(db, header, sessionStartUtcNs, durationNs, input, read.events);
-  indexCpuOpsByThread(db);
+  writeThreadsAndProcesses(db, w.cpuThreads, w.processNames, w.threadNames, (s) => w.stringId(s));
+  const notes = [...headerNotes(header, clock.note), ...w.notes.sentences(read.unparsed === 0)];
+  if (gpuRowsWithoutProcess) {
+    notes.push(`${gpuRowsWithoutProcess} GPU activities have no API call with their correlation id, and the trace's CPU side is not one process: they are tied to no process`);
+  }
+  writeTargetInfo(db, header, clock.utcNs, durationNs, input, read.events, notes);
   commitWrite(db);
   return {
     input,
     events: read.events,
-    ...counts,
-    sessionStartUtcNs: sessionStartUtcNs.toString(),
+    ...w.counts,
+    sessionStartUtcNs: clock.utcNs === null ? null : clock.utcNs.toString(),
     durationNs,
     gpuRowsWithoutProcess,
-    skipped,
+    // Events a GPU-only conversion left unparsed: not read, so in no note.
+    skipped: read.unparsed ? { ...w.notes.tally(), unread: read.unparsed } : w.notes.tally(),
+    notes,
   };
 }
 
 /**
- * Kineto files GPU rows under the device, not the launching process: set `globalPid` from the
- * runtime call with the same correlation id (correlation ids are unique per process, and a
- * Kineto trace is one process's). Returns the rows left without a process.
+ * Kineto files GPU rows under the device, not the launching process. With one process on the CPU
+ * side (a CPU-only or partial trace too) the rows were written with it; with several, each row
+ * takes the process of the API call with its correlation id. Returns the rows left without one.
  */
-function linkGpuRowsToProcesses(db: BetterSqlite3.Database, cpuThreads: Map<string, { pid: number; tid: number }>): number {
-  indexRuntimeByCorrelation(db);
-  const pids = new Set([...cpuThreads.values()].map((t) => t.pid));
+function linkGpuTables(db: BetterSqlite3.Database): number {
   let left = 0;
   for (const table of GPU_ACTIVITY_TABLES) {
-    setGpuRowProcessFromRuntime(db, table);
-    if (pids.size === 1) {
-      // A CPU-only or partial trace: the one profiled process launched everything.
-      setGpuRowProcessWhereMissing(db, table, packGlobalTid([...pids][0], 0));
-    }
+    linkGpuRowsByCorrelation(db, table);
     left += countGpuRowsWithoutProcess(db, table);
   }
   return left;
 }
 
-/**
- * Depth, parent and self time of every aten op: per thread, ops sorted by start (longest first on
- * ties) nest as a stack. Read into typed arrays first: SQLite cannot update a table while a scan
- * of it is open on the same connection.
- */
-function nestCpuOps(db: BetterSqlite3.Database): void {
-  const n = countCpuOps(db);
-  if (n === 0) return;
-  const rowid = new Float64Array(n);
-  const tid = new Float64Array(n);
-  const start = new Float64Array(n);
-  const end = new Float64Array(n);
-  let i = 0;
-  for (const r of cpuOpsInNestingOrder(db)) {
-    rowid[i] = r[0];
-    tid[i] = r[1];
-    start[i] = r[2];
-    end[i] = r[3];
-    i++;
-  }
-  const childNs = new Float64Array(n);
-  const depth = new Int32Array(n);
-  const parent = new Int32Array(n).fill(-1);
-  const stack: number[] = [];
-  for (let k = 0; k < n; k++) {
-    while (stack.length && (tid[stack[stack.length - 1]] !== tid[k] || end[stack[stack.length - 1]] <= start[k])) stack.pop();
-    // A partial overlap (not nested) is treated as a sibling: pop until the top contains it.
-    while (stack.length && end[k] > end[stack[stack.length - 1]]) stack.pop();
-    if (stack.length) {
-      const p = stack[stack.length - 1];
-      parent[k] = p;
-      depth[k] = depth[p] + 1;
-      childNs[p] += end[k] - start[k];
-    }
-    stack.push(k);
-  }
-  const upd = prepareCpuOpNestingUpdate(db);
-  for (let k = 0; k < n; k++) upd.run(depth[k], parent[k] >= 0 ? rowid[parent[k]] : null, end[k] - start[k] - childNs[k], rowid[k]);
-}
-
 function writeThreadsAndProcesses(
   db: BetterSqlite3.Database,
-  cpuThreads: Map<string, { pid: number; tid: number }>,
+  cpuThreads: Map<number, { pid: number; tid: number }>,
   processNames: Map<number, string>,
   threadNames: Map<string, string>,
   stringId: (s: string) => number,
 ): void {
   const insert = prepareThreadAndProcessInserts(db);
   const pids = new Set<number>();
-  for (const [k, { pid, tid }] of cpuThreads) {
+  for (const [gtid, { pid, tid }] of cpuThreads) {
     pids.add(pid);
-    insert.thread.run(stringId(threadNames.get(k) ?? `thread ${tid}`), packGlobalTid(pid, tid));
+    insert.thread.run(stringId(threadNames.get(`${pid}:${tid}`) ?? `thread ${tid}`), gtid);
   }
   for (const pid of pids) insert.process.run(packGlobalTid(pid, 0), pid, processNames.get(pid) ?? null);
+}
+
+/** `distributedInfo`'s scalar fields as `KINETO_DISTRIBUTED_RANK`, `..._WORLD_SIZE`, `..._BACKEND`, ... */
+function distributedInfoRows(info: Record<string, unknown> | null): [string, string][] {
+  if (!info) return [];
+  return Object.entries(info)
+    .filter(([, v]) => v !== null && typeof v !== 'object')
+    .map(([k, v]) => [`KINETO_DISTRIBUTED_${k.toUpperCase()}`, String(v)]);
 }
 
 function isoSeconds(utcNs: bigint): string {
   return new Date(Number(utcNs / 1_000_000n)).toISOString().slice(0, 19);
 }
 
-function writeTargetInfo(db: BetterSqlite3.Database, header: KinetoHeader, sessionStartUtcNs: bigint, durationNs: number, input: string, events: number): void {
-  const iso = isoSeconds(sessionStartUtcNs);
-  insertSessionStart(db, sessionStartUtcNs, iso, iso);
+function writeTargetInfo(db: BetterSqlite3.Database, header: KinetoHeader, sessionStartUtcNs: bigint | null, durationNs: number, input: string, events: number, notes: string[]): void {
+  if (sessionStartUtcNs !== null) {
+    const iso = isoSeconds(sessionStartUtcNs);
+    insertSessionStart(db, sessionStartUtcNs, iso, iso);
+  }
   insertAnalysisDetails(db, GLOBAL_ID_BASE, durationNs);
   const insGpu = prepareGpuInsert(db);
   for (const d of header.deviceProperties) {
@@ -367,6 +227,8 @@ function writeTargetInfo(db: BetterSqlite3.Database, header: KinetoHeader, sessi
     ['KINETO_TRACE_ID', header.traceId],
     ['KINETO_EVENTS', String(events)],
     ...[...header.extra].map(([k, v]) => [`KINETO_${k.toUpperCase()}`, v] as [string, string]),
+    ...distributedInfoRows(header.distributedInfo),
+    ...notes.map((n, i) => [`${KINETO_NOTE_PREFIX}${i + 1}`, n] as [string, string]),
   ];
   const insMeta = prepareMetadataInsert(db);
   for (const [k, v] of meta) insMeta.run(k, v);

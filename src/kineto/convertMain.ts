@@ -1,5 +1,5 @@
 /**
- * Child-process entry of `convertKinetoTraceSync`: `node convertMain.js <trace.json[.gz]> <out.sqlite>`.
+ * Child-process entry of `convertKinetoTraceSync`: `node convertMain.js <trace.json[.gz]> <out.sqlite> [TABLE,TABLE,...]`.
  * Prints one JSON line on stdout: `{"ok": summary}` or `{"error": {"code", "message"}}`. The
  * progress bar goes to the inherited stderr (drawn only on a terminal).
  */
@@ -7,11 +7,12 @@ import { convertKinetoTrace } from './convert.js';
 import { IterscopeError } from '../errors.js';
 import { progress, type Progress } from '../ranks/progress.js';
 
-const [input, output] = process.argv.slice(2);
+const [input, output, tables] = process.argv.slice(2);
 const MB = 1024 * 1024;
 const shown: { bar: Progress | null } = { bar: null };
 try {
   const summary = await convertKinetoTrace(input, output, {
+    tables: tables ? tables.split(',') : undefined,
     onProgress: (done, total) => {
       shown.bar ??= progress('iterscope: reading PyTorch profiler trace', Math.max(1, Math.round(total / MB)), { unit: 'MB' });
       shown.bar.update(Math.round(done / MB));

@@ -34,17 +34,18 @@ function converterEntry(): string {
 /**
  * Converts a Kineto trace synchronously, so the synchronous export opener (`openInput`) can take
  * one: the streaming conversion (async: file and gunzip streams) runs in a child Node process
- * that writes the database to a fresh temp directory. Never writes beside the input. Throws
+ * that writes the database to a fresh temp directory (only `tables`, when given: see
+ * `InputReadOptions`). Never writes beside the input. Throws
  * `KinetoTraceError` for truncated or non-Kineto JSON.
  */
-export function convertKinetoTraceSync(input: string): ConvertedTrace {
+export function convertKinetoTraceSync(input: string, tables?: readonly string[]): ConvertedTrace {
   const dir = mkdtempSync(join(tmpdir(), 'iterscope-kineto-'));
   const remove = () => {
     pending.delete(dir);
     rmSync(dir, { recursive: true, force: true });
   };
   const dbPath = join(dir, 'trace.sqlite');
-  const r = spawnSync(process.execPath, [converterEntry(), input, dbPath], {
+  const r = spawnSync(process.execPath, [converterEntry(), input, dbPath, ...(tables ? [tables.join(',')] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
     encoding: 'utf8',
     maxBuffer: 16 * 1024 * 1024,

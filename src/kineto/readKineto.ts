@@ -1,5 +1,4 @@
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
-import { createGunzip } from 'node:zlib';
 import { KinetoJsonScanner, TraceScanError } from './jsonEventScanner.js';
 import { KinetoTraceError } from '../errors.js';
 
@@ -22,14 +21,39 @@ export interface KinetoHeader {
   /** Add to `ts * 1000` for absolute (Unix epoch) ns; exceeds 2^53, so a bigint. 0n when absent. */
   baseTimeNs: bigint;
   hasBaseTime: boolean;
+  /** `deviceProperties`, or PyTorch 1.8's `computeProperties` with its keys renamed to today's. */
   deviceProperties: Record<string, unknown>[];
+  /** `distributedInfo` (`backend`, `rank`, `world_size`, ...) of a distributed run; null without. */
+  distributedInfo: Record<string, unknown> | null;
   traceId: string | null;
   /** Other scalar top-level fields (cupti_version, cuda_driver_version, ...), as text. */
   extra: Map<string, string>;
 }
 
 /** Top-level keys kept (everything else is skipped without buffering). */
-const HEADER_KEYS = new Set(['schemaVersion', 'baseTimeNanoseconds', 'deviceProperties', 'trace_id', 'cupti_version', 'cuda_driver_version', 'cuda_runtime_version', 'displayTimeUnit']);
+const HEADER_KEYS = new Set([
+  'schemaVersion',
+  'baseTimeNanoseconds',
+  'deviceProperties',
+  'computeProperties',
+  'distributedInfo',
+  'trace_id',
+  'cupti_version',
+  'cuda_driver_version',
+  'cuda_runtime_version',
+  'hip_runtime_version',
+  'rocprofiler-sdk_version',
+  'displayTimeUnit',
+]);
+
+/** PyTorch 1.8's `computeProperties` keys that today's `deviceProperties` name otherwise (kineto tb_plugin test/gpu_metrics_input.json). */
+const COMPUTE_PROPERTY_NAMES: Readonly<Record<string, string>> = { major: 'computeMajor', minor: 'computeMinor', multiProcessorCount: 'numSms' };
+
+function renamedComputeProperties(d: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d)) out[COMPUTE_PROPERTY_NAMES[k] ?? k] = v;
+  return out;
+}
 
 export function isGzip(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
@@ -52,35 +76,31 @@ export interface ReadProgress {
 }
 
 /**
- * Streams a Kineto trace (`.json` or gzip, detected by magic bytes): calls `onHeader` once the
- * header fields before `traceEvents` are known (Kineto writes them first; fields after the array
- * come later in `header` of the result), then `onEvent` for each event in file order. Never holds
- * the whole file. Throws `KinetoTraceError` (one line naming the file) for truncated or
- * non-Kineto JSON.
+ * Streams a Kineto trace (`.json` or gzip, detected by magic bytes): calls `onEvent` for each
+ * event in file order, with the header as far as it is known (Kineto writes most fields before
+ * `traceEvents`; `distributedInfo` may follow it: the complete header is in the result). With
+ * `wants` (`ScannerSink.wants`), events it rejects may go unparsed (`unparsed` counts them).
+ * Never holds the whole file. Throws `KinetoTraceError` (one line naming the file) for truncated
+ * or non-Kineto JSON.
  */
 export async function readKinetoTrace(
   path: string,
   onEvent: (event: KinetoEvent, header: KinetoHeader) => void,
-  opts: { onProgress?: ReadProgress } = {},
-): Promise<{ header: KinetoHeader; events: number }> {
+  opts: { onProgress?: ReadProgress; wants?: (text: string) => boolean } = {},
+): Promise<{ header: KinetoHeader; events: number; unparsed: number }> {
   const total = statSync(path).size;
   const gz = isGzip(readHead(path, 2));
-  const header: KinetoHeader = { schemaVersion: null, baseTimeNs: 0n, hasBaseTime: false, deviceProperties: [], traceId: null, extra: new Map() };
+  const header: KinetoHeader = { schemaVersion: null, baseTimeNs: 0n, hasBaseTime: false, deviceProperties: [], distributedInfo: null, traceId: null, extra: new Map() };
   let bad: KinetoTraceError | null = null;
   const scanner = new KinetoJsonScanner(
     {
       topLevel(key, text) {
         setHeaderField(header, key, text);
       },
-      event(text) {
-        let e: KinetoEvent;
-        try {
-          e = JSON.parse(text) as KinetoEvent;
-        } catch {
-          throw new TraceScanError(`malformed JSON in traceEvents element ${scanner.eventCount + 1}`, 0);
-        }
-        onEvent(e, header);
+      event(value) {
+        onEvent(value as KinetoEvent, header);
       },
+      wants: opts.wants,
     },
     HEADER_KEYS,
   );
@@ -90,7 +110,8 @@ export async function readKinetoTrace(
     bytesRead += chunk.length;
     opts.onProgress?.(bytesRead, total);
   });
-  const text = gz ? file.pipe(createGunzip()) : file;
+  // zlib only for a gzip file (loading it costs a plain one start-up time).
+  const text = gz ? file.pipe((await import('node:zlib')).createGunzip()) : file;
   text.setEncoding('utf8');
   try {
     for await (const chunk of text as AsyncIterable<string>) scanner.write(chunk);
@@ -102,7 +123,7 @@ export async function readKinetoTrace(
     else throw err;
   }
   if (bad) throw bad;
-  return { header, events: scanner.eventCount };
+  return { header, events: scanner.eventCount, unparsed: scanner.unparsedCount };
 }
 
 function setHeaderField(header: KinetoHeader, key: string, text: string): void {
@@ -122,6 +143,9 @@ function setHeaderField(header: KinetoHeader, key: string, text: string): void {
   }
   if (key === 'schemaVersion' && typeof value === 'number') header.schemaVersion = value;
   else if (key === 'deviceProperties' && Array.isArray(value)) header.deviceProperties = value.filter((d) => d && typeof d === 'object') as Record<string, unknown>[];
+  else if (key === 'computeProperties' && Array.isArray(value) && header.deviceProperties.length === 0) {
+    header.deviceProperties = (value.filter((d) => d && typeof d === 'object') as Record<string, unknown>[]).map(renamedComputeProperties);
+  } else if (key === 'distributedInfo' && value !== null && typeof value === 'object' && !Array.isArray(value)) header.distributedInfo = value as Record<string, unknown>;
   else if (key === 'trace_id' && typeof value === 'string') header.traceId = value;
   else if (value !== null && typeof value !== 'object') header.extra.set(key, String(value));
 }

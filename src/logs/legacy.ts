@@ -5,7 +5,10 @@
  *
  * GptManager increments its counter before it builds the stats, so `"Iteration Counter": K`
  * describes the batch launched while the counter was K-1: `iter = K - 1`.
- * (trtllm.md §1.1; `GptManager::decoupled_execution_loop`.)
+ * (trtllm.md §1.1; `GptManager::decoupled_execution_loop`.) Not every server did: the Triton
+ * backend of 2023 printed `"Iteration Counter":0` for its first batch (tensorrtllm_backend issue
+ * #217). So no record is dropped for its counter: a 0 is kept as iteration -1, and the join finds
+ * the log's offset (`alignLogCounters`: a counter of 0, or the batch compositions of the NVTX labels).
  */
 import { emptyMetrics, type IterationMetrics, type Normalized } from './types.js';
 import { parseLogTimestamp } from './timestamps.js';
@@ -31,7 +34,6 @@ export function isTritonStatsObject(obj: Record<string, unknown>): boolean {
 export function normalizeLegacy(obj: Record<string, unknown>): Normalized {
   const counter = toCount(obj[LEGACY_COUNTER_KEY]);
   if (counter === null) return { ok: false, reason: `"${LEGACY_COUNTER_KEY}" is not a non-negative integer` };
-  if (counter === 0) return { ok: false, reason: `"${LEGACY_COUNTER_KEY}":0 describes no loop (counter is incremented before printing)` };
   return { ok: true, iter: counter - 1, sourceIter: counter, metrics: legacyMetrics(obj) };
 }
 

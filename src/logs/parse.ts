@@ -49,6 +49,33 @@ export function parseIterationLogLine(line: string, lineNo = 1, file = DEFAULT_N
   if (line.trim() === '') return { kind: 'empty' };
   // U+FFFD is what a lenient UTF-8 decoder makes of invalid bytes; NUL never occurs in a text log.
   if (line.includes('\u0000') || line.includes('\uFFFD')) return skipped('binary data or invalid UTF-8');
+  const result = parseLocated(line, lineNo, file);
+  if (result.kind === 'skipped' && result.reason === NOT_A_RECORD) {
+    const unquoted = unquotedMessage(line);
+    if (unquoted !== null) return parseLocated(unquoted, lineNo, file);
+  }
+  return result;
+}
+
+/**
+ * Triton since 24.x writes each log message as a JSON string (server issue #7649, 24.08:
+ * `I0924 12:01:22.876369 1 infer_request.cc:905] "[request id: <id_unknown>] prepared: ...\noriginal inputs:\n..."`),
+ * so the backend's stats record arrives as `...model_instance_state.cc:969] "{\"Active Request Count\":1,...}"`:
+ * the line with that string unquoted, or null when the line ends in no such string.
+ */
+function unquotedMessage(line: string): string | null {
+  const open = line.indexOf('"{\\"');
+  const text = line.trimEnd();
+  if (open < 0 || !text.endsWith('"')) return null;
+  try {
+    const message: unknown = JSON.parse(text.slice(open));
+    return typeof message === 'string' ? line.slice(0, open) + message : null;
+  } catch {
+    return null;
+  }
+}
+
+function parseLocated(line: string, lineNo: number, file: string): LineResult {
   let result = parseAt(line, locateRecord(line), lineNo, file);
   // A prefix's own `{...}` may have looked like the payload: try the next candidates.
   for (let tries = 0; result.retryFrom !== undefined && tries < 3; tries++) {
@@ -195,15 +222,9 @@ class LogBuilder {
 
   finish(): ParsedIterationLog {
     const formats: Partial<Record<LogFormat, number>> = {};
-    const seen = new Set<number>();
-    const duplicates = new Set<number>();
     const { records, skipped } = assignSglangLinePositions(this.records);
     for (const s of skipped) this.skip(s.line, s.reason);
-    for (const r of records) {
-      formats[r.format] = (formats[r.format] ?? 0) + 1;
-      if (seen.has(r.iter)) duplicates.add(r.iter);
-      seen.add(r.iter);
-    }
+    for (const r of records) formats[r.format] = (formats[r.format] ?? 0) + 1;
     return {
       file: this.file,
       records,
@@ -211,9 +232,20 @@ class LogBuilder {
       skippedLines: this.skippedLines,
       skippedSamples: this.samples,
       formats,
-      duplicateIters: [...duplicates].sort((a, b) => a - b),
+      duplicateIters: duplicateIters(records),
     };
   }
+}
+
+/** `iter` values that occur in more than one record, ascending. */
+export function duplicateIters(records: readonly IterationLogRecord[]): number[] {
+  const seen = new Set<number>();
+  const duplicates = new Set<number>();
+  for (const r of records) {
+    if (seen.has(r.iter)) duplicates.add(r.iter);
+    seen.add(r.iter);
+  }
+  return [...duplicates].sort((a, b) => a - b);
 }
 
 /** Parse log text (already decoded). Never throws. */

@@ -10,8 +10,14 @@
  *       prev_device_step_time = (Yms|N/A), timestamp = .., states = {...}
  *
  * The line is printed at the START of loop K and reports the loop that just ended, so
- * `iter = K` describes NVTX loop K-1 (trtllm.md §0.4, §1.4). Parsing is by `key = value`
- * (or `key: value`) pairs split on top-level commas, so new or reordered fields do not break it.
+ * `iter = K` describes NVTX loop K-1 (trtllm.md §0.4, §1.4); an `iter = 0` is kept (as loop -1)
+ * and the join finds the offset the log really has (`alignLogCounters`). Parsing is by
+ * `key = value` (or `key: value`) pairs split on top-level commas, so new or reordered fields do
+ * not break it. Fields added since:
+ *   PR #16323 (2026-07): `..., states = {...}, num_active = 14, num_fetched = 3, num_dummy = 1, num_unscheduled = 5`
+ *   PR #14734 (2026-05): `iter = 1 ... cached_kv_len = 0   states = {..., 'num_ctx_tokens': 12, ...}`
+ *     (its description shows no comma before `states`: a field also ends where whitespace is
+ *     followed by `name =`), and `'cached_kv_tokens'` inside `states`.
  */
 import { parsePyLiteral, PyLiteralError } from './pyLiteral.js';
 import { parseLogTimestamp } from './timestamps.js';
@@ -45,7 +51,6 @@ export function parseTextFields(payload: string): TextFieldsResult {
 export function normalizePytorchText(fields: Record<string, unknown>): Normalized {
   const printed = toCount(fields.iter);
   if (printed === null) return { ok: false, reason: '"iter" is not a non-negative integer' };
-  if (printed === 0) return { ok: false, reason: '"iter = 0" describes no loop (it reports the previous loop)' };
   // Every version ends the line with `states = {...}`; without it the line was cut off, and
   // the last field read before the cut may itself be cut short (`= 1` of `= 16`).
   if (fields.states === undefined || fields.states === '') return { ok: false, reason: 'truncated text record (no states field)' };
@@ -62,6 +67,12 @@ export function normalizePytorchText(fields: Record<string, unknown>): Normalize
     const gen = metrics.scheduledRequests - metrics.contextRequests;
     metrics.generationRequests = gen >= 0 ? gen : null;
   }
+  // Since 2026: `num_active = .., num_fetched = .., num_dummy = .., num_unscheduled = ..` (PR #16323), `cached_kv_len = N` (PR #14734).
+  metrics.activeRequests = toCount(fields.num_active);
+  metrics.fetchedRequests = toCount(fields.num_fetched);
+  metrics.dummyRequests = toCount(fields.num_dummy);
+  metrics.unscheduledRequests = toCount(fields.num_unscheduled);
+  metrics.cachedKvTokens = toCount(fields.cached_kv_len) ?? toCount(states?.cached_kv_tokens);
   metrics.latencyMs = toDurationMs(fields.elapsed_time, 's'); // v1 only; printed in seconds
   metrics.hostStepTimeMs = toDurationMs(fields.host_step_time, 'ms');
   metrics.prevDeviceStepTimeMs = toDurationMs(fields.prev_device_step_time, 'ms');
@@ -100,9 +111,24 @@ function closerOf(c: number): number {
   }
 }
 
+/** At a top-level space: whitespace, then the next field's `name =` (a field not ended by a comma). */
+const NEXT_FIELD_RE = /\s+[A-Za-z_]\w*\s*=(?!=)/y;
+
+/** Whether a field ends at `i` (whitespace at the top level) because `name =` follows and this part already has its value. */
+function fieldEndsAt(s: string, i: number, partStart: number): boolean {
+  if (!isSpace(s.charCodeAt(i)) || isSpace(s.charCodeAt(i - 1))) return false;
+  NEXT_FIELD_RE.lastIndex = i;
+  if (!NEXT_FIELD_RE.test(s)) return false;
+  const part = s.slice(partStart, i);
+  return part.includes('=') || part.includes(':');
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x09;
+
 /**
- * Split on commas outside brackets. Quotes are only tracked inside brackets: at the top level
- * an apostrophe is just text. Returns null when brackets or quotes are left open.
+ * Split on commas outside brackets, and where whitespace is followed by the next `name =`
+ * (`fieldEndsAt`). Quotes are only tracked inside brackets: at the top level an apostrophe is
+ * just text. Returns null when brackets or quotes are left open.
  */
 function splitTopLevel(s: string): string[] | null {
   const parts: string[] = [];
@@ -120,7 +146,7 @@ function splitTopLevel(s: string): string[] | null {
     if (closer !== 0) {
       closers.push(closer);
     } else if (closers.length === 0) {
-      if (c === COMMA) {
+      if (c === COMMA || fieldEndsAt(s, i, partStart)) {
         parts.push(s.slice(partStart, i));
         partStart = i + 1;
       }

@@ -49,6 +49,12 @@ export interface IterationMetrics {
   queuedRequests: number | null;
   pausedRequests: number | null;
   completedRequests: number | null;
+  /** PyTorch text log (PR #16323): new requests fetched, attention-DP dummy requests, and active requests left unscheduled this iteration. */
+  fetchedRequests: number | null;
+  dummyRequests: number | null;
+  unscheduledRequests: number | null;
+  /** KV tokens already cached for the scheduled sequences (PyTorch text `cached_kv_len`, `states['cached_kv_tokens']`; PR #14734). */
+  cachedKvTokens: number | null;
   kvBlocksUsed: number | null;
   kvBlocksFree: number | null;
   kvBlocksMax: number | null;
@@ -135,6 +141,10 @@ export function emptyMetrics(): IterationMetrics {
     queuedRequests: null,
     pausedRequests: null,
     completedRequests: null,
+    fetchedRequests: null,
+    dummyRequests: null,
+    unscheduledRequests: null,
+    cachedKvTokens: null,
     kvBlocksUsed: null,
     kvBlocksFree: null,
     kvBlocksMax: null,

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import { parseIterationLogLine, type IterationLogRecord } from '../../src/logs/index.js';
 import { FIXTURES } from '../helpers/fixtures.js';
 
 export { FIXTURES };
@@ -14,4 +16,12 @@ export function fixtureLines(relativePath: string): string[] {
   const lines = readFileSync(fixture(relativePath), 'utf8').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines;
+}
+
+/** The one record a log line gives (the test fails when it gives none or several). */
+export function onlyRecord(line: string, lineNo?: number, file?: string): IterationLogRecord {
+  const result = parseIterationLogLine(line, lineNo, file);
+  if (result.kind !== 'records') throw new Error(`not a record: ${JSON.stringify(result)}`);
+  expect(result.records).toHaveLength(1);
+  return result.records[0];
 }

@@ -47,10 +47,12 @@ describe('known records after any log prefix', () => {
     expectRecords('[rank0]{worker} {"not": "a record"} ');
   });
 
-  it("Triton's Iteration Counter is the executor's iteration (no off-by-one, 0 is a real loop); legacy 0 is still skipped", () => {
+  it("Triton's Iteration Counter is the executor's iteration (no off-by-one, 0 is a real loop); a legacy 0 is kept too (issue 31), on loop -1 until the join finds the log's offset", () => {
     const log = parseIterationLogText([`I1218 03:35:37.688135 20559 libtensorrtllm.cc:1205] ${TRITON}`, `[TensorRT-LLM][INFO] ${LEGACY.replace('"Iteration Counter":2', '"Iteration Counter":0')}`].join('\n'));
-    expect(log.records.map((r) => [r.format, r.iter])).toEqual([['triton-stats-json', 0]]);
-    expect(log.skippedLines).toBe(1);
-    expect(log.skippedSamples[0].reason).toMatch(/describes no loop/);
+    expect(log.records.map((r) => [r.format, r.iter, r.sourceIter])).toEqual([
+      ['triton-stats-json', 0, 0],
+      ['legacy-json', -1, 0],
+    ]);
+    expect(log.skippedLines).toBe(0);
   });
 });

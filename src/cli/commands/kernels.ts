@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { withExport } from '../../export/openExport.js';
+import { tablesReadBy } from '../../export/contract.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { kernelSummaryTable } from '../../../reports/kernelsReport.js';
 import { UsageError } from '../../errors.js';
@@ -25,7 +26,8 @@ export function registerKernels(program: Command): void {
     const kernels = { nameBy: opts.by === 'short' ? ('short' as const) : ('demangled' as const), includeGraphs: !!opts.graphs };
     const files = expandExportArgs(inputs);
     if (files.length > 1) return tablesAcrossExports(files, 'kernels', { kernels }, opts, (s) => [kernelSummaryTable(s)]);
-    const a = withExport(files[0], (h) => analyzeExport(h, { parts: ['kernels', 'health'], kernels }));
+    // A PyTorch profiler trace converts only what the kernel summary reads.
+    const a = withExport(files[0], (h) => analyzeExport(h, { parts: ['kernels', 'health'], kernels }), { tables: tablesReadBy(['kernelSummary']) });
     const summary = a.kernels!;
     const table = kernelSummaryTable(summary);
     // Nothing on the GPU at all: one line saying why, not what table is missing.
