@@ -8,6 +8,7 @@ import { stringLookup } from '../../queries/strings.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
 import { traceNames, type CaptureSettings, type CaptureTracing } from './exportInfo.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
+import { KINETO_TABLES_READ } from '../kineto/traceNotes.js';
 
 /** One message nsys itself reported (`DIAGNOSTIC_EVENT`), repeats folded. */
 export interface NsysDiagnostic {
@@ -116,8 +117,11 @@ export interface CaptureHealth {
   processes: ProfiledProcess[];
   /** From the GPU-op and API-call columns when the analysis read them; null otherwise. */
   launches: LaunchPhases | null;
-  /** The input is a converted PyTorch profiler trace (no nsys capture settings or diagnostics): its CPU ops. */
-  kineto: { cpuOps: number } | null;
+  /**
+   * The input is a converted PyTorch profiler trace (no nsys capture settings or diagnostics): its
+   * CPU ops, null when the command converted only some tables (`kernels`) and not those.
+   */
+  kineto: { cpuOps: number | null } | null;
 }
 
 export const OUTPUT_TAIL_LINES = 8;
@@ -290,8 +294,15 @@ function processList(ps: readonly ProfiledProcess[]): string {
   return labels.length > 1 ? `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]}` : labels[0];
 }
 
+/** Whether a converted PyTorch profiler trace had `table` written (a partial conversion names what it wrote). */
+function kinetoTableRead(handle: ExportHandle, table: string): boolean {
+  const read = handle.metadata.values.get(KINETO_TABLES_READ);
+  return read == null || read.split(',').includes(table);
+}
+
 /** One line: why the export holds no GPU work (a crash, no CUDA call, CUDA not traced, a profiler trace without GPU activity). */
 function whyNoGpuWork(h: Omit<CaptureHealth, 'noGpuWork' | 'launches'>): string {
+  if (h.kineto?.cpuOps === null) return 'the PyTorch profiler trace holds no kernel (this command reads only its kernels; recorded without CUDA activity, or while nsys held CUPTI)';
   if (h.kineto) return `the PyTorch profiler trace holds ${h.kineto.cpuOps} CPU ops and no kernel, memcpy or memset (recorded without CUDA activity, or while nsys held CUPTI)`;
   const launched = h.processes.filter((p) => p.command !== null);
   const who = launched.length ? processList(launched) : h.processes.length ? processList(h.processes) : h.command ? `\`${h.command}\`` : 'the profiled program';
@@ -327,7 +338,7 @@ export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSett
     crash,
     // Only without GPU work: then the processes are what the capture has to say.
     processes: gpuWork ? [] : profiledProcesses(handle, output, capture.command),
-    kineto: handle.hasTable('KINETO_CPU_OPS') ? { cpuOps: rowIdBound(handle, 'KINETO_CPU_OPS') } : null,
+    kineto: handle.hasTable('KINETO_CPU_OPS') ? { cpuOps: kinetoTableRead(handle, 'KINETO_CPU_OPS') ? rowIdBound(handle, 'KINETO_CPU_OPS') : null } : null,
   };
   return { ...base, noGpuWork: gpuWork ? null : whyNoGpuWork(base), launches: null };
 }

@@ -16,7 +16,7 @@ import {
 } from '../../queries/kinetoWriter.js';
 import { ALL_TABLES, EventWriter, GLOBAL_ID_BASE, intOrNull, packGlobalTid, type ConvertedTables, type WrittenCounts } from './eventWriter.js';
 import { readKinetoTrace, type KinetoHeader, type ReadProgress } from './readKineto.js';
-import { KINETO_NOTE_PREFIX } from './traceNotes.js';
+import { KINETO_NOTE_PREFIX, KINETO_TABLES_READ } from './traceNotes.js';
 import { KinetoTraceError } from '../errors.js';
 
 export { packGlobalTid } from './eventWriter.js';
@@ -145,7 +145,7 @@ async function convertInto(db: BetterSqlite3.Database, input: string, opts: Conv
   if (gpuRowsWithoutProcess) {
     notes.push(`${gpuRowsWithoutProcess} GPU activities have no API call with their correlation id, and the trace's CPU side is not one process: they are tied to no process`);
   }
-  writeTargetInfo(db, header, clock.utcNs, durationNs, input, read.events, notes);
+  writeTargetInfo(db, header, clock.utcNs, durationNs, input, read.events, notes, opts.tables);
   commitWrite(db);
   return {
     input,
@@ -202,7 +202,7 @@ function isoSeconds(utcNs: bigint): string {
   return new Date(Number(utcNs / 1_000_000n)).toISOString().slice(0, 19);
 }
 
-function writeTargetInfo(db: BetterSqlite3.Database, header: KinetoHeader, sessionStartUtcNs: bigint | null, durationNs: number, input: string, events: number, notes: string[]): void {
+function writeTargetInfo(db: BetterSqlite3.Database, header: KinetoHeader, sessionStartUtcNs: bigint | null, durationNs: number, input: string, events: number, notes: string[], tablesRead: readonly string[] | undefined): void {
   if (sessionStartUtcNs !== null) {
     const iso = isoSeconds(sessionStartUtcNs);
     insertSessionStart(db, sessionStartUtcNs, iso, iso);
@@ -226,6 +226,7 @@ function writeTargetInfo(db: BetterSqlite3.Database, header: KinetoHeader, sessi
     ['KINETO_BASE_TIME_NS', header.baseTimeNs.toString()],
     ['KINETO_TRACE_ID', header.traceId],
     ['KINETO_EVENTS', String(events)],
+    ...(tablesRead ? [[KINETO_TABLES_READ, tablesRead.join(',')] as [string, string]] : []),
     ...[...header.extra].map(([k, v]) => [`KINETO_${k.toUpperCase()}`, v] as [string, string]),
     ...distributedInfoRows(header.distributedInfo),
     ...notes.map((n, i) => [`${KINETO_NOTE_PREFIX}${i + 1}`, n] as [string, string]),

@@ -7,6 +7,13 @@
 /** `META_DATA_EXPORT` names of the conversion's notes: `KINETO_NOTE_1`, `KINETO_NOTE_2`, ... */
 export const KINETO_NOTE_PREFIX = 'KINETO_NOTE_';
 
+/**
+ * `META_DATA_EXPORT` name of the tables a partial conversion wrote (`kernels` converts only the
+ * kernels), comma-separated; absent when the whole trace was converted. An empty table of the
+ * converted export then means "not read", not "none in the trace".
+ */
+export const KINETO_TABLES_READ = 'KINETO_TABLES_READ';
+
 /** Counted kinds of events, each with the sentence that says what was done with them. */
 const SENTENCES = {
   flow: (n: number) => `${n} flow events (ph s/f: ac2g launch-to-kernel arrows) not used: kernels join their launch calls by correlation id, so a flow that points nowhere changes nothing`,

@@ -225,3 +225,20 @@ describe('an export of a program that exited before any event: StringIds, ANALYS
     }
   });
 });
+
+describe('pytorch-torch-trace/trace.json: a PyTorch profiler trace recorded under nsys (CPU ops only)', () => {
+  const file = fixture('pytorch-torch-trace', 'trace.json');
+
+  it('kernels converts only the kernels: its empty-result line claims nothing about the CPU ops it did not read', () => {
+    const r = runCli(['kernels', file]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain('the PyTorch profiler trace holds no kernel (this command reads only its kernels');
+    expect(r.stderr).not.toMatch(/holds \d+ CPU ops/);
+  });
+
+  it('info reads the whole trace and counts its CPU ops (6,034 cpu_op events, fixtures README)', () => {
+    const r = runCli(['info', file]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('the PyTorch profiler trace holds 6034 CPU ops and no kernel, memcpy or memset');
+  });
+});
