@@ -11,8 +11,9 @@
  *                               started by src/ranks/pool.ts's workerEntry();
  * - dist/iterscope-kineto.mjs   the child process converting Kineto traces
  *                               (src/kineto/convertMain.ts), run by src/kineto/convertSync.ts;
- * - dist/iterscope-nvtx.mjs     the worker thread reading NVTX columns beside the GPU ops
- *                               (src/analysis/nvtxColumnsWorker.ts, nvtxColumnsInBackground.ts).
+ * - dist/iterscope-nvtx.mjs     the worker thread reading NVTX beside the GPU ops and computing
+ *                               the parts built from it (src/pipeline/backgroundWorker.ts over
+ *                               src/load/nvtxWorker.ts, nvtxInBackground.ts).
  * `ITERSCOPE_BUNDLE` is defined as true so src/builtEntry.ts finds the bundled entries beside
  * the bundle (inside it, import.meta.url is the bundle's URL, not theirs).
  *
@@ -37,7 +38,7 @@ const ENTRIES = {
   iterscope: join(DIST, 'src', 'cli', 'main.js'),
   'iterscope-worker': join(DIST, 'src', 'ranks', 'worker.js'),
   'iterscope-kineto': join(DIST, 'src', 'kineto', 'convertMain.js'),
-  'iterscope-nvtx': join(DIST, 'src', 'analysis', 'nvtxColumnsWorker.js'),
+  'iterscope-nvtx': join(DIST, 'src', 'pipeline', 'backgroundWorker.js'),
 };
 for (const file of Object.values(ENTRIES)) {
   if (!existsSync(file)) {
