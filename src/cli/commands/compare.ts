@@ -10,7 +10,7 @@ import { parseDurationNs } from '../../gaps/duration.js';
 import { toJson } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
 import { emit, note, writeResult, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, type IterationOptions } from './options.js';
+import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, type IterationCommandOptions } from './options.js';
 
 
 export function registerSummarize(program: Command): void {
@@ -22,7 +22,7 @@ export function registerSummarize(program: Command): void {
   )
     .option('-o, --output <file>', 'write the JSON here (default: stdout)')
     .option('--format <format>', 'json (default) | table | md | csv')
-    .action((file: string, opts: OutputOptions & IterationOptions) => {
+    .action((file: string, opts: OutputOptions & IterationCommandOptions) => {
       const summary = withExport(file, (h) => summarizeExport(h, { logs: logsOf(opts), selection: selectionOf(opts) }));
       if (opts.format === undefined || opts.format === 'json') {
         writeResult(opts.output, toJson(summary), false);

@@ -13,10 +13,10 @@ import { findingsPerRank } from '../../ranks/ranksFromExports.js';
 import { SUMMARY_PARTS, summarizeExport, summarizeRun } from '../../summary/runSummary.js';
 import { renderFindings } from '../../../reports/findingsReport.js';
 import { resolveFormat, type OutputOptions } from '../output.js';
-import { collect, withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, type CategoryOptions, type IterationOptions } from './options.js';
+import { collect, withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, type CategoryOptions, type IterationCommandOptions } from './options.js';
 import { expandExportArgs } from './ranks.js';
 
-export interface FindingsCommandOptions extends OutputOptions, IterationOptions, CategoryOptions {
+export interface FindingsCommandOptions extends OutputOptions, IterationCommandOptions, CategoryOptions {
   minGap?: number;
   thresholds?: string;
   perfectRouter?: string;

@@ -5,12 +5,12 @@ import { longestGapsAcrossRanks } from '../../ranks/acrossExports.js';
 import { gapsTables, topGapsAcrossRanksTable } from '../../../reports/gapsReport.js';
 import { stackRankTables } from '../../../reports/ranksReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, nonNegativeInt, withSelectionOptions, selectionOf, logsOf, logOption, minGapOption, type IterationOptions } from './options.js';
+import { withOutputOptions, nonNegativeInt, withSelectionOptions, selectionOf, logsOf, logOption, minGapOption, type IterationCommandOptions } from './options.js';
 import { acrossExports, expandExportArgs } from './ranks.js';
 import { noGpuWorkLine } from '../../analysis/captureHealth.js';
 
 /** The options `iterscope gaps` parses. */
-export interface GapsOptions extends OutputOptions, IterationOptions {
+export interface GapsOptions extends OutputOptions, IterationCommandOptions {
   minGap: number;
   top: number;
   device?: number;

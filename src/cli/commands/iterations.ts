@@ -9,10 +9,10 @@ import { EmptyCaptureError } from '../../errors.js';
 import { stackRankTables } from '../../../reports/ranksReport.js';
 import { hostSideTable } from '../../../reports/hostSideReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, torchTraceOption, type CategoryOptions, type IterationOptions, type TorchTraceOptions } from './options.js';
+import { withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, torchTraceOption, type CategoryOptions, type IterationCommandOptions, type TorchTraceOptions } from './options.js';
 import { acrossExports, expandExportArgs } from './ranks.js';
 
-interface IterationsOptions extends OutputOptions, IterationOptions, TorchTraceOptions, CategoryOptions {
+interface IterationsOptions extends OutputOptions, IterationCommandOptions, TorchTraceOptions, CategoryOptions {
   summary?: boolean;
   idleCauses?: boolean;
 }

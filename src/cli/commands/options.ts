@@ -29,7 +29,7 @@ export interface LogOptions {
  * The options of a command that finds iterations: `--log` and the iteration selection
  * (`--iteration-range`, `--first-iter`, `--profile-range`, `--log-tz`).
  */
-export interface IterationOptions extends LogOptions, IterationSelectionOptions {}
+export interface IterationCommandOptions extends LogOptions, IterationSelectionOptions {}
 
 /** `--torch-trace FILE`: a PyTorch profiler trace of the same run, beside an nsys export. */
 export interface TorchTraceOptions {

@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { findingsPerRank } from '../../ranks/ranksFromExports.js';
 import { expandExportArgs } from './ranks.js';
-import { nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, torchTraceOption, type CategoryOptions, type IterationOptions, type OutputOptions, type TorchTraceOptions } from './options.js';
+import { nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, torchTraceOption, type CategoryOptions, type IterationCommandOptions, type OutputOptions, type TorchTraceOptions } from './options.js';
 import { withExport } from '../../export/openExport.js';
 import { UsageError } from '../../errors.js';
 import { writeResult } from '../output.js';
@@ -15,7 +15,7 @@ import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../report
 import { DEFAULT_REPORT_LAYOUT } from '../../../reports/document/layout.js';
 
 /** The options `iterscope report` parses (`--format`: md or html). */
-export interface ReportCommandOptions extends OutputOptions, IterationOptions, TorchTraceOptions, CategoryOptions {
+export interface ReportCommandOptions extends OutputOptions, IterationCommandOptions, TorchTraceOptions, CategoryOptions {
   top: number;
   iterationRows: number;
   slowest: number;

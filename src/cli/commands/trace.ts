@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, type CategoryOptions, type IterationOptions } from './options.js';
+import { withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, type CategoryOptions, type IterationCommandOptions } from './options.js';
 import { withExport } from '../../export/openExport.js';
 import { compileCategoryRules } from '../../categories/rules.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
@@ -10,7 +10,7 @@ import type { KernelNames } from '../../analysis/timeline.js';
 import { writeTrace } from '../../trace/writeTrace.js';
 import { note } from '../output.js';
 
-interface TraceCliOptions extends IterationOptions, CategoryOptions {
+interface TraceCliOptions extends IterationCommandOptions, CategoryOptions {
   output: string;
   iters?: IterRange;
   minGap: number;
