@@ -14,6 +14,7 @@ import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
 import type { ExportAnalysis } from '../pipeline/types.js';
 import { summarizeRun, summaryRequest, type RunSummary } from '../summary/runSummary.js';
 import type { RankFigures } from './rankFigures.js';
+import { ENGINE_CAPTURE_PARTS, engineCaptureOf, type EngineCapture } from '../compare/engineCapture.js';
 
 /**
  * Options of a per-export task: the pipeline's request without its parts (the task names them).
@@ -47,9 +48,11 @@ export interface TaskResults {
   nvtxGpu: NvtxGpuProjection;
   /** As `iterscope metrics`. */
   metrics: MetricsCommandResult;
+  /** One row's worth of `iterscope engines`: the serving span, the engine, the health. */
+  engines: EngineCapture;
 }
 export type TaskName = keyof TaskResults;
-export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics'];
+export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics', 'engines'];
 
 /** Each pipeline task: the parts it asks for, whether iterations must exist, and what it returns. */
 interface PipelineTask<T> {
@@ -70,6 +73,7 @@ const PIPELINE_TASKS: { [K in Exclude<TaskName, 'metrics' | 'summary'>]: Pipelin
   kernels: { parts: () => ['kernels'], requireIterations: false, pick: (a) => a.kernels! },
   nvtx: { parts: () => ['nvtx'], requireIterations: false, pick: (a) => a.nvtx! },
   nvtxGpu: { parts: () => ['nvtxGpu'], requireIterations: false, pick: (a) => a.projection! },
+  engines: { parts: () => [...ENGINE_CAPTURE_PARTS], requireIterations: false, pick: engineCaptureOf },
 };
 
 /** Runs one task on one export, in this thread: the pipeline, then the part the task returns. The worker entry calls this too. */
