@@ -32,10 +32,14 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
   const multiPid = new Set(analysis.iterations.map((r) => r.pid)).size > 1;
   // vLLM's log and labels (and the PyTorch text log) count generation tokens; the others do not.
   const genTokens = analysis.iterations.some((r) => r.generationTokens != null);
+  // SGLang steps no log line numbers or describes: say what the number and the phase are.
+  const captureOrder = analysis.iterations.length > 0 && analysis.iterations.every((r) => r.captureOrder);
+  const phaseFrom = analysis.iterations.some((r) => r.phaseBasis);
   const columns: Column[] = [
     ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as Column] : []),
-    { key: 'iter', header: 'Iter', kind: 'int' },
+    { key: 'iter', header: captureOrder ? 'Capture step' : 'Iter', kind: 'int' },
     { key: 'phase', header: 'Phase', kind: 'text' },
+    ...(phaseFrom ? [{ key: 'phaseBasis', header: 'Phase from', kind: 'text' } as Column] : []),
     { key: 'contextRequests', header: 'Ctx reqs', kind: 'int' },
     { key: 'contextTokens', header: 'Ctx tokens', kind: 'int' },
     { key: 'generationRequests', header: 'Gen reqs', kind: 'int' },
@@ -56,6 +60,7 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
       pid: r.pid,
       iter: r.iter,
       phase: r.phase,
+      phaseBasis: r.phaseBasis ?? (phaseFrom ? 'counts' : undefined),
       contextRequests: r.contextRequests,
       contextTokens: r.contextTokens,
       generationRequests: r.generationRequests,

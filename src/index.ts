@@ -31,7 +31,7 @@ export { parseIterationLogFile, parseIterationLogText, recordsByIter, type Parse
 export { parseIterationSelection, type IterationSelection, type IterationSelectionOptions } from './iterations/selection.js';
 export { parseIterationRangeSpec, parseProfileRanges, type IterationRangeSpec, type ProfileRange } from './iterations/rangeSpec.js';
 export { detectEngine, DEFAULT_ITERATION_SOURCES } from './iterations/sources/index.js';
-export type { Engine, IterationSource, IterationSourceId } from './iterations/source.js';
+export type { Engine, IterationSource, IterationSourceId, PhaseBasis, PhaseRule, StepNumbering, StepNumberingContext } from './iterations/source.js';
 export { DEFAULT_CATEGORY_RULES, compileCategoryRules, loadCategoryRules, parseCategoryRules, defaultCategoryClassifier, type CategoryRule, type CategoryClassifier } from './categories/rules.js';
 export { DEFAULT_MIN_GAP_NS } from './gaps/analyze.js';
 export { parseDurationNs } from './gaps/duration.js';

@@ -15,6 +15,7 @@ export function detectEngine(input: Pick<FindingsInput, 'info' | 'iterations'>):
   const label = input.iterations?.iterations[0]?.label ?? '';
   if (/^\[Executor\]|TrtGptModelInflightBatching/.test(label)) return 'tensorrt-llm';
   if (/^execute_context_\d+\(/.test(label)) return 'vllm';
+  if (label === 'scheduler.run_batch' || /^step\[/.test(label)) return 'sglang';
   if (Object.keys(input.info.environment).some((k) => k.startsWith('TLLM_'))) return 'tensorrt-llm';
   return 'unknown';
 }

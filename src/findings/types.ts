@@ -12,7 +12,7 @@ export type FindingsInput = Pick<ReportData, 'file' | 'info' | 'kernels' | 'iter
 export type Severity = 'high' | 'medium' | 'low' | 'info';
 
 /** The engine whose remedies apply: from the NVTX domains and iteration ranges. */
-export type Engine = 'tensorrt-llm' | 'vllm' | 'unknown';
+export type Engine = 'tensorrt-llm' | 'vllm' | 'sglang' | 'unknown';
 
 /** One thing a finding rests on, with enough to find it in Perfetto (session ns). */
 export interface Evidence {

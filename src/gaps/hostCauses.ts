@@ -42,7 +42,8 @@ export function isBlockingSyncApi(rawName: string): boolean {
  * first `, key = <number>` pair, with trailing separators dropped, so labels that carry counters
  * collapse into one cause: `[Executor] _forward_step 12: 0 ctx reqs, ...` ->
  * `[Executor] _forward_step`, `aten::mm, seq = 5, op_id = 7` -> `aten::mm`, vLLM's
- * `execute_context_1(512)_generation_15(15)` -> `execute_context`. Other texts are kept
+ * `execute_context_1(512)_generation_15(15)` -> `execute_context`, SGLang's `step[DECODE bs=16]` ->
+ * `step[DECODE]`. Other texts are kept
  * whole (`_sample_async`).
  */
 export function nvtxCauseName(text: string | null): string {
@@ -50,6 +51,9 @@ export function nvtxCauseName(text: string | null): string {
   // vLLM's per-step label glues its counts on with `_`: `execute_context_1(512)_generation_15(15)`.
   const vllm = /^(execute_(?:context|new))_\d/.exec(t);
   if (vllm) return vllm[1];
+  // SGLang's torch step span carries its batch: `step[DECODE bs=16]` -> `step[DECODE]`.
+  const sglang = /^step\[\s*([A-Za-z_]+)[\s\]]/.exec(t);
+  if (sglang) return `step[${sglang[1]}]`;
   const m = /\s\d|,\s*[\w ]+?\s*=\s*\d/.exec(t);
   const cut = (m ? t.slice(0, m.index) : t).replace(/[\s:,=;([{-]+$/, '');
   return cut || t || '(unnamed)';

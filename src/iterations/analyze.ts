@@ -11,7 +11,7 @@ import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from
 import { labelAgreesWithLog, numberWindows, type Numbering } from './numbering.js';
 import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
-import type { Engine, IterationSource } from './source.js';
+import type { Engine, IterationSource, PhaseBasis, PhaseRule, StepNumbering } from './source.js';
 import { findIterationRanges } from './sources/index.js';
 import type { FoundIterationRanges, IterationRange } from './windows.js';
 import { fallbackIterationRanges, NO_ITERATION_SOURCE_HINT } from './fallbackRanges.js';
@@ -56,6 +56,10 @@ export interface IterationRow {
   /** Generation tokens (log, else the label, e.g. vLLM's); null when neither says. */
   generationTokens: number | null;
   phase: Phase;
+  /** Present when no counts gave the phase: the step span's batch kind, or what the step launched (`coverage.phaseRule`). */
+  phaseBasis?: PhaseBasis;
+  /** Present (true) when `iter` is the window's place in the capture (0, 1, ...), not a number of the engine's. */
+  captureOrder?: true;
   log: JoinedLog | null;
   matched: boolean;
   /** Whether the label's ctx/gen counts equal the log's (null: nothing to compare). */
@@ -81,6 +85,15 @@ export interface IterationCoverage extends AttributionCoverage {
   ignoredOtherThreadRanges: number;
   /** Iterations whose NVTX range never closed: the capture ended inside them (absent in older analyses). */
   unclosedRanges?: number[];
+  /** How phases were told from launches, when some were (SGLang steps without a log line). */
+  phaseRule?: PhaseRule;
+  /**
+   * Steps the capture window cut (their numbers), left out of `iterations`; their GPU ops
+   * (`cutStepOps`, `cutStepNs`) are not counted in `placedOps`/`placedNs`.
+   */
+  cutSteps?: number[];
+  cutStepOps?: number;
+  cutStepNs?: number;
   /** One-line notes for people. */
   notes: string[];
 }
@@ -220,12 +233,25 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   let activityEnd: number | null | undefined;
   const rangeOf: IterationRange[] = [];
   const numbering: IterationCoverage['numbering'] = [];
+  // Per window, from sources that number and join their steps themselves (SGLang).
+  const own: { record: MergedIterationRecord | null; phase: StepNumbering['phases'][number]; cut: string | null; captureOrder: boolean }[] = [];
+  let phaseRule: PhaseRule | undefined;
+  const ownNotes: string[] = [];
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
-    const num = numberWindows(
-      ranges,
-      { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: logCompositions, hint },
-      handle.path,
-    );
+    let num: Numbering;
+    if (source.numberSteps) {
+      const sn = source.numberSteps(ranges, { handle, logs: opts.logs ?? [], apiCalls, gpuOps, firstIter: selection.firstIter, profileRanges: selection.profileRanges });
+      sn.records.forEach((record, k) => own.push({ record, phase: sn.phases[k], cut: sn.cut[k], captureOrder: sn.source === 'capture-order' }));
+      phaseRule ??= sn.phaseRule;
+      ownNotes.push(...sn.notes.map((n) => `pid ${pid}: ${n}`));
+      num = sn;
+    } else {
+      num = numberWindows(
+        ranges,
+        { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: logCompositions, hint },
+        handle.path,
+      );
+    }
     numbering.push({ pid, source: num.source, detail: num.source === 'label' ? (numberingDetail ?? num.detail) : num.detail });
     windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
     rangeOf.push(...ranges);
@@ -242,22 +268,23 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const nc = attr.categories.length;
   const labelMismatches: number[] = [];
   const windowsWithoutRecord: number[] = [];
-  const rows: IterationRow[] = windows.map((w, i) => {
+  const allRows: IterationRow[] = windows.map((w, i) => {
     const busySet = attr.busyByPid.get(w.pid);
     const wall = w.endNs - w.startNs;
     const busy = busySet ? overlapLength(busySet, w.startNs, w.endNs) : 0;
     const categoryNs: Record<string, number> = {};
     for (let c = 0; c < nc; c++) categoryNs[attr.categories[c]] = attr.categoryNs[i * nc + c];
-    const rec = records.get(w.iter);
+    const rec = source.numberSteps ? own[i].record : records.get(w.iter);
     const label = rangeOf[i].label;
     let labelMatchesLog: boolean | null = null;
-    if (rec && label && (rec.contextRequests != null || rec.generationRequests != null)) {
+    if (rec && label && !own[i]?.cut && (rec.contextRequests != null || rec.generationRequests != null)) {
       labelMatchesLog = labelAgreesWithLog(label, rec);
       if (!labelMatchesLog) labelMismatches.push(w.iter);
     }
-    if (!rec) windowsWithoutRecord.push(w.iter);
+    if (!rec && !own[i]?.cut) windowsWithoutRecord.push(w.iter);
     const ctx = rec?.contextRequests ?? label?.contextRequests ?? null;
     const gen = rec?.generationRequests ?? label?.generationRequests ?? null;
+    const told = phaseOf(ctx, gen) === 'unknown' ? own[i]?.phase : null;
     return {
       iter: w.iter,
       pid: w.pid,
@@ -281,35 +308,48 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       contextTokens: rec?.contextTokens ?? label?.contextTokens ?? null,
       generationRequests: gen,
       generationTokens: rec?.generationTokens ?? label?.generationTokens ?? null,
-      phase: phaseOf(ctx, gen),
+      phase: told ? told.phase : phaseOf(ctx, gen),
+      ...(told ? { phaseBasis: told.basis } : {}),
+      ...(own[i]?.captureOrder ? { captureOrder: true as const } : {}),
       log: rec ? joinedLog(rec) : null,
       matched: !!rec,
       labelMatchesLog,
     };
   });
 
-  const inExport = new Set(windows.map((w) => w.iter));
-  const recordsOutsideCapture = [...records.keys()].filter((k) => !inExport.has(k)).sort((a, b) => a - b);
+  // Steps the capture window cut leave the rows (their ops leave the placed counts).
+  const cutIndex = own.flatMap((o, i) => (o.cut ? [i] : []));
+  const rows = allRows.filter((_, i) => !own[i]?.cut);
+  const cov = { ...attr.coverage };
+  const cutStepOps = cutIndex.reduce((a, i) => a + attr.kernelCount[i] + attr.graphLaunches[i] + attr.memcpyCount[i] + attr.memsetCount[i], 0);
+  const cutStepNs = cutIndex.reduce((a, i) => a + attr.kernelNs[i] + attr.memcpyNs[i] + attr.memsetNs[i], 0);
+  cov.placedOps -= cutStepOps;
+  cov.placedNs -= cutStepNs;
+
+  // Joined by the window's own numbering (SGLang) or by iteration number: what no window took.
+  const taken = new Set(source.numberSteps ? own.flatMap((o) => (o.record ? [o.record.iter] : [])) : windows.map((w) => w.iter));
+  const recordsOutsideCapture = [...records.keys()].filter((k) => !taken.has(k)).sort((a, b) => a - b);
   const joined = rows.filter((r) => r.matched).length;
   const notes: string[] = [...sourceNotes];
   for (const nb of numbering) notes.push(`pid ${nb.pid}: ${nb.detail}`);
+  notes.push(...ownNotes);
   notes.push(`${rows.length} iterations found (${compactRanges(rows.map((r) => r.iter).sort((a, b) => a - b))})`);
   if (opts.logs?.length) {
     notes.push(`${joined} of ${rows.length} iterations joined to a log record`);
     if (windowsWithoutRecord.length) notes.push(`iterations without a log record: ${compactRanges(windowsWithoutRecord)}`);
     if (recordsOutsideCapture.length) {
-      notes.push(`log records outside the capture: ${compactRanges(recordsOutsideCapture)}${joined === 0 ? ' (no overlap with the capture: is the log from another run?)' : ''}`);
+      notes.push(`log records outside the capture: ${compactRanges(recordsOutsideCapture)}${joined === 0 && !source.numberSteps ? ' (no overlap with the capture: is the log from another run?)' : ''}`);
     }
     if (labelMismatches.length) notes.push(`NVTX label counts differ from the log in iterations ${compactRanges(labelMismatches)}`);
     const skipped = opts.logs.reduce((a, l) => a + l.skippedLines, 0);
     if (skipped) notes.push(`${skipped} log lines were not iteration records (skipped)`);
   }
-  const cov = attr.coverage;
   if (cov.gpuOps) {
     notes.push(`${cov.placedOps} of ${cov.gpuOps} GPU ops (${((cov.placedNs / (cov.gpuOpNs || 1)) * 100).toFixed(1)}% of GPU op time) placed in iterations`);
     if (cov.outsideOps) notes.push(`${cov.outsideOps} GPU ops launched outside any iteration window`);
     if (cov.noRuntimeOps) notes.push(`${cov.noRuntimeOps} GPU ops have no CUDA API row in the export (time-trimmed?) and could not be placed`);
     if (cov.otherProcessOps) notes.push(`${cov.otherProcessOps} GPU ops belong to processes without iteration ranges`);
+    if (cutStepOps) notes.push(`${cutStepOps} GPU ops (${(cutStepNs / 1e6).toFixed(3)} ms) launched in the cut steps are in no iteration row`);
   }
   const dpRanks = dpRanksOf(opts.logs ?? []);
   if (dpRanks.length > 1) notes.push(`the vLLM log lines come from DP ranks ${dpRanks.join(', ')}: Iteration(N) counts each engine core's steps, so records of one N were merged across ranks; pass one rank's lines per export`);
@@ -336,6 +376,8 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       labelMismatches,
       unclosedRanges,
       ignoredOtherThreadRanges: found.ignoredOtherThreads,
+      ...(phaseRule ? { phaseRule } : {}),
+      ...(cutIndex.length ? { cutSteps: cutIndex.map((i) => windows[i].iter), cutStepOps, cutStepNs } : {}),
       notes,
     },
   };

@@ -70,7 +70,8 @@ export function fallbackIterationRanges(handle: ExportHandle, logs: readonly Par
   const start = readSessionStartEpochNs(handle);
   const thread = launchingThread(handle);
   if (start === null || thread === null) return null;
-  const records = [...recordsByIter([...logs]).values()];
+  // SGLang's batch lines are stamped when logged (1 s resolution, after the step): they delimit nothing.
+  const records = [...recordsByIter([...logs]).values()].filter((r) => r.format !== 'sglang-batch');
   const endNs = sessionEndNs(handle);
   const ranges = logTimestampWindows(records, start, zone, thread, { sessionEndNs: endNs });
   if (ranges.length === 0) {

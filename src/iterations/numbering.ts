@@ -4,7 +4,8 @@ import type { IterationSource } from './source.js';
 import type { IterationRange } from './windows.js';
 
 /** How the iteration numbers of a process's windows were obtained. */
-export type NumberingSource = 'label' | 'first-iter' | 'profile-range' | 'capture-env' | 'log-alignment';
+/** `capture-order`: no number of the engine's could be found; windows are numbered 0, 1, ... in capture order. */
+export type NumberingSource = 'label' | 'first-iter' | 'profile-range' | 'capture-env' | 'log-alignment' | 'capture-order';
 
 export interface Numbering {
   iters: number[];
@@ -59,6 +60,21 @@ export function labelAgreesWithLog(label: LabelCounts, rec: LogComposition): boo
 }
 
 /**
+ * Aligns a capture's sequence of n steps with a log: every start (in `starts`' order) at which all
+ * n steps fit (`fits(start, j)`: step j fits the log at start + j). Stops after `max` fits: a
+ * caller that needs a unique alignment asks for two.
+ */
+export function consecutiveFits(starts: Iterable<number>, n: number, fits: (start: number, j: number) => boolean, max = Infinity): number[] {
+  const out: number[] = [];
+  for (const start of starts) {
+    let ok = true;
+    for (let j = 0; j < n && ok; j++) ok = fits(start, j);
+    if (ok && out.push(start) >= max) break;
+  }
+  return out;
+}
+
+/**
  * Aligns unnumbered windows to the log by their whole sequence of batch compositions (ctx reqs,
  * gen reqs, and ctx/gen tokens when both sides have them): every offset at which all windows
  * agree with consecutive log records. The oldest PyTorch label and vLLM's step ranges carry counts
@@ -68,16 +84,10 @@ export function alignToLog(ranges: IterationRange[], records: LogComposition[]):
   if (ranges.some((r) => !r.label)) return [];
   const byIter = new Map(records.map((r) => [r.iter, r]));
   const iters = [...byIter.keys()].sort((a, b) => a - b);
-  const offsets: number[] = [];
-  for (const first of iters) {
-    let ok = true;
-    for (let j = 0; j < ranges.length && ok; j++) {
-      const rec = byIter.get(first + j);
-      ok = !!rec && sameComposition(ranges[j].label!, rec);
-    }
-    if (ok) offsets.push(first);
-  }
-  return offsets;
+  return consecutiveFits(iters, ranges.length, (first, j) => {
+    const rec = byIter.get(first + j);
+    return !!rec && sameComposition(ranges[j].label!, rec);
+  });
 }
 
 /**

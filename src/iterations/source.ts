@@ -1,11 +1,51 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import type { LabelCounts } from './rangeSpec.js';
-import type { FoundIterationRanges } from './windows.js';
+import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
+import type { GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import type { MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
+import type { Phase } from './analyze.js';
+import type { Numbering } from './numbering.js';
+import type { LabelCounts, ProfileRange } from './rangeSpec.js';
+import type { FoundIterationRanges, IterationRange } from './windows.js';
 
 /** The serving engine whose markers an export carries. */
-export type Engine = 'tensorrt-llm' | 'vllm' | 'unknown';
+export type Engine = 'tensorrt-llm' | 'vllm' | 'sglang' | 'unknown';
 
-export type IterationSourceId = 'trtllm-pytorch' | 'trtllm-cpp' | 'vllm' | 'nvtx-range' | 'log-timestamps';
+export type IterationSourceId = 'trtllm-pytorch' | 'trtllm-cpp' | 'vllm' | 'sglang' | 'nvtx-range' | 'log-timestamps';
+
+/** What `IterationSource.numberSteps` gets beside one process's ranges (all already loaded). */
+export interface StepNumberingContext {
+  handle: ExportHandle;
+  logs: readonly ParsedIterationLog[];
+  apiCalls: ApiCallColumns;
+  gpuOps: GpuOpColumns;
+  firstIter?: number;
+  profileRanges?: ProfileRange[];
+}
+
+/** How the phase of a step without counts was told: its step span's batch kind, or what it launched. */
+export type PhaseBasis = 'step-span' | 'launches';
+
+/** The rule that told phases from launches, and how sure it is (`coverage.phaseRule`). */
+export interface PhaseRule {
+  rule: string;
+  confidence: 'high' | 'medium';
+  /** Why that confidence. */
+  why: string;
+  /** Steps whose phase came from the rule. */
+  steps: number;
+}
+
+/** A source's own numbering of one process's windows, with what it joined them to. */
+export interface StepNumbering extends Numbering {
+  /** Per window: the log record describing it (null: none). */
+  records: (MergedIterationRecord | null)[];
+  /** Per window: its phase when no counts say it, and from what (null: from the counts). */
+  phases: ({ phase: Phase; basis: PhaseBasis } | null)[];
+  /** Per window: why the capture window cut it (left out of the rows), or null. */
+  cut: (string | null)[];
+  notes: string[];
+  phaseRule?: PhaseRule;
+}
 
 /**
  * One way an engine marks its iterations in an export: which NVTX ranges, what their text says,
@@ -23,4 +63,10 @@ export interface IterationSource {
   parseLabel(text: string): LabelCounts | null;
   /** Whether an NVTX text is one of this source's markers: a cheap existence probe for `detectEngine`. */
   matchesText?(text: string): boolean;
+  /**
+   * Numbers and joins one process's windows itself, for engines whose log lines carry no step
+   * number and whose steps need the capture's launches to be told apart (SGLang); the others go
+   * through `numberWindows` and the join by iteration number.
+   */
+  numberSteps?(ranges: IterationRange[], ctx: StepNumberingContext): StepNumbering;
 }

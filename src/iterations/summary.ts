@@ -18,7 +18,10 @@ export interface PhaseSummary {
   meanKernelNs: number;
   /** Mean kernel ns per iteration, by category. */
   meanCategoryNs: Record<string, number>;
-  /** Kernel ns per context token and per generation request, over the phase's iterations. */
+  /**
+   * Kernel ns per context token and per generation request, over the phase's iterations; null when
+   * some iteration's count is unknown (an SGLang step without a log line): never a partial sum.
+   */
   gpuNsPerContextToken: number | null;
   gpuNsPerGenerationRequest: number | null;
   /** Kernel ns per generation token, when every iteration of the phase counts its generation tokens (vLLM). */
@@ -53,6 +56,8 @@ export function summarizeByPhase(rows: IterationRow[], categories: string[]): Ph
     generationRequests: rows.map((r) => r.generationRequests ?? 0),
     generationTokens: rows.map((r) => r.generationTokens ?? 0),
     generationTokensKnown: rows.map((r) => (r.generationTokens != null ? 1 : 0)),
+    contextTokensKnown: rows.map((r) => (r.contextTokens != null ? 1 : 0)),
+    generationRequestsKnown: rows.map((r) => (r.generationRequests != null ? 1 : 0)),
   };
   const categoryMeans: Record<string, string> = {};
   for (const c of categories) {
@@ -80,11 +85,15 @@ export function summarizeByPhase(rows: IterationRow[], categories: string[]): Ph
       generationRequests: (d: { generationRequests: number }) => op.sum(d.generationRequests),
       generationTokens: (d: { generationTokens: number }) => op.sum(d.generationTokens),
       generationTokensKnown: (d: { generationTokensKnown: number }) => op.sum(d.generationTokensKnown),
+      contextTokensKnown: (d: { contextTokensKnown: number }) => op.sum(d.contextTokensKnown),
+      generationRequestsKnown: (d: { generationRequestsKnown: number }) => op.sum(d.generationRequestsKnown),
       ...categoryMeans,
     })
     .derive({
-      gpuNsPerContextToken: (d: { kernelNs: number; contextTokens: number }) => (d.contextTokens > 0 ? d.kernelNs / d.contextTokens : null),
-      gpuNsPerGenerationRequest: (d: { kernelNs: number; generationRequests: number }) => (d.generationRequests > 0 ? d.kernelNs / d.generationRequests : null),
+      gpuNsPerContextToken: (d: { kernelNs: number; contextTokens: number; contextTokensKnown: number; iterations: number }) =>
+        d.contextTokens > 0 && d.contextTokensKnown === d.iterations ? d.kernelNs / d.contextTokens : null,
+      gpuNsPerGenerationRequest: (d: { kernelNs: number; generationRequests: number; generationRequestsKnown: number; iterations: number }) =>
+        d.generationRequests > 0 && d.generationRequestsKnown === d.iterations ? d.kernelNs / d.generationRequests : null,
     })
     .orderby('phaseOrder');
   return (phases.objects() as Record<string, number & Phase>[]).map((p) => ({

@@ -14,6 +14,8 @@ export interface IterationRange {
   /** The range's own end (null: never closed). */
   rangeEndNs: number | null;
   text: string;
+  /** Text of a span inside the range that describes the step (SGLang's `step[...]` inside `scheduler.run_batch`). */
+  detail?: string;
   domain: string | null;
   /** Batch composition parsed from the text by the source (`IterationSource.parseLabel`); null when it carries none. */
   label: LabelCounts | null;

@@ -11,11 +11,13 @@
  * - triton-stats-json:      `I1218 03:35:37.688135 20559 libtensorrtllm.cc:1205] {"Active Request Count":1,...,"Iteration Counter":0,...}`
  *                           (told from legacy-json by its keys, in parse.ts)
  * - vllm-iteration-details: `(EngineCore_DP0 pid=638) INFO 11-23 06:19:01 [core.py:349] Iteration(515): 0 context requests, ...`
+ * - sglang-batch:           `[2026-11-25 14:51:36 TP0] Decode batch, #running-req: 16, #token: 5920, ...` (sglangBatchLines.ts)
  * The prefix may be any logger's (glog, `[TensorRT-LLM][INFO]`, Python logging, vLLM's engine core):
  * the payload is found by its own shape, not by the prefix.
  */
 import { MAX_LINE_CHARS, type LogFormat } from './types.js';
 import { VLLM_ITERATION_RE } from './vllmIterationDetails.js';
+import { SGLANG_BATCH_RE } from './sglangBatchLines.js';
 
 /** Where in a line the record payload starts, and in which format. */
 export interface RecordLocation {
@@ -50,6 +52,8 @@ export function locateRecord(line: string, from = 0): RecordLocation | null {
   }
   const vllm = line.includes('Iteration(') ? VLLM_ITERATION_RE.exec(line) : null;
   if (vllm && (brace < 0 || vllm.index < brace)) return { format: 'vllm-iteration-details', start: vllm.index };
+  const sglang = line.includes(' batch') ? SGLANG_BATCH_RE.exec(line) : null;
+  if (sglang && (brace < 0 || sglang.index < brace)) return { format: 'sglang-batch', start: sglang.index };
   return locateJson(line, brace);
 }
 

@@ -30,6 +30,7 @@ import {
 } from './types.js';
 import { isPlainObject } from './values.js';
 import { normalizeVllmIterationLine } from './vllmIterationDetails.js';
+import { assignSglangLinePositions, normalizeSglangBatchLine } from './sglangBatchLines.js';
 
 /** What one line yields: records (a `[{...},{...}]` line yields several), nothing, or a skip. */
 export type LineResult =
@@ -81,6 +82,10 @@ function parsePayload(line: string, loc: RecordLocation, lineNo: number, file: s
     case 'vllm-iteration-details': {
       const { normalized, raw } = normalizeVllmIterationLine(line.slice(0, loc.start), payload);
       return single(toRecord(normalized, 'vllm-iteration-details', raw, file, lineNo));
+    }
+    case 'sglang-batch': {
+      const { normalized, raw } = normalizeSglangBatchLine(line.slice(0, loc.start), payload);
+      return single(toRecord(normalized, 'sglang-batch', raw, file, lineNo));
     }
     case 'iteration-stats-pyrepr': {
       let value: unknown;
@@ -192,14 +197,16 @@ class LogBuilder {
     const formats: Partial<Record<LogFormat, number>> = {};
     const seen = new Set<number>();
     const duplicates = new Set<number>();
-    for (const r of this.records) {
+    const { records, skipped } = assignSglangLinePositions(this.records);
+    for (const s of skipped) this.skip(s.line, s.reason);
+    for (const r of records) {
       formats[r.format] = (formats[r.format] ?? 0) + 1;
       if (seen.has(r.iter)) duplicates.add(r.iter);
       seen.add(r.iter);
     }
     return {
       file: this.file,
-      records: this.records,
+      records,
       linesRead: this.linesRead,
       skippedLines: this.skippedLines,
       skippedSamples: this.samples,

@@ -1,5 +1,5 @@
 /**
- * Record types for TensorRT-LLM and vLLM iteration logs.
+ * Record types for TensorRT-LLM, vLLM and SGLang iteration logs.
  *
  * Unrelated on-disk formats (see docs in `detect.ts` and /work/shared/research/trtllm.md §1)
  * are normalized into one `IterationLogRecord`, numbered the way the PyTorch backend numbers its
@@ -23,7 +23,9 @@ export type LogFormat =
    */
   | 'triton-stats-json'
   /** vLLM `--enable-logging-iteration-details`: `Iteration(N): a context requests, t context tokens, ...`. */
-  | 'vllm-iteration-details';
+  | 'vllm-iteration-details'
+  /** SGLang's scheduler `Prefill batch ...` / `Decode batch ...` lines (`iter`: see `assignSglangLinePositions`). */
+  | 'sglang-batch';
 
 /**
  * The measurements a record may carry. Every field is `null` when the source format does not

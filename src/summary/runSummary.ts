@@ -4,6 +4,7 @@ import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { VLLM_EXECUTE_STEP, VLLM_EXECUTE_STEP_OLD } from '../iterations/sources/vllm.js';
+import { isSglangStepSpan } from '../iterations/sglangSteps.js';
 import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
 import type { ExportAnalysis } from '../pipeline/types.js';
@@ -29,9 +30,12 @@ export interface PhaseFigures {
   meanIdleByCauseNs?: Record<string, number>;
   /** Kernels launched per iteration (engine comparison: fewer, longer kernels = fusion). */
   meanKernelCount?: number;
-  /** Context tokens over the set (iterations whose count is unknown add 0). */
+  /** Context tokens over the set; absent when some iteration's count is unknown (never a partial sum). */
   contextTokens?: number;
-  /** Generated tokens over the set: generation tokens, else generation requests (one token each without speculative decoding). */
+  /**
+   * Generated tokens over the set: generation tokens, else generation requests (one token each
+   * without speculative decoding); absent when some iteration has neither.
+   */
   generatedTokens?: number;
 }
 
@@ -129,8 +133,8 @@ export function phaseFigures(rows: IterationRow[], categories: string[]): PhaseF
     meanCategoryNs: Object.fromEntries(categories.map((c) => [c, total(categoryColumn(c)) / n])),
     meanMemcpyNs: total('memcpyNs') / n,
     meanKernelCount: total('kernelCount') / n,
-    contextTokens: total('contextTokens'),
-    generatedTokens: total('generatedTokens'),
+    ...(rows.every((r) => r.contextTokens != null) ? { contextTokens: total('contextTokens') } : {}),
+    ...(rows.every((r) => r.generationTokens != null || r.generationRequests != null) ? { generatedTokens: total('generatedTokens') } : {}),
     ...(rows.some((r) => r.idleByCauseNs) ? { meanIdleByCauseNs: meanIdleByCause(rows, n) } : {}),
   };
 }
@@ -158,7 +162,8 @@ function meanIdleByCause(rows: IterationRow[], n: number): Record<string, number
 }
 
 /**
- * Per-iteration labels (`[Executor] _forward_step 17: ...`, vLLM's `execute_context_1(512)_...`)
+ * Per-iteration labels (`[Executor] _forward_step 17: ...`, vLLM's `execute_context_1(512)_...`,
+ * SGLang's `step[EXTEND bs=1 toks=768]`)
  * name one iteration or one batch shape, so two runs rarely share them: fold them into one
  * `... (all iterations)` row per engine.
  */
@@ -171,7 +176,9 @@ function collapseIterationLabels(rows: RunSummary['nvtx']): RunSummary['nvtx'] {
       ? `${r.range.slice(0, sep)}:[Executor] _forward_step (all iterations)`
       : VLLM_EXECUTE_STEP.test(text) || VLLM_EXECUTE_STEP_OLD.test(text)
         ? `${r.range.slice(0, sep)}:execute_* (all iterations)`
-        : r.range;
+        : isSglangStepSpan(text)
+          ? `${r.range.slice(0, sep)}:step[...] (all steps)`
+          : r.range;
     const key = `${r.style}\u0000${range}`;
     const prev = out.get(key);
     if (prev) {

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { IterationRow } from '../iterations/analyze.js';
+import { iterationName } from '../iterations/naming.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { PHASE_COLORS } from './colors.js';
 import { completeEvent, counterEvent } from './events.js';
@@ -10,20 +11,11 @@ import type { TrackRegistry } from './tracks.js';
 export const CONTEXT_TOKENS_COUNTER = 'context tokens';
 export const ACTIVE_REQUESTS_COUNTER = 'active requests';
 
-/** `1 ctx (768 tok), 15 gen` from the joined log record (else the NVTX label); null when unknown. */
-export function batchComposition(row: Pick<IterationRow, 'contextRequests' | 'contextTokens' | 'generationRequests'>): string | null {
-  const { contextRequests: ctx, contextTokens: tok, generationRequests: gen } = row;
-  if (ctx == null && gen == null) return null;
-  const parts: string[] = [];
-  if (ctx != null) parts.push(`${ctx} ctx${ctx > 0 && tok != null ? ` (${tok} tok)` : ''}`);
-  if (gen != null) parts.push(`${gen} gen`);
-  return parts.join(', ');
-}
+export { batchComposition } from '../iterations/naming.js';
 
-/** `iter 103: 1 ctx (768 tok), 15 gen` (or `iter 103` without a composition). */
+/** `iter 103: 1 ctx (768 tok), 15 gen` (or `iter 103` without a composition; `capture step 3: ...` without an engine number). */
 export function iterationSliceName(row: IterationRow): string {
-  const comp = batchComposition(row);
-  return comp ? `iter ${row.iter}: ${comp}` : `iter ${row.iter}`;
+  return iterationName(row);
 }
 
 function nonZero(rec: Record<string, number>): Record<string, number> {
@@ -38,6 +30,8 @@ export function iterationArgs(row: IterationRow, idleByCauseNs?: Record<string, 
     iter: row.iter,
     pid: row.pid,
     phase: row.phase,
+    ...(row.phaseBasis ? { phaseBasis: row.phaseBasis } : {}),
+    ...(row.captureOrder ? { captureOrder: true } : {}),
     label: row.label,
     wallNs: row.wallNs,
     gpuBusyNs: row.gpuBusyNs,

@@ -6,6 +6,7 @@ import { fixture } from '../helpers/fixtures.js';
 const cases: [string, string, string][] = [
   ['pytorch-dense', 'trace.sqlite', 'nvtx_gpu_proj_sum.csv'],
   ['pytorch-moe-window', 'trace.sqlite', 'nvtx_gpu_proj_sum.csv'],
+  ['sglang', 'trace.sqlite', 'nvtx_gpu_proj_sum.csv'],
   ['cpp-legacy-windows', 'trace.1.sqlite', '1.nvtx_gpu_proj_sum.csv'],
   ['cpp-legacy-windows', 'trace.2.sqlite', '2.nvtx_gpu_proj_sum.csv'],
 ];

@@ -53,6 +53,10 @@ describe('nvtxCauseName', () => {
     expect(nvtxCauseName('aten::native_layer_norm, seq = 12, op_id = 7')).toBe('aten::native_layer_norm');
     expect(nvtxCauseName('FSDP::pre_forward (shared), op_id = 3')).toBe('FSDP::pre_forward (shared)');
     expect(nvtxCauseName('step2')).toBe('step2');
+    expect(nvtxCauseName('step[DECODE bs=16]')).toBe('step[DECODE]');
+    expect(nvtxCauseName('step[EXTEND bs=1 toks=768]')).toBe('step[EXTEND]');
+    expect(nvtxCauseName('step[idle]')).toBe('step[idle]');
+    expect(nvtxCauseName('scheduler.run_batch')).toBe('scheduler.run_batch');
     expect(nvtxCauseName(null)).toBe('(unnamed)');
     expect(nvtxCauseName('  ')).toBe('(unnamed)');
   });

@@ -24,9 +24,9 @@ function rangesOnBusiestThread(file: string, where: string): number {
 }
 
 describe('default iteration sources', () => {
-  it('are tried in order: TensorRT-LLM PyTorch, C++, vLLM; no fallback registered here', () => {
-    expect(DEFAULT_ITERATION_SOURCES.map((s) => s.id)).toEqual(['trtllm-pytorch', 'trtllm-cpp', 'vllm']);
-    expect(DEFAULT_ITERATION_SOURCES.map((s) => s.profileRangeSemantics)).toEqual(['half-open', 'closed', 'closed']);
+  it('are tried in order: TensorRT-LLM PyTorch, C++, vLLM, SGLang; no fallback registered here', () => {
+    expect(DEFAULT_ITERATION_SOURCES.map((s) => s.id)).toEqual(['trtllm-pytorch', 'trtllm-cpp', 'vllm', 'sglang']);
+    expect(DEFAULT_ITERATION_SOURCES.map((s) => s.profileRangeSemantics)).toEqual(['half-open', 'closed', 'closed', 'closed']);
     expect(FALLBACK_ITERATION_SOURCES).toEqual([]);
   });
 
@@ -34,6 +34,7 @@ describe('default iteration sources', () => {
     ['pytorch-dense', 'trace.sqlite', 'trtllm-pytorch', "coalesce(s.value, n.text) LIKE '[Executor] _forward_step%'"],
     ['cpp-legacy-windows', 'trace.2.sqlite', 'trtllm-cpp', "coalesce(s.value, n.text) = 'TrtGptModelInflightBatching::forwardAsync'"],
     ['vllm-dense', 'trace.sqlite', 'vllm', "coalesce(s.value, n.text) LIKE 'execute_context_%'"],
+    ['sglang', 'trace.sqlite', 'sglang', "coalesce(s.value, n.text) = 'scheduler.run_batch'"],
   ])('%s/%s: the first source with ranges is %s, with every matching range', (dir, file, id, where) => {
     const path = fixture(dir, file);
     const found = withExport(path, (h) => findIterationRanges(h));

@@ -27,6 +27,7 @@ const WITH_KERNELS: Case[] = [
   { name: 'pytorch-dense', export: fixture('pytorch-dense', 'trace.sqlite'), oracle: fixture('pytorch-dense', 'nsys-stats', 'cuda_gpu_kern_sum.csv') },
   { name: 'pytorch-moe-window', export: fixture('pytorch-moe-window', 'trace.sqlite'), oracle: fixture('pytorch-moe-window', 'nsys-stats', 'cuda_gpu_kern_sum.csv') },
   { name: 'pytorch-gpu-metrics', export: fixture('pytorch-gpu-metrics', 'trace.sqlite'), oracle: fixture('pytorch-gpu-metrics', 'nsys-stats', 'cuda_gpu_kern_sum.csv') },
+  { name: 'sglang', export: fixture('sglang', 'trace.sqlite'), oracle: fixture('sglang', 'nsys-stats', 'cuda_gpu_kern_sum.csv') },
 ];
 
 /** Graph-level trace, no kernel table: nsys's report is empty (0-byte CSV). */

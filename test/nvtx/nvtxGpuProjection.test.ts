@@ -36,6 +36,7 @@ const HEADER = [
 const CASES = [
   { name: 'pytorch-dense', export: fixture('pytorch-dense', 'trace.sqlite'), oracle: fixture('pytorch-dense', 'nsys-stats', 'nvtx_gpu_proj_sum.csv') },
   { name: 'pytorch-moe-window', export: fixture('pytorch-moe-window', 'trace.sqlite'), oracle: fixture('pytorch-moe-window', 'nsys-stats', 'nvtx_gpu_proj_sum.csv') },
+  { name: 'sglang', export: fixture('sglang', 'trace.sqlite'), oracle: fixture('sglang', 'nsys-stats', 'nvtx_gpu_proj_sum.csv') },
   ...[1, 2].map((i) => ({
     name: `cpp-legacy-windows trace.${i}`,
     export: fixture('cpp-legacy-windows', `trace.${i}.sqlite`),

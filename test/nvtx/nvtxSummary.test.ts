@@ -18,6 +18,7 @@ const CASES = [
   { name: 'pytorch-dense', export: fixture('pytorch-dense', 'trace.sqlite'), oracle: fixture('pytorch-dense', 'nsys-stats', 'nvtx_sum.csv') },
   { name: 'pytorch-moe-window', export: fixture('pytorch-moe-window', 'trace.sqlite'), oracle: fixture('pytorch-moe-window', 'nsys-stats', 'nvtx_sum.csv') },
   { name: 'pytorch-gpu-metrics', export: fixture('pytorch-gpu-metrics', 'trace.sqlite'), oracle: fixture('pytorch-gpu-metrics', 'nsys-stats', 'nvtx_sum.csv') },
+  { name: 'sglang', export: fixture('sglang', 'trace.sqlite'), oracle: fixture('sglang', 'nsys-stats', 'nvtx_sum.csv') },
   ...[1, 2].map((i) => ({
     name: `cpp-legacy-windows trace.${i}`,
     export: fixture('cpp-legacy-windows', `trace.${i}.sqlite`),

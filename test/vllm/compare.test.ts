@@ -6,48 +6,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
+import { expectedEngineFigures, iterationRows, type EngineRow } from '../helpers/engineFigures.js';
 
 const TRT = fixture('pytorch-dense', 'trace.sqlite');
 const TRT_LOG = fixture('pytorch-dense', 'iteration_log.txt');
 const VLLM = fixture('vllm-dense', 'trace.sqlite');
 const VLLM_LOG = fixture('vllm-dense', 'vllm.log');
 
-interface Row {
-  phase: string;
-  gpuBusyNs: number;
-  gpuIdleNs: number;
-  wallNs: number;
-  kernelCount: number;
-  contextTokens: number | null;
-  generationRequests: number | null;
-  generationTokens: number | null;
-}
-
-function iterationRows(file: string, log: string): Row[] {
-  const r = runCli(['iterations', file, '--log', log, '--format', 'json']);
-  expect(r.status).toBe(0);
-  return JSON.parse(r.stdout).iterations as Row[];
-}
-
-/** The figures as a reader would compute them from the per-iteration rows. */
-function expected(rows: Row[]) {
-  const sum = (f: (r: Row) => number) => rows.reduce((a, r) => a + f(r), 0);
-  const busy = sum((r) => r.gpuBusyNs);
-  const ctx = sum((r) => r.contextTokens ?? 0);
-  const gen = sum((r) => r.generationTokens ?? r.generationRequests ?? 0);
-  return {
-    iterations: rows.length,
-    gpuNsPerIteration: busy / rows.length,
-    gpuNsPerContextToken: ctx > 0 ? busy / ctx : null,
-    gpuNsPerGeneratedToken: gen > 0 ? busy / gen : null,
-    kernelsPerIteration: sum((r) => r.kernelCount) / rows.length,
-    idleShare: sum((r) => r.gpuIdleNs) / sum((r) => r.wallNs),
-  };
-}
-
 describe('compare pytorch-dense (TensorRT-LLM) vs vllm-dense (vLLM)', () => {
-  let trt: Row[];
-  let vllm: Row[];
+  let trt: EngineRow[];
+  let vllm: EngineRow[];
   let json: { engines: { base: { engine: string }; head: { engine: string }; scopes: { scope: string; base: Record<string, unknown> | null; head: Record<string, unknown> | null }[] } };
   let md: string;
   beforeAll(() => {
@@ -79,7 +47,7 @@ describe('compare pytorch-dense (TensorRT-LLM) vs vllm-dense (vLLM)', () => {
           expect(got, `${side} ${s.scope}`).toBeNull();
           continue;
         }
-        const want = expected(rs);
+        const want = expectedEngineFigures(rs);
         for (const [k, v] of Object.entries(want)) {
           if (v === null) expect(got![k], `${side} ${s.scope} ${k}`).toBeNull();
           else expect(got![k] as number, `${side} ${s.scope} ${k}`).toBeCloseTo(v, 6);
@@ -89,13 +57,13 @@ describe('compare pytorch-dense (TensorRT-LLM) vs vllm-dense (vLLM)', () => {
   });
 
   it('prints the per-token figures rounded as computed (generation phase, both sides)', () => {
-    const gen = (rows: Row[]) => expected(rows.filter((r) => r.phase === 'generation'));
+    const gen = (rows: EngineRow[]) => expectedEngineFigures(rows.filter((r) => r.phase === 'generation'));
     const line = md.split('\n').find((l) => l.startsWith('| generation | GPU ns per generated token |'))!;
     const cells = line.split('|').map((c) => c.trim());
     expect(Number(cells[4])).toBe(Math.round(gen(trt).gpuNsPerGeneratedToken! * 10) / 10);
     expect(Number(cells[5])).toBe(Math.round(gen(vllm).gpuNsPerGeneratedToken! * 10) / 10);
     const ctxLine = md.split('\n').find((l) => l.startsWith('| mixed | GPU ns per context token |'))!.split('|').map((c) => c.trim());
-    const mixed = (rows: Row[]) => expected(rows.filter((r) => r.phase === 'mixed'));
+    const mixed = (rows: EngineRow[]) => expectedEngineFigures(rows.filter((r) => r.phase === 'mixed'));
     expect(Number(ctxLine[4])).toBe(Math.round(mixed(trt).gpuNsPerContextToken! * 10) / 10);
     expect(Number(ctxLine[5])).toBe(Math.round(mixed(vllm).gpuNsPerContextToken! * 10) / 10);
   });

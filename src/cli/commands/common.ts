@@ -41,7 +41,7 @@ export function withSelectionOptions(cmd: Command, purpose = ''): Command {
   return cmd
     .option(
       '--iteration-range <name|/regex/>',
-      `NVTX range that marks one iteration: exact text, or /regex/ (a first capture group of digits numbers it); default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync${why}`,
+      `NVTX range that marks one iteration: exact text, or /regex/ (a first capture group of digits numbers it); default: [Executor] _forward_step, else TrtGptModelInflightBatching::forwardAsync, vLLM's execute_context_..., SGLang's scheduler.run_batch${why}`,
       (v: string) => {
         parseIterationRangeSpec(v);
         return v;

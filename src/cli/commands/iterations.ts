@@ -29,7 +29,7 @@ export function registerIterations(program: Command): void {
       program
         .command('iterations <exports...>')
         .description('per executor iteration: window, GPU busy/idle, kernel time by category, joined iteration-log record')
-        .option('--log <file>', 'iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log); repeatable', collect)
+        .option('--log <file>', 'iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log, vLLM iteration details, SGLang batch lines); repeatable', collect)
         .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)'),
     )
       .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')

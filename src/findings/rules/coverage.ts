@@ -34,7 +34,7 @@ const GC_APP: Partial<Record<RemedyEngine, string>> = {
 const LOG_APP: Partial<Record<RemedyEngine, string>> = {
   'tensorrt-llm': 'the iteration log (`--iteration_log`, or the executor log with `print_iter_log`) as `--log`',
   vllm: 'the vLLM log with `--enable-logging-iteration-details` as `--log`',
-  sglang: 'the SGLang log (`--decode-log-interval 1`) as `--log`',
+  sglang: 'the SGLang log (`--decode-log-interval 1`, and `SGLANG_LOG_FORWARD_ITERS=1` for forward-iteration numbers) as `--log`',
   unknown: 'the engine\'s iteration log as `--log`',
 };
 

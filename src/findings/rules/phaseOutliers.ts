@@ -1,4 +1,5 @@
 import type { IterationRow } from '../../iterations/analyze.js';
+import { batchComposition, iterationLabel } from '../../iterations/naming.js';
 import type { Evidence, Finding, RuleContext } from '../types.js';
 import { formatNs, makeFinding } from './common.js';
 
@@ -36,7 +37,7 @@ export function phaseOutliers(ctx: RuleContext): Finding[] {
   const excess = outliers.reduce((a, o) => a + o.excessNs, 0);
   const busy = outliers.reduce((a, o) => a + o.r.gpuBusyNs, 0);
   const evidence: Evidence[] = outliers.slice(0, ctx.t.evidenceRows).map((o) => ({
-    text: `iteration ${o.r.iter} (${o.r.phase}, ${formatNs(o.r.startNs)}..${formatNs(o.r.endNs)}): ${formatNs(o.perToken)} GPU busy per token, ${(o.perToken / o.med).toFixed(1)}x its phase's median ${formatNs(o.med)}`,
+    text: `${o.r.captureOrder ? iterationLabel(o.r) : `iteration ${o.r.iter}`} (${o.r.phase}: ${batchComposition(o.r)}, ${formatNs(o.r.startNs)}..${formatNs(o.r.endNs)}): ${formatNs(o.perToken)} GPU busy per token, ${(o.perToken / o.med).toFixed(1)}x its phase's median ${formatNs(o.med)}`,
     iter: o.r.iter,
     startNs: o.r.startNs,
     durationNs: o.r.wallNs,

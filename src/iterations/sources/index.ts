@@ -9,9 +9,10 @@ import { describeSpec, nvtxRangeSource } from './nvtxRange.js';
 import { trtllmCppSource } from './trtllmCpp.js';
 import { trtllmPytorchSource } from './trtllmPytorch.js';
 import { vllmSource } from './vllm.js';
+import { sglangSource } from './sglang.js';
 
 /** The sources tried when the user names no range, in order: the first with ranges wins. */
-export const DEFAULT_ITERATION_SOURCES: readonly IterationSource[] = [trtllmPytorchSource, trtllmCppSource, vllmSource];
+export const DEFAULT_ITERATION_SOURCES: readonly IterationSource[] = [trtllmPytorchSource, trtllmCppSource, vllmSource, sglangSource];
 
 /**
  * Sources tried last, only when no default source found ranges (e.g. windows rebuilt from a
@@ -45,8 +46,8 @@ export function findIterationRanges(handle: ExportHandle, spec?: IterationRangeS
   if (found) return found;
   throw new IterationError(
     handle.hasTable('NVTX_EVENTS')
-      ? `no iteration ranges found${unusable(tried.invalidRanges)} (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync' nor vLLM's 'execute_context_...'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration`
-      : 'the export has no NVTX events, so iterations cannot be found; profile with `-t cuda,nvtx` (and TLLM_LLMAPI_ENABLE_NVTX=1 / an --nvtx build, or vLLM with the cuda profiler)',
+      ? `no iteration ranges found${unusable(tried.invalidRanges)} (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync' nor vLLM's 'execute_context_...' nor SGLang's 'scheduler.run_batch' / 'step[...]'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration`
+      : 'the export has no NVTX events, so iterations cannot be found; profile with `-t cuda,nvtx` (and TLLM_LLMAPI_ENABLE_NVTX=1 / an --nvtx build, or vLLM with the cuda profiler, or SGLang with SGLANG_ENABLE_NVTX_SCHEDULER=1)',
     handle.path,
   );
 }
