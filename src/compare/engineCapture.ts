@@ -8,7 +8,7 @@ import type { ExportAnalysis } from '../pipeline/types.js';
 import type { AnalysisPart } from '../pipeline/request.js';
 
 /** The serving engines `engines` names: the marker engines, and TGI (which records no markers). */
-export type ServingEngine = Engine | 'sglang' | 'tgi';
+export type ServingEngine = Engine | 'tgi';
 
 /** What named the engine: its iteration markers, its NVTX domain or environment, its process or thread names, the profiled command. */
 export type EngineEvidence = 'markers' | 'nvtx-domain' | 'environment' | 'process-name' | 'command' | null;

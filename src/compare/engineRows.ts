@@ -206,6 +206,8 @@ export interface EnginesOptions extends Omit<ManyOptions, 'perExport'> {
 export async function enginesFromExports(files: readonly string[], inputs: readonly ExportInputs[], opts: EnginesOptions = {}): Promise<EngineRows> {
   const logs = inputs.map((p) => p.logs.map(parseIterationLogFile));
   const benchmarks = inputs.map((p) => (p.benchmark ? readBenchmarkFile(p.benchmark) : undefined));
-  const captures = await analyzeMany(files, 'engines', { ...opts, categoryRules: opts.categoryRules ? [...opts.categoryRules] : undefined, perExport: logs.map((l) => ({ logs: l })) });
+  // Steps need no number here: markers that nothing numbers still give the span and their counts.
+  const shared = { ...opts, categoryRules: opts.categoryRules ? [...opts.categoryRules] : undefined, selection: { unnumberedInCaptureOrder: true } };
+  const captures = await analyzeMany(files, 'engines', { ...shared, perExport: logs.map((l) => ({ logs: l })) });
   return engineRows(captures, inputs.map((p, i) => ({ label: p.label, tokens: p.tokens, benchmark: benchmarks[i] })));
 }

@@ -265,14 +265,18 @@ const ms = (ns: number) => `${(ns / 1e6).toFixed(2)} ms`;
 
 /** One line: how start-up was told apart and how much GPU work that left out. */
 function boundaryText(kind: ServingBoundary, work: SpanWork, input: ServingSpanInput): string {
-  const out = work.leftOut.ops ? `${work.leftOut.ops} GPU ops (${ms(work.leftOut.ns)})` : 'no GPU work';
+  const n = work.leftOut.ops;
+  const leftOut = (before: string, what: string) => (n ? `${n} GPU ops (${ms(work.leftOut.ns)}) launched ${before} (${what}) are left out` : `no GPU work was launched ${before}`);
   switch (kind) {
     case 'iterations': {
-      const iters = input.iterations!.iterations.map((r) => r.iter).sort((a, b) => a - b);
-      return `the captured steps (${compactRanges(iters)}, ${input.iterations!.coverage.source.id} markers), from the first step's start to the end of the last step's GPU work; ${out} launched before the first step (start-up, warm-up) or after the last left out`;
+      const it = input.iterations!;
+      const iters = it.iterations.map((r) => r.iter).sort((a, b) => a - b);
+      // Never a number that is not the engine's: steps numbered in capture order are counted, not named.
+      const which = it.coverage.numbering.some((n) => n.source === 'capture-order') ? `${iters.length} steps, unnumbered` : compactRanges(iters);
+      return `the captured steps (${which}, ${it.coverage.source.id} markers), from the first step's start to the end of the last step's GPU work; ${leftOut('before the first step or after the last', 'start-up, warm-up')}`;
     }
     case 'graph-capture':
-      return `from the first GPU work launched after CUDA-graph capture ended (${ms(input.launches!.captureEndNs!)} into the session; engines capture their graphs last in start-up) to the last; ${out} launched before (model load, warm-up, graph capture) left out`;
+      return `from the first GPU work launched after CUDA-graph capture ended (${ms(input.launches!.captureEndNs!)} into the session; engines capture their graphs last in start-up) to the last; ${leftOut('before', 'model load, warm-up, graph capture')}`;
     case 'profiler-window':
       return 'the whole capture: the program started it itself (cudaProfilerStart, e.g. -c cudaProfilerApi), from its serving loop, so it holds no start-up; from the first to the last GPU work';
     case 'none':
