@@ -26,6 +26,9 @@ export interface EngineRow {
   /** Why the capture cannot answer (no GPU work, a blocking health finding); null when it can. */
   statusText: string | null;
   boundary: ServingBoundary | null;
+  /** The serving span in session ns (to find it in a trace), and its length. */
+  spanStartNs: number | null;
+  spanEndNs: number | null;
   spanNs: number | null;
   steps: number | null;
   tokenSource: TokenSource;
@@ -144,6 +147,8 @@ export function engineRow(c: EngineCapture, label: string, inputs: EngineInputs 
     status,
     statusText: status === 'no-gpu-work' ? `no GPU work: ${c.noGpuWork ?? 'none recorded'}` : blocking ? blocking.title : null,
     boundary: s?.boundary ?? null,
+    spanStartNs: s?.startNs ?? null,
+    spanEndNs: s?.endNs ?? null,
     spanNs: s?.spanNs ?? null,
     steps: s?.steps ?? null,
     tokenSource: t.source,

@@ -266,7 +266,7 @@ const ms = (ns: number) => `${(ns / 1e6).toFixed(2)} ms`;
 /** One line: how start-up was told apart and how much GPU work that left out. */
 function boundaryText(kind: ServingBoundary, work: SpanWork, input: ServingSpanInput): string {
   const n = work.leftOut.ops;
-  const leftOut = (before: string, what: string) => (n ? `${n} GPU ops (${ms(work.leftOut.ns)}) launched ${before} (${what}) are left out` : `no GPU work was launched ${before}`);
+  const leftOut = (before: string, what: string) => (n ? `${n} GPU op${n === 1 ? '' : 's'} (${ms(work.leftOut.ns)}) launched ${before} (${what}) ${n === 1 ? 'is' : 'are'} left out` : `no GPU work was launched ${before}`);
   switch (kind) {
     case 'iterations': {
       const it = input.iterations!;

@@ -140,6 +140,53 @@ describe('token sources', () => {
   });
 });
 
+describe('copies and allocations in the serving span', () => {
+  it('fieldguide-vllm: H2D/D2H copies and bytes, allocation calls and --cuda-memory-usage allocations inside the span, per generated token', () => {
+    const r = rowsOf([VLLM, '--log', VLLM_LOG]).rows[0];
+    const [a, b] = [r.spanStartNs, r.spanEndNs];
+    const copies = (kind: number) => sql<{ n: number; bytes: number }>(VLLM, `SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = ? AND start >= ? AND start < ?`, kind, a, b);
+    const h2d = copies(1);
+    const d2h = copies(2);
+    expect([r.h2dCopies, r.h2dBytes, r.d2hCopies, r.d2hBytes]).toEqual([h2d.n, h2d.bytes, d2h.n, d2h.bytes]);
+    expect(r.h2dBytesPerGeneratedToken).toBe(h2d.bytes / r.generatedTokens);
+    expect(r.d2hCopiesPerGeneratedToken).toBe(d2h.n / r.generatedTokens);
+    const calls = sql<{ n: number }>(VLLM, `SELECT count(*) AS n FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId WHERE (s.value LIKE 'cudaMalloc%' OR s.value LIKE 'cuMemAlloc%') AND r.start >= ? AND r.start < ?`, a, b);
+    expect(r.allocationCalls).toBe(calls.n);
+    // Allocations of non-static memory (memKind 5/6 are module statics, loaded with the code).
+    const allocs = sql<{ n: number; bytes: number }>(VLLM, `SELECT count(*) AS n, sum(bytes) AS bytes FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE memoryOperationType = 0 AND memKind NOT IN (5, 6) AND start >= ? AND start < ?`, a, b);
+    expect([r.allocations, r.allocationBytes]).toEqual([allocs.n, allocs.bytes]);
+    expect(r.allocations).toBeGreaterThan(0);
+  });
+
+  it('busy and idle shares: the union of the GPU work (every stream, kernels, copies, memsets) inside the span', () => {
+    for (const [file, args] of [[PLAIN, []], [VLLM, ['--log', VLLM_LOG]]] as const) {
+      const r = rowsOf([file, ...args]).rows[0];
+      const db = new BetterSqlite3(file, { readonly: true });
+      const ops = db.prepare(`SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMSET ORDER BY start`).all() as { start: number; end: number }[];
+      db.close();
+      let busy = 0;
+      let [curA, curB] = [-Infinity, -Infinity];
+      const clip = (x: number, y: number) => Math.max(0, Math.min(y, r.spanEndNs) - Math.max(x, r.spanStartNs));
+      for (const o of ops) {
+        if (o.start > curB) {
+          busy += clip(curA, curB);
+          [curA, curB] = [o.start, o.end];
+        } else curB = Math.max(curB, o.end);
+      }
+      busy += clip(curA, curB);
+      expect(r.busyShare).toBeCloseTo(busy / r.spanNs, 12);
+      expect(r.idleShare).toBeCloseTo(1 - busy / r.spanNs, 12);
+    }
+  });
+
+  it('sglang (no --cuda-memory-usage): allocations are null, not 0', () => {
+    const r = rowsOf([SGLANG]).rows[0];
+    expect(r.allocations).toBeNull();
+    expect(r.allocationBytes).toBeNull();
+    expect(r.allocationCalls).toBe(0);
+  });
+});
+
 describe('the serving span without markers', () => {
   it('starts after CUDA-graph capture (pytorch-dense with its markers ignored): the kernels launched after the last capture call', () => {
     const a = withExport(DENSE, (h) => analyzeExport(h, { parts: ['servingSpan'], selection: parseIterationSelection({ iterationRange: 'no such range' }) }));
