@@ -129,7 +129,7 @@ function logNotes(c: EngineCapture): string[] {
 export function engineRow(c: EngineCapture, label: string, inputs: EngineInputs = {}): EngineRow {
   const s = c.span;
   const blocking = c.health.find((h) => h.health === 'blocking');
-  const status: CaptureStatus = c.noGpuWork || !s ? 'no-gpu-work' : blocking ? 'cannot-answer' : 'ok';
+  const status: CaptureStatus = c.noGpuWork ? 'no-gpu-work' : !s || blocking ? 'cannot-answer' : 'ok';
   const t = chooseTokens(c, inputs);
   const gen = t.generatedTokens;
   const per = (v: number | undefined) => (v === undefined ? null : perToken(v, gen));
@@ -145,7 +145,7 @@ export function engineRow(c: EngineCapture, label: string, inputs: EngineInputs 
     engineFrom: c.engineFrom,
     file: c.file,
     status,
-    statusText: status === 'no-gpu-work' ? `no GPU work: ${c.noGpuWork ?? 'none recorded'}` : blocking ? blocking.title : null,
+    statusText: c.noGpuWork ? `no GPU work: ${c.noGpuWork}` : !s ? 'no serving span: none of the GPU ops has its CUDA API call in the export (time-trimmed?)' : (blocking?.title ?? null),
     boundary: s?.boundary ?? null,
     spanStartNs: s?.startNs ?? null,
     spanEndNs: s?.endNs ?? null,

@@ -97,11 +97,15 @@ export interface ServingSpanInput {
 /** What the GPU did in the span, before the copies and allocations are added. */
 type SpanWork = Pick<ServingSpan, 'processes' | 'steps' | 'kernelNs' | 'kernels' | 'graphLaunches' | 'categoryNs' | 'busyNs' | 'idleNs' | 'contextTokens' | 'generatedTokens' | 'stepCounts' | 'leftOut'>;
 
-/** The serving span of an export with GPU work (`gpuOps.count > 0`); see `ServingSpan`. */
-export function servingSpan(handle: ExportHandle, input: ServingSpanInput): ServingSpan {
+/**
+ * The serving span of an export with GPU work (`gpuOps.count > 0`); see `ServingSpan`. Null when
+ * no GPU op could be placed in it (none has its CUDA API call in the export).
+ */
+export function servingSpan(handle: ExportHandle, input: ServingSpanInput): ServingSpan | null {
   const rows = input.iterations?.iterations ?? [];
   const boundary = rows.length ? { kind: 'iterations' as const, fromNs: -Infinity } : boundaryWithoutSteps(handle, input);
   const work = rows.length ? workOfSteps(input.iterations!) : workWithoutSteps(handle, input, boundary.fromNs);
+  if (work.processes.length === 0) return null;
   const startNs = Math.min(...work.processes.map((p) => p.startNs));
   const endNs = Math.max(...work.processes.map((p) => p.endNs));
   const occupied = work.busyNs + work.idleNs;

@@ -72,7 +72,10 @@ export interface ExportAnalysis {
   timeline: Timeline | null;
   /** Per process with iterations: what the cross-rank view needs. */
   rankFigures: RankFigures[] | null;
-  /** The serving span and what the GPU did in it; null when not asked for or when the capture holds no GPU work. */
+  /**
+   * The serving span and what the GPU did in it; null when not asked for, when the capture holds no
+   * GPU work, or when none of its GPU ops has its launch call in the export.
+   */
   servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
   /** Wall-clock ms each step took (diagnostics and benchmarks). */
