@@ -290,8 +290,9 @@ function boundaryText(kind: ServingBoundary, work: SpanWork, input: ServingSpanI
 
 function spanNotes(work: SpanWork, it: IterationAnalysis | null): string[] {
   const notes: string[] = [];
-  if (work.leftOut.otherProcessOps) notes.push(`${work.leftOut.otherProcessOps} GPU ops of processes without steps left out of the span`);
-  if (work.leftOut.noLaunchOps) notes.push(`${work.leftOut.noLaunchOps} GPU ops have no CUDA API row in the export (time-trimmed?) and could not be placed in the span`);
+  const { otherProcessOps: other, noLaunchOps: noLaunch } = work.leftOut;
+  if (other) notes.push(`${other} GPU op${other === 1 ? '' : 's'} of processes without steps left out of the span`);
+  if (noLaunch) notes.push(`${noLaunch} GPU op${noLaunch === 1 ? ' has' : 's have'} no CUDA API row in the export (time-trimmed?) and could not be placed in the span`);
   if (work.processes.length > 1) notes.push(`${work.processes.length} serving processes (${work.processes.map((p) => `pid ${p.pid}`).join(', ')}): kernel time and copies are summed over them; busy and idle shares are of their spans together`);
   const c = work.stepCounts;
   if (c && it) {
