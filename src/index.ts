@@ -53,6 +53,13 @@ export { loadRun, readSummaryFile } from './compare/loadRun.js';
 export { compareRuns, type Comparison } from './compare/compareRuns.js';
 export { compareEngines, type EngineComparison, type EngineFigures } from './compare/engineComparison.js';
 
+// Engines side by side (`iterscope engines`): N captures, with or without iteration markers.
+export { enginesFromExports, engineRows, type EngineRow, type EngineRows, type EngineInputs, type EnginesOptions } from './compare/engineRows.js';
+export { engineCaptureOf, ENGINE_CAPTURE_PARTS, type EngineCapture, type ServingEngine } from './compare/engineCapture.js';
+export { resolveEngineInputs, type ExportInputs, type EngineOptionValues } from './compare/engineInputs.js';
+export { readBenchmarkFile, type BenchmarkResults, type TokenSource } from './compare/tokenSources.js';
+export type { ServingSpan, ServingBoundary } from './iterations/servingSpan.js';
+
 // Several exports (one per rank).
 export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type ResultsAcrossExports } from './ranks/acrossExports.js';
 export { crossRankFromExports } from './ranks/ranksFromExports.js';
@@ -65,7 +72,7 @@ export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClo
 export type { PytorchHostSide } from './pipeline/types.js';
 
 // Findings: what to fix first, from the analysis.
-export { findFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
+export { findFindings, findHealthFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
 export { FINDINGS_SCHEMA, type Finding, type FindingsResult, type FindingsInput, type FindingThresholds } from './findings/types.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.
@@ -98,3 +105,4 @@ export {
 export { crossRankTables } from '../reports/ranksReport.js';
 export { metricsTable } from '../reports/metricsReport.js';
 export { renderFindings } from '../reports/findingsReport.js';
+export { enginesTables, enginesHtml } from '../reports/enginesReport.js';

@@ -9,7 +9,7 @@ import { alignLogCounters } from './logCounters.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
-import { labelAgreesWithLog, numberWindows, type Numbering } from './numbering.js';
+import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder, type Numbering } from './numbering.js';
 import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
 import type { Engine, IterationSource, PhaseBasis, PhaseRule, StepNumbering } from './source.js';
@@ -258,6 +258,8 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   const own: { record: MergedIterationRecord | null; phase: StepNumbering['phases'][number]; cut: string | null; captureOrder: boolean }[] = [];
   let phaseRule: PhaseRule | undefined;
   const ownNotes: string[] = [];
+  // Processes whose windows were numbered in capture order: no number is the engine's, so no log record joins them.
+  const captureOrderPids = new Set<number>();
   for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
     let num: Numbering;
     if (source.numberSteps) {
@@ -267,11 +269,9 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       ownNotes.push(...sn.notes.map((n) => `pid ${pid}: ${n}`));
       num = sn;
     } else {
-      num = numberWindows(
-        ranges,
-        { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: logCompositions, hint },
-        handle.path,
-      );
+      const numberingOpts = { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: logCompositions, hint };
+      num = selection.unnumberedInCaptureOrder ? numberWindowsOrCaptureOrder(ranges, numberingOpts, handle.path) : numberWindows(ranges, numberingOpts, handle.path);
+      if (num.source === 'capture-order') captureOrderPids.add(pid);
     }
     numbering.push({ pid, source: num.source, detail: num.source === 'label' ? (numberingDetail ?? num.detail) : num.detail });
     windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
@@ -295,7 +295,7 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     const busy = busySet ? overlapLength(busySet, w.startNs, w.endNs) : 0;
     const categoryNs: Record<string, number> = {};
     for (let c = 0; c < nc; c++) categoryNs[attr.categories[c]] = attr.categoryNs[i * nc + c];
-    const rec = source.numberSteps ? own[i].record : records.get(w.iter);
+    const rec = source.numberSteps ? own[i].record : captureOrderPids.has(w.pid) ? undefined : records.get(w.iter);
     const label = rangeOf[i].label;
     let labelMatchesLog: boolean | null = null;
     if (rec && label && !own[i]?.cut && (rec.contextRequests != null || rec.generationRequests != null)) {

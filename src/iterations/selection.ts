@@ -16,6 +16,12 @@ export interface IterationSelection {
   profileRanges?: ProfileRange[];
   /** Zone the logs' timestamps were written in, when they delimit the iterations (`--log-tz`; default UTC). */
   logTz?: string;
+  /**
+   * Windows that carry no number and that nothing numbers (no option, no unique fit with the log):
+   * numbered 0, 1, ... in capture order (`capture-order`) and joined to no log record, instead of
+   * an error. For figures over all steps that need no number (`engines`); never from a CLI option.
+   */
+  unnumberedInCaptureOrder?: boolean;
 }
 
 /**

@@ -22,6 +22,7 @@ import { reportCoverage, type ReportNote } from './coverage.js';
 import { summarizeHost } from './hostSummary.js';
 import { findGilHolders } from '../gaps/gilHolders.js';
 import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
+import { servingSpan } from '../iterations/servingSpan.js';
 import { findFindings, findingsInputOf } from '../findings/findFindings.js';
 import { resolveParts, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './request.js';
 import { cachedNvtxColumns, nvtxColumnsOf, releaseNvtxColumns } from '../analysis/nvtxColumns.js';
@@ -83,6 +84,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     coverage: null,
     health: null,
     rankFigures: null,
+    servingSpan: null,
     pytorchHost: null,
     gilHolders: null,
     memory: null,
@@ -243,6 +245,11 @@ function analyzeParts(
     }
     // Graph capture against the GPU work after it, and whole-graph rows: from the columns while they are here.
     if (parts.has('health')) launchFacts = timed('healthLaunches', () => launchPhases(handle, gpuOps!, apiCalls!));
+    // The serving span from the steps, else from the same columns (and the graph capture above).
+    if (parts.has('servingSpan') && gpuOps.count > 0) {
+      const input = { iterations: out.iterations, gpuOps, apiCalls, launches: launchFacts, capture: out.capture, classifier };
+      out.servingSpan = timed('servingSpan', () => servingSpan(handle, input));
+    }
     // The worker's NVTX summary, made meanwhile: `info` counts ranges per domain from it.
     if (nvtxInBackground) summarizeNvtx();
     // `info` and the kernel summary from the columns while they are here.

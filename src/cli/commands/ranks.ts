@@ -13,7 +13,7 @@ import { crossRankTables, stackRankTables } from '../../../reports/ranksReport.j
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions, withSelectionOptions, selectionOf, categoryRulesOf, type CategoryOptions, type IterationSelectionOptions } from './options.js';
 
-function positiveInt(option: string) {
+export function positiveInt(option: string) {
   return (value: string): number => {
     if (!/^\d+$/.test(value.trim()) || Number(value.trim()) < 1) throw new UsageError(`${option} expects a positive integer (got '${value}')`);
     return Number(value.trim());
@@ -27,14 +27,14 @@ export function expandExportArgs(inputs: readonly string[]): string[] {
 }
 
 /** Worker threads for several exports: `--jobs`, else ITERSCOPE_JOBS, else one per core. */
-function jobsOption(jobs: number | undefined): number | undefined {
+export function jobsOption(jobs: number | undefined): number | undefined {
   if (jobs !== undefined) return jobs;
   const env = process.env.ITERSCOPE_JOBS;
   return env && /^\d+$/.test(env) && Number(env) > 0 ? Number(env) : undefined;
 }
 
 /** A progress bar on stderr (terminals only) while `fn` analyses `n` exports. */
-async function withProgressBar<T>(n: number, fn: (onProgress: (done: number, total: number, file: string) => void) => Promise<T>): Promise<T> {
+export async function withProgressBar<T>(n: number, fn: (onProgress: (done: number, total: number, file: string) => void) => Promise<T>): Promise<T> {
   const bar = progress('iterscope: analysing', n, { unit: 'exports' });
   try {
     return await fn((done, _total, file) => bar.update(done, file));
