@@ -113,4 +113,4 @@ export {
 
 // PyTorch profiler CPU ops (a Kineto trace read into the nsys data model), and capture health.
 export { selectKinetoCpuOps } from './kinetoCpuOps.js';
-export { selectDiagnostics, selectProcessStreams, selectAnalysisFiles, selectActivityPerProcess, type ProcessActivityTable } from './health.js';
+export { selectDiagnostics, selectProcessStreams, selectAnalysisFiles, selectActivityPerProcess, selectProfilerApiStart, type ProcessActivityTable } from './health.js';

@@ -52,6 +52,7 @@ import type {
   ReportCoverage,
   ReportLogFile,
   RunSummary,
+  ServingSpan,
   Timeline,
 } from '../../src/index.js';
 import type { CrossRankView } from '../../src/index.js';
@@ -78,7 +79,8 @@ expectTypeOf<AnalysisProgress>().toEqualTypeOf<(step: string) => void>();
 expectTypeOf(iterscope.ANALYSIS_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf(iterscope.REPORT_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf<AnalysisPart>().toEqualTypeOf<
-  'info' | 'kernels' | 'nvtx' | 'nvtxGpu' | 'iterations' | 'phases' | 'gaps' | 'metrics' | 'host' | 'categories' | 'coverage' | 'health' | 'rankFigures' | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline'
+  | 'info' | 'kernels' | 'nvtx' | 'nvtxGpu' | 'iterations' | 'phases' | 'gaps' | 'metrics' | 'host' | 'categories' | 'coverage' | 'health' | 'rankFigures' | 'servingSpan'
+  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline'
 >();
 
 expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
@@ -126,6 +128,7 @@ expectTypeOf<ExportAnalysis>().toEqualTypeOf<{
   pytorchHost: PytorchHostSide | null;
   timeline: Timeline | null;
   rankFigures: RankFigures[] | null;
+  servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
   timingsMs: Record<string, number>;
   crossRank?: CrossRankView | null;
@@ -200,7 +203,7 @@ expectTypeOf<Severity>().toEqualTypeOf<'high' | 'medium' | 'low' | 'info'>();
 // ---------------------------------------------------------------------------------------------
 // Options: the iteration selection (parsed, and as typed), the metrics request
 
-expectTypeOf<IterationSelection>().toEqualTypeOf<{ rangeSpec?: IterationRangeSpec; firstIter?: number; profileRanges?: ProfileRange[]; logTz?: string }>();
+expectTypeOf<IterationSelection>().toEqualTypeOf<{ rangeSpec?: IterationRangeSpec; firstIter?: number; profileRanges?: ProfileRange[]; logTz?: string; unnumberedInCaptureOrder?: boolean }>();
 expectTypeOf<IterationSelectionOptions>().toEqualTypeOf<{
   iterationRange?: string | IterationRangeSpec;
   firstIter?: string | number;

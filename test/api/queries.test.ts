@@ -33,7 +33,7 @@ const QUERIES_VALUES = [
   'hasGpuMetricTables', 'selectGpuMetricNames', 'selectGpuMetricSamples', 'selectAnyGpuMetricSample', 'selectMetricGpus', 'selectGpuMetricTypeHighBits',
   'selectGpuMetricsOptions', 'selectCudaDeviceGpus', 'selectKernelDevicesByPid', 'gpuIdOfMetricsTypeId', 'GPU_METRICS_GPU_ID_MASK',
   // PyTorch profiler CPU ops, capture health
-  'selectKinetoCpuOps', 'selectDiagnostics', 'selectProcessStreams', 'selectAnalysisFiles', 'selectActivityPerProcess',
+  'selectKinetoCpuOps', 'selectDiagnostics', 'selectProcessStreams', 'selectAnalysisFiles', 'selectActivityPerProcess', 'selectProfilerApiStart',
 ].sort();
 
 describe('queries/index.ts (iterscope/queries)', () => {
