@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { resolveFormat, type OutputOptions } from '../output.js';
+import { resolveFormat } from '../output.js';
 import { parseNonNegativeInt } from '../../optionValues.js';
 import { loadCategoryRules, type CategoryRule } from '../../categories/rules.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
@@ -18,7 +18,6 @@ import type { ParsedIterationLog } from '../../logs/types.js';
  */
 
 export { parseNonNegativeInt };
-export type { OutputOptions, IterationSelectionOptions };
 
 /** `--log FILE`, repeatable: iteration logs, parsed by `logsOf` when the command runs. */
 export interface LogOptions {

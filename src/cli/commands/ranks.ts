@@ -11,7 +11,8 @@ import type { TaskName, TaskOptions, TaskResults } from '../../ranks/tasks.js';
 import type { DataTable } from '../../../reports/table.js';
 import { crossRankTables, stackRankTables } from '../../../reports/ranksReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, withSelectionOptions, selectionOf, categoryRulesOf, type CategoryOptions, type IterationSelectionOptions } from './options.js';
+import { withOutputOptions, withSelectionOptions, selectionOf, categoryRulesOf, type CategoryOptions } from './options.js';
+import type { IterationSelectionOptions } from '../../iterations/selection.js';
 
 export function positiveInt(option: string) {
   return (value: string): number => {
