@@ -6,7 +6,7 @@
  * withExport('run.sqlite', (h) => { for (const k of iterateQuery(h, selectKernels(h, { pid: 42 }))) console.log(k.name, k.end - k.start); });
  * ```
  *
- * The names are listed one by one (no `export *`): adding or removing one is a decision, pinned by
+ * The names are listed one by one (no star re-exports): adding or removing one is a decision, pinned by
  * test/api/queries.test.ts. Left out on purpose: the statements that write (the PyTorch profiler
  * trace conversion, kinetoWriter.ts), the probe `openExport` runs before a handle exists
  * (probe.ts), the row checks' SQL fragments and counters (validRows.ts), and the expression helpers
