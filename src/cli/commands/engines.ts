@@ -7,10 +7,10 @@ import { OUTPUT_FORMATS } from '../../../reports/table.js';
 import { enginesHtml, enginesTables } from '../../../reports/enginesReport.js';
 import { emit, note, writeResult, type OutputOptions } from '../output.js';
 import { withProgressBar, expandExportArgs, jobsOption, positiveInt } from './ranks.js';
-import { categoryRulesOf, collect } from './common.js';
+import { categoryRulesOf, collect, type CategoryOptions } from './options.js';
 
-interface EnginesCommandOptions extends OutputOptions, EngineOptionValues {
-  categories?: string;
+/** The options `iterscope engines` parses: per-export values (`--log EXPORT=FILE`, ...), no iteration selection (steps are numbered in capture order). */
+interface EnginesCommandOptions extends OutputOptions, EngineOptionValues, CategoryOptions {
   jobs?: number;
 }
 

@@ -11,7 +11,8 @@ import type { TaskName, TaskOptions, TaskResults } from '../../ranks/tasks.js';
 import type { DataTable } from '../../../reports/table.js';
 import { crossRankTables, stackRankTables } from '../../../reports/ranksReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, withSelectionOptions, selectionOf, categoryRulesOf } from './common.js';
+import { withOutputOptions, withSelectionOptions, selectionOf, categoryRulesOf, type CategoryOptions } from './options.js';
+import type { IterationSelectionOptions } from '../../iterations/selection.js';
 
 export function positiveInt(option: string) {
   return (value: string): number => {
@@ -51,11 +52,7 @@ export function acrossExports<T extends TaskName>(files: string[], task: T, opts
 // ---------------------------------------------------------------------------------------------
 // iterscope ranks / merge
 
-interface RanksOptions extends OutputOptions {
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
-  categories?: string;
+interface RanksOptions extends OutputOptions, IterationSelectionOptions, CategoryOptions {
   commCategory?: string;
   jobs?: number;
   detail?: boolean;
