@@ -14,7 +14,7 @@
 export { IterscopeError, UsageError, InputError, SchemaError, IterationError, KinetoTraceError, NsysReportError, EmptyCaptureError, exitCodeFor, EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, type ErrorCode } from './errors.js';
 
 // Opening exports.
-export { openExport, openInput, withExport } from './export/openExport.js';
+export { openExport, openInput, withExport, type InputReadOptions } from './export/openExport.js';
 export { detectInput, type InputKind } from './export/detectInput.js';
 export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 
@@ -39,7 +39,9 @@ export { parseDurationNs } from './gaps/duration.js';
 // The parts' types.
 export type { ExportInfo, CaptureSettings, CaptureTracing } from './analysis/exportInfo.js';
 export { describeCaptureHealth, type CaptureHealth, type NsysDiagnostic, type ProgramOutput, type ProgramCrash, type ProfiledProcess, type LaunchPhases } from './analysis/captureHealth.js';
-export type { KernelSummary, KernelSummaryRow } from './analysis/kernelSummary.js';
+export type { KernelSummary, KernelSummaryOptions, KernelSummaryRow } from './analysis/kernelSummary.js';
+export type { MemoryTraffic } from './analysis/memoryTraffic.js';
+export type { GilHolderAnalysis } from './gaps/gilHolders.js';
 export type { NvtxSummary, NvtxSummaryRow } from './analysis/nvtxSummary.js';
 export type { NvtxGpuProjection } from './analysis/nvtxGpuProjection.js';
 export type { IterationAnalysis, IterationRow, IterationCoverage, Phase } from './iterations/analyze.js';
@@ -73,7 +75,7 @@ export type { PytorchHostSide } from './pipeline/types.js';
 
 // Findings: what to fix first, from the analysis.
 export { findFindings, findHealthFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
-export { FINDINGS_SCHEMA, type Finding, type FindingsResult, type FindingsInput, type FindingThresholds } from './findings/types.js';
+export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/types.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';

@@ -56,12 +56,9 @@ import type {
   Timeline,
 } from '../../src/index.js';
 import type { CrossRankView } from '../../src/index.js';
-// Reachable from the public types, not (yet) named by the index.
-import type { GilHolderAnalysis } from '../../src/gaps/gilHolders.js';
-import type { MemoryTraffic } from '../../src/analysis/memoryTraffic.js';
-import type { KernelSummaryOptions } from '../../src/analysis/kernelSummary.js';
-import type { InputReadOptions } from '../../src/export/openExport.js';
-import type { Engine as FindingsEngine, Evidence, FindingsOptions, RankFindings, Severity } from '../../src/findings/types.js';
+// Reachable from the public types: named by the index too.
+import type { Evidence, FindingsOptions, GilHolderAnalysis, InputReadOptions, KernelSummaryOptions, MemoryTraffic, RankFindings, Severity } from '../../src/index.js';
+import type { Engine as FindingsEngine } from '../../src/findings/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Opening an export and the one pipeline
