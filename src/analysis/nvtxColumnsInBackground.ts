@@ -1,6 +1,7 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { ExportHandle } from '../../queries/handle.js';
 import { builtEntry } from '../builtEntry.js';
+import { workerExecArgv } from '../load/workerExecArgv.js';
 import type { KernelSummary, KernelSummaryOptions } from './kernelSummary.js';
 import type { NvtxColumns } from './nvtxColumns.js';
 import type { NvtxGpuProjection, SharedLaunches } from './nvtxGpuProjection.js';
@@ -90,7 +91,7 @@ export function readNvtxColumnsInBackground(handle: ExportHandle, opts: Backgrou
   const kernels = opts.kernels ?? null;
   const flags = new Int32Array(new SharedArrayBuffer(4 * 4));
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(entry, { workerData: { file: db.name, flags, port: port2, summarize, project, kernels }, transferList: [port2] });
+  const worker = new Worker(entry, { workerData: { file: db.name, flags, port: port2, summarize, project, kernels }, transferList: [port2], execArgv: workerExecArgv() });
   // The process may end without the replies (an error elsewhere): the worker does not hold it open.
   worker.unref();
   port1.unref();
