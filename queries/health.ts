@@ -54,3 +54,17 @@ export function selectActivityPerProcess(handle: ExportHandle, table: ProcessAct
     .where('globalTid', 'is not', null)
     .groupBy(pidOf('globalTid'));
 }
+
+/**
+ * nsys's note that the capture began at the program's `cudaProfilerStart` (`-c cudaProfilerApi`,
+ * `--capture-range=cudaProfilerApi`): its session time, or no row. Export metadata does not say
+ * so (START_TRIGGER stays `Immediate` in such captures); this message does.
+ */
+export function selectProfilerApiStart(handle: ExportHandle) {
+  return handle.db
+    .selectFrom('DIAGNOSTIC_EVENT')
+    .select(['timestamp'])
+    .where('text', 'like', '%due to cudaProfilerStart%')
+    .orderBy('timestamp')
+    .limit(1);
+}

@@ -14,7 +14,7 @@
 export { IterscopeError, UsageError, InputError, SchemaError, IterationError, KinetoTraceError, NsysReportError, EmptyCaptureError, exitCodeFor, EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, type ErrorCode } from './errors.js';
 
 // Opening exports.
-export { openExport, openInput, withExport } from './export/openExport.js';
+export { openExport, openInput, withExport, type InputReadOptions } from './export/openExport.js';
 export { detectInput, type InputKind } from './export/detectInput.js';
 export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 
@@ -40,7 +40,9 @@ export { parseDurationNs } from './gaps/duration.js';
 export type { ExportInfo } from './analysis/exportInfo.js';
 export type { CaptureSettings, CaptureTracing } from './load/captureSettings.js';
 export { describeCaptureHealth, type CaptureHealth, type NsysDiagnostic, type ProgramOutput, type ProgramCrash, type ProfiledProcess, type LaunchPhases } from './analysis/captureHealth.js';
-export type { KernelSummary, KernelSummaryRow } from './analysis/kernelSummary.js';
+export type { KernelSummary, KernelSummaryOptions, KernelSummaryRow } from './analysis/kernelSummary.js';
+export type { MemoryTraffic } from './analysis/memoryTraffic.js';
+export type { GilHolderAnalysis } from './gaps/gilHolders.js';
 export type { NvtxSummary, NvtxSummaryRow } from './analysis/nvtxSummary.js';
 export type { NvtxGpuProjection } from './analysis/nvtxGpuProjection.js';
 export type { IterationAnalysis, IterationRow, IterationCoverage, Phase } from './iterations/analyze.js';
@@ -54,6 +56,13 @@ export { loadRun, readSummaryFile } from './compare/loadRun.js';
 export { compareRuns, type Comparison } from './compare/compareRuns.js';
 export { compareEngines, type EngineComparison, type EngineFigures } from './compare/engineComparison.js';
 
+// Engines side by side (`iterscope engines`): N captures, with or without iteration markers.
+export { enginesFromExports, engineRows, type EngineRow, type EngineRows, type EngineInputs, type EnginesOptions } from './compare/engineRows.js';
+export { engineCaptureOf, ENGINE_CAPTURE_PARTS, type EngineCapture, type ServingEngine } from './compare/engineCapture.js';
+export { resolveEngineInputs, type ExportInputs, type EngineOptionValues } from './compare/engineInputs.js';
+export { readBenchmarkFile, type BenchmarkResults, type TokenSource } from './compare/tokenSources.js';
+export type { ServingSpan, ServingBoundary } from './iterations/servingSpan.js';
+
 // Several exports (one per rank).
 export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type ResultsAcrossExports } from './ranks/acrossExports.js';
 export { crossRankFromExports } from './ranks/ranksFromExports.js';
@@ -66,8 +75,8 @@ export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClo
 export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.
-export { findFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
-export { FINDINGS_SCHEMA, type Finding, type FindingsResult, type FindingsInput, type FindingThresholds } from './findings/types.js';
+export { findFindings, findHealthFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
+export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/types.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';
@@ -99,3 +108,4 @@ export {
 export { crossRankTables } from '../reports/ranksReport.js';
 export { metricsTable } from '../reports/metricsReport.js';
 export { renderFindings } from '../reports/findingsReport.js';
+export { enginesTables, enginesHtml } from '../reports/enginesReport.js';

@@ -11,7 +11,7 @@ export type ChartDatum = Record<string, string | number>;
  * copied from the analysis the tables are built from, so chart and table show the same numbers.
  */
 export interface ReportChart {
-  id: 'gpu-time-by-category' | 'gpu-metrics' | 'idle-by-cause' | 'idle-by-iteration';
+  id: 'gpu-time-by-category' | 'gpu-metrics' | 'idle-by-cause' | 'idle-by-iteration' | 'engines-kernel-time-per-token' | 'engines-kernels-per-token';
   title: string;
   /** One sentence under the chart: what is plotted and from which table. */
   caption: string;

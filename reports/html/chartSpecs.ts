@@ -173,6 +173,30 @@ function idleBars(chart: ReportChart): TopLevelSpec {
   } as TopLevelSpec;
 }
 
+/**
+ * Horizontal bars, one per capture (`engines`), of a value per generated token, stacked by series
+ * (kernel categories): each datum `{capture, series, value}`, plotted divided by `divisor`.
+ */
+function perCaptureBars(chart: ReportChart, xTitle: string, divisor: number): TopLevelSpec {
+  const captures = [...new Set(chart.data.map((d) => String(d.capture)))];
+  return {
+    $schema: SCHEMA,
+    title: chart.title,
+    width: CHART_WIDTH - 200,
+    height: { step: 26 },
+    config: CONFIG,
+    data: { values: ranked(chart.data, chart.series) },
+    transform: [{ calculate: `datum.value / ${divisor}`, as: 'x' }],
+    mark: { type: 'bar' },
+    encoding: {
+      y: { field: 'capture', type: 'nominal', title: null, sort: captures, axis: { labelLimit: 260 } },
+      x: { field: 'x', type: 'quantitative', aggregate: 'sum', stack: 'zero', title: xTitle },
+      color: chart.series.length > 1 ? { field: 'series', type: 'nominal', title: null, scale: colorScale(chart.series), sort: chart.series } : { value: PALETTE[0] },
+      order: { field: 'rank', type: 'quantitative', sort: 'ascending' },
+    },
+  } as TopLevelSpec;
+}
+
 /** The Vega-Lite spec of a report chart. */
 export function chartSpec(chart: ReportChart): TopLevelSpec {
   switch (chart.id) {
@@ -184,5 +208,9 @@ export function chartSpec(chart: ReportChart): TopLevelSpec {
       return metricLines(chart);
     case 'idle-by-cause':
       return idleBars(chart);
+    case 'engines-kernel-time-per-token':
+      return perCaptureBars(chart, 'kernel time per generated token (us)', 1e3);
+    case 'engines-kernels-per-token':
+      return perCaptureBars(chart, 'kernels per generated token', 1);
   }
 }

@@ -13,6 +13,7 @@ import { registerReport } from './commands/report.js';
 import { registerFindings } from './commands/findings.js';
 import { NSYS_ENV, takeNsysOption } from '../export/nsysRep.js';
 import { registerMerge, registerRanks } from './commands/ranks.js';
+import { registerEngines } from './commands/engines.js';
 import { expandInputs } from '../ranks/expandInputs.js';
 import { guardOutputs, note, stderrLine } from './output.js';
 import { setExcludedRowSink } from '../load/excludedRows.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerCategories(program);
   registerSummarize(program);
   registerCompare(program);
+  registerEngines(program);
   registerTrace(program);
   registerRanks(program);
   registerMerge(program);
@@ -48,7 +50,14 @@ export function buildProgram(): Command {
 }
 
 /** Options naming files a command reads. */
-const INPUT_FILE_OPTIONS = ['log', 'baseLog', 'headLog', 'categories'] as const;
+const INPUT_FILE_OPTIONS = ['log', 'baseLog', 'headLog', 'categories', 'benchmark'] as const;
+
+/** An option value and, for `EXPORT=FILE` values (`engines --log`), the text after each `=`: the file it may name. */
+function withPairedFiles(value: string): string[] {
+  const out = [value];
+  for (let i = value.indexOf('='); i >= 0; i = value.indexOf('=', i + 1)) out.push(value.slice(i + 1));
+  return out;
+}
 
 /** The files a command reads: its arguments expanded as the command expands them, plus option files. */
 function inputFilesOf(action: Command): string[] {
@@ -65,7 +74,7 @@ function inputFilesOf(action: Command): string[] {
   const opts = action.opts();
   const optionFiles = INPUT_FILE_OPTIONS.flatMap((k) => {
     const v = opts[k] as string | string[] | undefined;
-    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+    return (v === undefined ? [] : Array.isArray(v) ? v : [v]).flatMap(withPairedFiles);
   });
   return [...args, ...expanded, ...optionFiles];
 }

@@ -39,12 +39,22 @@ export interface EngineComparison {
   scopes: { scope: Scope; base: EngineFigures | null; head: EngineFigures | null }[];
 }
 
-const perToken = (gpuNs: number, tokens: number | undefined) => (tokens != null && tokens > 0 ? gpuNs / tokens : null);
+/**
+ * A figure per token (ns, a count, bytes): null when the token count is unknown or 0, never a
+ * division by nothing. Shared by `compare`'s engine table and `engines`.
+ */
+export const perToken = (value: number, tokens: number | null | undefined): number | null => (tokens != null && tokens > 0 ? value / tokens : null);
+
+/** Kernel time by category as a share of all kernel time (0..1), categories with time only. */
+export function categoryShares(categoryNs: Record<string, number>, kernelNs: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [c, ns] of Object.entries(categoryNs)) if (ns > 0) out[c] = kernelNs > 0 ? ns / kernelNs : 0;
+  return out;
+}
 
 export function engineFigures(f: PhaseFigures): EngineFigures {
   const gpuNs = f.meanGpuBusyNs * f.iterations;
-  const categoryShare: Record<string, number> = {};
-  for (const [c, ns] of Object.entries(f.meanCategoryNs)) if (ns > 0) categoryShare[c] = f.meanKernelNs > 0 ? ns / f.meanKernelNs : 0;
+  const categoryShare = categoryShares(f.meanCategoryNs, f.meanKernelNs);
   return {
     iterations: f.iterations,
     gpuNsPerIteration: f.meanGpuBusyNs,

@@ -7,7 +7,7 @@ import { launchBound } from './rules/launchBound.js';
 import { memoryTraffic } from './rules/memory.js';
 import { phaseOutliers } from './rules/phaseOutliers.js';
 import { moeRouting, stragglers } from './rules/scale.js';
-import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type RuleContext, type Severity } from './types.js';
+import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type HealthFindingsInput, type RuleContext, type Severity } from './types.js';
 
 /** The engine whose remedies apply, from what the export recorded. */
 export function detectEngine(input: Pick<FindingsInput, 'info' | 'iterations'>): Engine {
@@ -53,18 +53,7 @@ export function findFindings(input: FindingsInput, opts: FindingsOptions = {}): 
     wallNs = input.gaps.devices.reduce((a, d) => Math.max(a, d.spanNs), 0);
     if (wallNs > 0) wallSource = 'gpu-span';
   }
-  const share = (ns: number) => (wallNs > 0 ? ns / wallNs : null);
-  const ctx: RuleContext = {
-    input,
-    t,
-    engine: detectEngine(input),
-    wallNs,
-    share,
-    severity: (ns) => {
-      const s = share(ns) ?? 0;
-      return s >= t.highShare ? 'high' : s >= t.mediumShare ? 'medium' : 'low';
-    },
-  };
+  const ctx = ruleContext(input, t, wallNs);
   const findings: Finding[] = [
     ...healthFindings(ctx),
     ...gcPauses(ctx),
@@ -83,4 +72,29 @@ export function findFindings(input: FindingsInput, opts: FindingsOptions = {}): 
   const blocking = (f: Finding) => (f.health === 'blocking' ? 0 : 1);
   findings.sort((a, b) => blocking(a) - blocking(b) || (blocking(a) === 0 ? 0 : b.recoverableNs - a.recoverableNs || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   return { schema: FINDINGS_SCHEMA, file: input.file, engine: ctx.engine, basis: { iterations: rows.length, wallNs, wallSource }, thresholds: t, findings };
+}
+
+/** The context every rule gets: shares of `wallNs`, severity by share, the engine whose remedies apply. */
+function ruleContext<I extends HealthFindingsInput>(input: I, t: FindingThresholds, wallNs: number): Omit<RuleContext, 'input'> & { input: I } {
+  const share = (ns: number) => (wallNs > 0 ? ns / wallNs : null);
+  return {
+    input,
+    t,
+    engine: detectEngine(input),
+    wallNs,
+    share,
+    severity: (ns) => {
+      const s = share(ns) ?? 0;
+      return s >= t.highShare ? 'high' : s >= t.mediumShare ? 'medium' : 'low';
+    },
+  };
+}
+
+/**
+ * Only the health findings (what the capture can answer), from the parts they read: for a command
+ * that shows them beside its own figures (`engines`) without the gaps and host analyses.
+ */
+export function findHealthFindings(input: HealthFindingsInput, opts: Pick<FindingsOptions, 'thresholds'> = {}): Finding[] {
+  const wallNs = (input.iterations?.iterations ?? []).reduce((a, r) => a + r.wallNs, 0);
+  return healthFindings(ruleContext(input, resolveThresholds(opts.thresholds), wallNs));
 }

@@ -132,6 +132,12 @@ export interface RankFindings extends Pick<FindingsResult, 'file' | 'engine' | '
   ranks: number[];
 }
 
+/** What the health rules read (`findHealthFindings`): a few small parts, no gaps, kernels or host side. */
+export type HealthFindingsInput = Pick<FindingsInput, 'file' | 'info' | 'iterations' | 'iterationError' | 'health'>;
+
+/** The health rules' context: a rule context over the parts they read. */
+export type HealthRuleContext = Omit<RuleContext, 'input'> & { input: HealthFindingsInput };
+
 /** What every rule gets: the input, the thresholds and shared figures. */
 export interface RuleContext {
   input: FindingsInput;

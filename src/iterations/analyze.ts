@@ -9,7 +9,7 @@ import { alignLogCounters } from './logCounters.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
 import { attributeGpuWork, type AttributionCoverage, type GpuAttribution, type IterationWindow } from './attribute.js';
-import { labelAgreesWithLog, numberWindows, type Numbering } from './numbering.js';
+import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder, type Numbering } from './numbering.js';
 import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
 import type { Engine, IterationSource, PhaseBasis, PhaseRule, StepNumbering } from './source.js';
@@ -233,6 +233,8 @@ interface NumberedWindows {
   own: OwnNumbering[];
   phaseRule?: PhaseRule;
   ownNotes: string[];
+  /** Processes whose windows were numbered in capture order: no number is the engine's. */
+  captureOrderPids: Set<number>;
 }
 
 /** The log's batch compositions (to number unnumbered windows by), and the capture's own profile range. */
@@ -263,7 +265,7 @@ function numberAllWindows(loaded: LoadedExport, fw: FoundWindows, records: Map<n
   const inputs = numberingInputs(loaded, records);
   // TLLM_PROFILE_START_STOP means nothing to other engines: name only the options that apply.
   const hint = source.engine === 'vllm' ? '--first-iter N (the number of the first captured step)' : undefined;
-  const out: NumberedWindows = { windows: [], rangeOf: [], numbering: [], own: [], ownNotes: [] };
+  const out: NumberedWindows = { windows: [], rangeOf: [], numbering: [], own: [], ownNotes: [], captureOrderPids: new Set() };
   let activityEnd: number | null | undefined;
   for (const [pid, ranges] of [...fw.found.byPid].sort((a, b) => a[0] - b[0])) {
     let num: Numbering;
@@ -274,11 +276,9 @@ function numberAllWindows(loaded: LoadedExport, fw: FoundWindows, records: Map<n
       out.ownNotes.push(...sn.notes.map((n) => `pid ${pid}: ${n}`));
       num = sn;
     } else {
-      num = numberWindows(
-        ranges,
-        { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges: inputs.captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: inputs.logCompositions, hint },
-        loaded.path,
-      );
+      const numberingOpts = { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges: inputs.captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: inputs.logCompositions, hint };
+      num = selection.unnumberedInCaptureOrder ? numberWindowsOrCaptureOrder(ranges, numberingOpts, loaded.path) : numberWindows(ranges, numberingOpts, loaded.path);
+      if (num.source === 'capture-order') out.captureOrderPids.add(pid);
     }
     out.numbering.push({ pid, source: num.source, detail: num.source === 'label' ? (fw.numberingDetail ?? num.detail) : num.detail });
     out.windows.push(...buildWindows(ranges, num.iters, (activityEnd ??= gpuActivityEnd(loaded.gpuOps(), loaded.apiCalls())), inputs.gated));
@@ -308,7 +308,8 @@ function iterationRows(nw: NumberedWindows, attr: GpuAttribution, records: Map<n
     const busy = busySet ? overlapLength(busySet, w.startNs, w.endNs) : 0;
     const categoryNs: Record<string, number> = {};
     for (let c = 0; c < nc; c++) categoryNs[attr.categories[c]] = attr.categoryNs[i * nc + c];
-    const rec = ownNumbering ? own.record : records.get(w.iter);
+    // A process numbered in capture order has no number of the engine's: no log record joins it.
+    const rec = ownNumbering ? own.record : nw.captureOrderPids.has(w.pid) ? undefined : records.get(w.iter);
     const label = nw.rangeOf[i].label;
     let labelMatchesLog: boolean | null = null;
     if (rec && label && !own?.cut && (rec.contextRequests != null || rec.generationRequests != null)) {

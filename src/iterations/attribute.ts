@@ -32,7 +32,8 @@ export interface GpuAttribution {
   graphLaunches: Float64Array;
   /** Ops launched from threads other than the window's executor thread. */
   otherThreadOps: Float64Array;
-  /** Latest end of the GPU work launched in each window. */
+  /** Earliest start and latest end of the GPU work launched in each window. */
+  firstOpStartNs: Float64Array;
   lastOpEndNs: Float64Array;
   /** Union of GPU busy intervals per process (all its devices). */
   busyByPid: Map<number, IntervalSet>;
@@ -119,6 +120,7 @@ export function attributeGpuWork(loaded: LoadedExport, windows: IterationWindow[
     memsetCount: new Float64Array(n),
     graphLaunches: new Float64Array(n),
     otherThreadOps: new Float64Array(n),
+    firstOpStartNs: new Float64Array(n).fill(Infinity),
     lastOpEndNs: new Float64Array(n).fill(-Infinity),
     busyByPid: new Map(),
     coverage: { gpuOps: 0, gpuOpNs: 0, placedOps: 0, placedNs: 0, noRuntimeOps: 0, noRuntimeNs: 0, outsideOps: 0, outsideNs: 0, otherProcessOps: 0, otherProcessNs: 0 },
@@ -172,6 +174,7 @@ export function attributeGpuWork(loaded: LoadedExport, windows: IterationWindow[
     cov.placedOps++;
     cov.placedNs += dur;
     if (api.tid[ci] !== pw.tids[k]) acc.otherThreadOps[w]++;
+    if (start < acc.firstOpStartNs[w]) acc.firstOpStartNs[w] = start;
     if (end > acc.lastOpEndNs[w]) acc.lastOpEndNs[w] = end;
     switch (ops.kind[i]) {
       case GpuOpKind.Kernel: {

@@ -178,3 +178,17 @@ export function counterShift(labels: ReadonlyMap<number, LabelCounts>, records: 
   if (best !== atBase) return { ...best, basis: 'labels', agreeAtDefault: atBase.agree };
   return { ...atBase, basis: base ? 'zero-counter' : 'documented', agreeAtDefault: atBase.agree };
 }
+
+/**
+ * `numberWindows`, or where it finds no number (none in the labels, no option, no unique fit with
+ * the log), 0, 1, ... in capture order: numbers that are not the engine's, said so in the detail.
+ */
+export function numberWindowsOrCaptureOrder(ranges: IterationRange[], opts: NumberingOptions, file: string): Numbering {
+  try {
+    return numberWindows(ranges, opts, file);
+  } catch (err) {
+    if (!(err instanceof IterationError)) throw err;
+    const why = err.message.slice(file.length + 2).replace(/; pass .*$/, '');
+    return { iters: ranges.map((_, k) => k), source: 'capture-order', detail: `numbered 0..${ranges.length - 1} in capture order, not the engine's numbers (${why}); no log record joined` };
+  }
+}

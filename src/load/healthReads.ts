@@ -1,4 +1,4 @@
-import { selectActivityPerProcess, selectAnalysisFiles, selectDiagnostics, selectProcessStreams, type ProcessActivityTable } from '../../queries/health.js';
+import { selectActivityPerProcess, selectAnalysisFiles, selectDiagnostics, selectProcessStreams, selectProfilerApiStart, type ProcessActivityTable } from '../../queries/health.js';
 import { selectProcesses } from '../../queries/processes.js';
 import { allRows } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
@@ -89,4 +89,10 @@ export function activityPerProcess(loaded: LoadedExport, table: ProcessActivityT
 export function processNames(loaded: LoadedExport): { pid: number | bigint | null; name: string | null }[] {
   if (!readable(loaded, 'PROCESSES', ['globalPid', 'pid', 'name'])) return [];
   return allRows(loaded.handle, selectProcesses(loaded.handle)) as { pid: number | bigint | null; name: string | null }[];
+}
+
+/** Whether nsys recorded that collection started at the program's profiler API call (a `DIAGNOSTIC_EVENT` line). */
+export function profilerApiStarted(loaded: LoadedExport): boolean {
+  if (!readable(loaded, 'DIAGNOSTIC_EVENT', ['text', 'timestamp'])) return false;
+  return allRows(loaded.handle, selectProfilerApiStart(loaded.handle)).length > 0;
 }

@@ -2,7 +2,7 @@ import { withExport } from '../export/openExport.js';
 import { UsageError } from '../errors.js';
 import { compactRanges } from '../iterations/analyze.js';
 import { parseProfileRanges } from '../iterations/rangeSpec.js';
-import { parseIterationSelection } from '../iterations/selection.js';
+import { parseIterationSelection, type IterationSelectionOptions } from '../iterations/selection.js';
 import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { ParsedIterationLog } from '../logs/types.js';
 import { readMetricCatalog } from './catalog.js';
@@ -10,17 +10,17 @@ import { LoadedExport } from '../load/loadedExport.js';
 import { metricsOverCapture, metricsOverIntervals, type MetricsSummary } from './distribution.js';
 import { parseNonNegativeInt } from '../optionValues.js';
 
-/** What `iterscope metrics` is asked, as typed on the command line (structured-clone safe). */
-export interface MetricsRequest {
+/**
+ * What `iterscope metrics` is asked, as typed on the command line (structured-clone safe); the
+ * iteration selection (with `--iters`) as every command takes it.
+ */
+export interface MetricsRequest extends IterationSelectionOptions {
   /** `--iters A-B`: only the windows of these iterations. */
   iters?: string;
   /** Parsed `--log` files, to number iterations like `iterations` does. */
   logs?: ParsedIterationLog[];
   gpu?: string;
   metric?: string[];
-  iterationRange?: string;
-  firstIter?: string;
-  profileRange?: string;
 }
 
 export interface MetricsCommandResult extends MetricsSummary {

@@ -20,6 +20,7 @@ import { reportCoverage, type ReportNote } from './coverage.js';
 import { summarizeHost } from './hostSummary.js';
 import { findGilHolders } from '../gaps/gilHolders.js';
 import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
+import { servingSpan } from '../iterations/servingSpan.js';
 import { findFindings, findingsInputOf } from '../findings/findFindings.js';
 import { resolveParts, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './request.js';
 import type { ExportAnalysis } from './types.js';
@@ -89,6 +90,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     coverage: null,
     health: null,
     rankFigures: null,
+    servingSpan: null,
     pytorchHost: null,
     gilHolders: null,
     memory: null,
@@ -225,7 +227,14 @@ function analyzeParts(
     if (parts.has('pytorchHost') && it0 && hasPytorchHostSide(loaded, request.torchTrace)) {
       out.pytorchHost = timed('pytorchHost', () => pytorchHostSide(loaded, it0, request.torchTrace));
     }
+    // Graph capture against the GPU work after it, and whole-graph rows: from the columns while they are here.
     if (parts.has('health')) launchFacts = timed('healthLaunches', () => launchPhases(loaded));
+    // The serving span from the steps, else from the same columns (and the graph capture above).
+    if (parts.has('servingSpan') && gpuOps.count > 0) {
+      const input = { iterations: out.iterations, launches: launchFacts, capture: out.capture, classifier };
+      out.servingSpan = timed('servingSpan', () => servingSpan(loaded, input));
+    }
+    // The worker's NVTX summary, made meanwhile: `info` counts ranges per domain from it.
     if (nvtxInBackground) summarizeNvtx();
     if (parts.has('info')) out.info = timed('info', () => describeExport(loaded, { nvtxRangesByDomain }));
     loaded.release('apiCalls');

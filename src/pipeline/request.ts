@@ -40,6 +40,11 @@ export type AnalysisPart =
   | 'health'
   /** Per-process figures for the cross-rank view (collective kernels by iteration). */
   | 'rankFigures'
+  /**
+   * The serving span (start-up left out when it can be told apart) and what the GPU did in it:
+   * kernel time and count by category, busy/idle, copies, allocations, the steps' tokens (`engines`).
+   */
+  | 'servingSpan'
   /** Aten ops per iteration (PyTorch profiler): when the input is a Kineto trace or `torchTrace` is given. */
   | 'pytorchHost'
   /** Which threads held the GIL while each executor thread waited for it. */
@@ -51,7 +56,7 @@ export type AnalysisPart =
   /** Every GPU op and aten op with its slice columns, in start order (what `trace` writes). */
   | 'timeline';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'servingSpan', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline'];
 
 /** Everything `iterscope report` shows. */
 export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
@@ -106,6 +111,8 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   categories: ['kernels'],
   coverage: ['gaps', 'kernels', 'nvtx', 'categories'],
   rankFigures: ['iterations'],
+  // The steps when there are markers; the graph-capture facts (`health`'s launches) when there are none.
+  servingSpan: ['iterations', 'health'],
   pytorchHost: ['iterations'],
   gilHolders: ['gaps', 'info'],
   memory: ['gaps'],

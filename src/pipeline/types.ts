@@ -21,6 +21,7 @@ import type { AnalysisPart } from './request.js';
 import type { Timeline } from '../analysis/timeline.js';
 import type { FindingsResult } from '../findings/types.js';
 import type { CaptureHealth } from '../analysis/captureHealth.js';
+import type { ServingSpan } from '../iterations/servingSpan.js';
 
 /** One `--log` file as the analysis describes it. */
 export interface ReportLogFile {
@@ -72,6 +73,11 @@ export interface ExportAnalysis {
   timeline: Timeline | null;
   /** Per process with iterations: what the cross-rank view needs. */
   rankFigures: RankFigures[] | null;
+  /**
+   * The serving span and what the GPU did in it; null when not asked for, when the capture holds no
+   * GPU work, or when none of its GPU ops has its launch call in the export.
+   */
+  servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
   /** Wall-clock ms each step took (diagnostics and benchmarks). */
   timingsMs: Record<string, number>;

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { builtEntry } from '../builtEntry.js';
+import { workerExecArgv } from '../load/workerExecArgv.js';
 import { Worker } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions, type TaskResults } from './tasks.js';
 import { fromWireError, toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
@@ -13,6 +14,8 @@ export interface ManyOptions {
   inProcess?: boolean;
   /** Called after each export is done, in completion order. */
   onProgress?: (done: number, total: number, file: string) => void;
+  /** Options of one export each (by input index), over the shared ones: its own `--log` files (`engines`). */
+  perExport?: readonly Partial<TaskOptions>[];
 }
 
 /** The compiled worker entry (the bundled one inside the CLI bundle, see `builtEntry`). */
@@ -34,14 +37,15 @@ export function workerCount(n: number, jobs?: number): number {
  * export, one job, or `inProcess`, everything runs in this thread.
  */
 export async function analyzeMany<T extends TaskName>(paths: readonly string[], task: T, opts: TaskOptions & ManyOptions = {}): Promise<TaskResults[T][]> {
-  const { jobs, inProcess, onProgress, ...taskOpts } = opts;
+  const { jobs, inProcess, onProgress, perExport, ...shared } = opts;
+  const taskOpts = (i: number): TaskOptions => (perExport?.[i] ? { ...shared, ...perExport[i] } : shared);
   const n = paths.length;
   if (n === 0) return [];
   const workers = workerCount(n, jobs);
   if (inProcess || workers === 1) {
     const out: TaskResults[T][] = [];
     for (const [i, p] of paths.entries()) {
-      out.push(runTask(task, p, taskOpts));
+      out.push(runTask(task, p, taskOpts(i)));
       onProgress?.(i + 1, n, p);
     }
     return out;
@@ -72,10 +76,10 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
       }
       const id = next++;
       busy.set(w, id);
-      w.postMessage({ id, task, file: paths[id], opts: taskOpts } satisfies WorkerRequest);
+      w.postMessage({ id, task, file: paths[id], opts: taskOpts(id) } satisfies WorkerRequest);
     };
     for (let k = 0; k < workers; k++) {
-      const w = new Worker(entry);
+      const w = new Worker(entry, { execArgv: workerExecArgv() });
       pool.push(w);
       w.on('message', (reply: WorkerReply) => {
         if (failed) return;

@@ -15,6 +15,7 @@ import type { ExportAnalysis } from '../pipeline/types.js';
 import { summarizeRun, summaryRequest, type RunSummary } from '../summary/runSummary.js';
 import type { RankFigures } from './rankFigures.js';
 import type { FindingsResult } from '../findings/types.js';
+import { ENGINE_CAPTURE_PARTS, engineCaptureOf, type EngineCapture } from '../compare/engineCapture.js';
 
 /**
  * Options of a per-export task: the pipeline's request without its parts (the task names them).
@@ -50,9 +51,11 @@ export interface TaskResults {
   metrics: MetricsCommandResult;
   /** What `findings` and `report` need of each further export (one per rank): its own findings and its cross-rank figures. */
   rankFindings: { findings: FindingsResult; rankFigures: RankFigures[] };
+  /** One row's worth of `iterscope engines`: the serving span, the engine, the health. */
+  engines: EngineCapture;
 }
 export type TaskName = keyof TaskResults;
-export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics', 'rankFindings'];
+export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics', 'rankFindings', 'engines'];
 
 /** Each pipeline task: the parts it asks for, whether iterations must exist, and what it returns. */
 interface PipelineTask<T> {
@@ -74,6 +77,7 @@ const PIPELINE_TASKS: { [K in Exclude<TaskName, 'metrics' | 'summary'>]: Pipelin
   kernels: { parts: () => ['kernels'], requireIterations: false, pick: (a) => a.kernels! },
   nvtx: { parts: () => ['nvtx'], requireIterations: false, pick: (a) => a.nvtx! },
   nvtxGpu: { parts: () => ['nvtxGpu'], requireIterations: false, pick: (a) => a.projection! },
+  engines: { parts: () => [...ENGINE_CAPTURE_PARTS], requireIterations: false, pick: engineCaptureOf },
 };
 
 /** Runs one task on one export, in this thread: the pipeline, then the part the task returns. The worker entry calls this too. */

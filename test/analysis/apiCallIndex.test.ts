@@ -18,6 +18,7 @@ function columns(rows: [number, number | null][]): ApiCallColumns {
     nameId: new Int32Array(n).fill(-1),
     maxEndNs: n ? (n - 1) * 10 + 5 : 0,
     backtraceRows: 0,
+    invalidRows: 0,
   };
 }
 

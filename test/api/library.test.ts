@@ -20,7 +20,8 @@ const PUBLIC_VALUES = [
   'metricsTable', 'nvtxGpuProjectionTable', 'nvtxSummaryTable', 'openExport', 'parseCategoryRules', 'parseDurationNs', 'parseIterationLogFile',
   'parseIterationLogText', 'parseIterationRangeSpec', 'parseIterationSelection', 'parseProfileRanges', 'phaseSummaryTable', 'readSummaryFile',
   'recordsByIter', 'render', 'renderReport', 'reportDocument', 'summarizeExport', 'summarizeRun', 'summaryRequest', 'summaryTables',
-  'withExport', 'writeTrace',
+  'withExport', 'writeTrace', 'enginesFromExports', 'engineRows', 'engineCaptureOf', 'ENGINE_CAPTURE_PARTS', 'resolveEngineInputs', 'readBenchmarkFile',
+  'findHealthFindings', 'enginesTables', 'enginesHtml',
 ].sort();
 
 describe('src/index.ts', () => {
@@ -83,5 +84,17 @@ describe('src/index.ts', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("the CLI's engine table is enginesFromExports rendered, and engineRows over the pipeline's engine captures", async () => {
+    const files = [fixture('fieldguide-vllm', 'trace.sqlite'), fixture('plain-fieldguide', 'trace.sqlite')];
+    const [log, bench] = [fixture('fieldguide-vllm', 'vllm.log'), fixture('plain-fieldguide', 'benchmark_results.json')];
+    const inputs = iterscope.resolveEngineInputs(files, { log: [log], benchmark: [bench] });
+    const rows = await iterscope.enginesFromExports(files, inputs, { inProcess: true });
+    expect(runCli(['engines', ...files, '--log', log, '--benchmark', bench, '--format', 'json']).stdout).toBe(iterscope.render('json', [], rows));
+    expect(runCli(['engines', ...files, '--log', log, '--benchmark', bench, '--format', 'md']).stdout).toBe(iterscope.render('md', iterscope.enginesTables(rows), rows));
+    const logs = [[iterscope.parseIterationLogFile(log)], []];
+    const captures = files.map((f, i) => iterscope.withExport(f, (h) => iterscope.engineCaptureOf(iterscope.analyzeExport(h, { parts: iterscope.ENGINE_CAPTURE_PARTS, logs: logs[i], selection: { unnumberedInCaptureOrder: true } }))));
+    expect(iterscope.engineRows(captures, [{}, { benchmark: iterscope.readBenchmarkFile(bench) }])).toEqual(rows);
   });
 });

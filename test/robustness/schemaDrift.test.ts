@@ -103,7 +103,7 @@ describe('quirks seen in the external files', () => {
   });
 
   it('a /regex/ capture group numbers the windows', () => {
-    const a = withExport(fixture('pytorch-moe-window', 'trace.sqlite'), (h) => analyzeIterations(new LoadedExport(h), { rangeSpec: parseIterationRangeSpec('/_forward_step (\\d+):/g') }));
+    const a = withExport(fixture('pytorch-moe-window', 'trace.sqlite'), (h) => analyzeIterations(new LoadedExport(h), { selection: { rangeSpec: parseIterationRangeSpec('/_forward_step (\\d+):/g') } }));
     expect(a.iterations.map((r) => r.iter)).toEqual(Array.from({ length: 50 }, (_, i) => 100 + i));
   });
 

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { IterscopeError } from '../../errors.js';
 import { withExport } from '../../export/openExport.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
-import type { IterationSelectionOptions } from '../../iterations/selection.js';
 import { summarizeExport } from '../../summary/runSummary.js';
 import { loadRun } from '../../compare/loadRun.js';
 import { compareRuns } from '../../compare/compareRuns.js';
@@ -11,7 +10,7 @@ import { parseDurationNs } from '../../gaps/duration.js';
 import { toJson } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
 import { emit, note, writeResult, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf } from './common.js';
+import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, type IterationCommandOptions } from './options.js';
 
 
 export function registerSummarize(program: Command): void {
@@ -19,11 +18,11 @@ export function registerSummarize(program: Command): void {
     program
       .command('summarize <export>')
       .description('compact, versioned JSON summary of a run (what compare needs); small enough to keep in git as a CI baseline')
-      .option('--log <file>', 'iteration log; repeatable', collect),
+      .addOption(logOption('iteration log; repeatable')),
   )
     .option('-o, --output <file>', 'write the JSON here (default: stdout)')
     .option('--format <format>', 'json (default) | table | md | csv')
-    .action((file: string, opts: OutputOptions & IterationSelectionOptions & { log?: string[] }) => {
+    .action((file: string, opts: OutputOptions & IterationCommandOptions) => {
       const summary = withExport(file, (h) => summarizeExport(h, { logs: logsOf(opts), selection: selectionOf(opts) }));
       if (opts.format === undefined || opts.format === 'json') {
         writeResult(opts.output, toJson(summary), false);

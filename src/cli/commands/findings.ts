@@ -6,7 +6,6 @@ import { withExport } from '../../export/openExport.js';
 import { findFindings, findingsInputOf, resolveThresholds } from '../../findings/findFindings.js';
 import type { FindingThresholds, FindingsResult } from '../../findings/types.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
-import { parseDurationNs } from '../../gaps/duration.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import type { AnalysisPart } from '../../pipeline/request.js';
@@ -14,16 +13,11 @@ import { findingsPerRank } from '../../ranks/ranksFromExports.js';
 import { SUMMARY_PARTS, summarizeExport, summarizeRun } from '../../summary/runSummary.js';
 import { renderFindings } from '../../../reports/findingsReport.js';
 import { resolveFormat, type OutputOptions } from '../output.js';
-import { collect, withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
+import { collect, withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, type CategoryOptions, type IterationCommandOptions } from './options.js';
 import { expandExportArgs } from './ranks.js';
 
-export interface FindingsCommandOptions extends OutputOptions {
-  log?: string[];
+export interface FindingsCommandOptions extends OutputOptions, IterationCommandOptions, CategoryOptions {
   minGap?: number;
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
-  categories?: string;
   thresholds?: string;
   perfectRouter?: string;
   perfectRouterLog?: string[];
@@ -75,8 +69,8 @@ export function registerFindings(program: Command): void {
   withOutputOptions(
     withSelectionOptions(program.command('findings <exports...>'))
       .description('what to fix first: first what the capture cannot answer (no GPU work, a crash, lost events, no serving loop; warm-up, whole-graph rows, a cut iteration), then findings (GC pauses, GIL contention and its holder thread, launch-bound, host sync, late launches, memory traffic, phase outliers, stragglers, MoE routing, coverage) ranked by recoverable time, with evidence and remedies')
-      .option('--log <file>', 'iteration log (same formats as `iterations --log`); repeatable', collect)
-      .option('--min-gap <duration>', 'gaps at least this long are split by host cause (ns, us, ms or s)', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
+      .addOption(logOption('iteration log (same formats as `iterations --log`); repeatable'))
+      .addOption(minGapOption('gaps at least this long are split by host cause (ns, us, ms or s)'))
       .option('--thresholds <file.json>', 'override rule thresholds, e.g. {"minIdleShare": 0.01, "outlierFactor": 3}')
       .option('--perfect-router <export>', 'the same workload run with ENABLE_PERFECT_ROUTER=1: adds the MoE routing finding')
       .option('--perfect-router-log <file>', 'iteration log of the --perfect-router run; repeatable', collect)

@@ -1,25 +1,19 @@
 import type { Command } from 'commander';
 import { withExport } from '../../export/openExport.js';
-import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
-import { parseDurationNs } from '../../gaps/duration.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { longestGapsAcrossRanks } from '../../ranks/acrossExports.js';
 import { gapsTables, topGapsAcrossRanksTable } from '../../../reports/gapsReport.js';
 import { stackRankTables } from '../../../reports/ranksReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, nonNegativeInt, withSelectionOptions, selectionOf, logsOf } from './common.js';
+import { withOutputOptions, nonNegativeInt, withSelectionOptions, selectionOf, logsOf, logOption, minGapOption, type IterationCommandOptions } from './options.js';
 import { acrossExports, expandExportArgs } from './ranks.js';
 import { noGpuWorkLine } from '../../analysis/captureHealth.js';
 
 /** The options `iterscope gaps` parses. */
-export interface GapsOptions extends OutputOptions {
-  log?: string[];
+export interface GapsOptions extends OutputOptions, IterationCommandOptions {
   minGap: number;
   top: number;
   device?: number;
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
 }
 
 /**
@@ -32,8 +26,8 @@ export function registerGaps(program: Command): void {
       program
         .command('gaps <exports...>')
         .description('GPU idle gaps per device and what the host was doing meanwhile (gc, gil_wait, sync, launch_late, nvtx:<range>, unattributed)')
-        .option('--log <file>', 'iteration log, to know each iteration\'s phase (same formats as `iterations --log`); repeatable', collect)
-        .option('--min-gap <duration>', 'report gaps at least this long (ns, us, ms or s: 100us, 1ms, 0.5s); shorter gaps are summed as fragmented idle', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
+        .addOption(logOption("iteration log, to know each iteration's phase (same formats as `iterations --log`); repeatable"))
+        .addOption(minGapOption('report gaps at least this long (ns, us, ms or s: 100us, 1ms, 0.5s); shorter gaps are summed as fragmented idle'))
         .option('--top <n>', 'rows in the top-gaps table (0: all; JSON always has every gap)', nonNegativeInt('--top'), 20)
         .option('--device <n>', 'only this CUDA device', nonNegativeInt('--device')),
     ),

@@ -3,7 +3,7 @@ import { withExport } from '../../export/openExport.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { exportInfoTables } from '../../../reports/infoReport.js';
 import { emit, type OutputOptions } from '../output.js';
-import { withOutputOptions } from './common.js';
+import { withOutputOptions } from './options.js';
 import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 
 export function registerInfo(program: Command): void {

@@ -9,18 +9,12 @@ import { EmptyCaptureError } from '../../errors.js';
 import { stackRankTables } from '../../../reports/ranksReport.js';
 import { hostSideTable } from '../../../reports/hostSideReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
+import { withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, torchTraceOption, type CategoryOptions, type IterationCommandOptions, type TorchTraceOptions } from './options.js';
 import { acrossExports, expandExportArgs } from './ranks.js';
 
-interface IterationsOptions extends OutputOptions {
-  log?: string[];
+interface IterationsOptions extends OutputOptions, IterationCommandOptions, TorchTraceOptions, CategoryOptions {
   summary?: boolean;
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
-  categories?: string;
   idleCauses?: boolean;
-  torchTrace?: string;
 }
 
 export function registerIterations(program: Command): void {
@@ -29,12 +23,12 @@ export function registerIterations(program: Command): void {
       program
         .command('iterations <exports...>')
         .description('per executor iteration: window, GPU busy/idle, kernel time by category, joined iteration-log record')
-        .option('--log <file>', 'iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log, vLLM iteration details, SGLang batch lines); repeatable', collect)
+        .addOption(logOption('iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log, vLLM iteration details, SGLang batch lines); repeatable'))
         .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)'),
     )
       .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')
       .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)')
-      .option('--torch-trace <file>', 'PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: aten-op CPU time per iteration, the op each launch call was made in'),
+      .addOption(torchTraceOption('PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: aten-op CPU time per iteration, the op each launch call was made in')),
   ).action(async (inputs: string[], opts: IterationsOptions) => {
     const files = expandExportArgs(inputs);
     const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), torchTrace: opts.torchTrace };

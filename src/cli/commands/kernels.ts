@@ -5,7 +5,7 @@ import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { kernelSummaryTable } from '../../../reports/kernelsReport.js';
 import { UsageError } from '../../errors.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions } from './common.js';
+import { withOutputOptions } from './options.js';
 import { noGpuWorkLine } from '../../analysis/captureHealth.js';
 import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 

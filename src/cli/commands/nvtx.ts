@@ -3,7 +3,7 @@ import { withExport } from '../../export/openExport.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { nvtxGpuProjectionTable, nvtxSummaryTable } from '../../../reports/nvtxReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions } from './common.js';
+import { withOutputOptions } from './options.js';
 import { noGpuWorkLine, nvtxAbsence, type CaptureHealth } from '../../analysis/captureHealth.js';
 import { expandExportArgs, tablesAcrossExports } from './ranks.js';
 

@@ -11,9 +11,10 @@ import type { TaskName, TaskOptions, TaskResults } from '../../ranks/tasks.js';
 import type { DataTable } from '../../../reports/table.js';
 import { crossRankTables, stackRankTables } from '../../../reports/ranksReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, withSelectionOptions, selectionOf, categoryRulesOf } from './common.js';
+import { withOutputOptions, withSelectionOptions, selectionOf, categoryRulesOf, type CategoryOptions } from './options.js';
+import type { IterationSelectionOptions } from '../../iterations/selection.js';
 
-function positiveInt(option: string) {
+export function positiveInt(option: string) {
   return (value: string): number => {
     if (!/^\d+$/.test(value.trim()) || Number(value.trim()) < 1) throw new UsageError(`${option} expects a positive integer (got '${value}')`);
     return Number(value.trim());
@@ -27,14 +28,14 @@ export function expandExportArgs(inputs: readonly string[]): string[] {
 }
 
 /** Worker threads for several exports: `--jobs`, else ITERSCOPE_JOBS, else one per core. */
-function jobsOption(jobs: number | undefined): number | undefined {
+export function jobsOption(jobs: number | undefined): number | undefined {
   if (jobs !== undefined) return jobs;
   const env = process.env.ITERSCOPE_JOBS;
   return env && /^\d+$/.test(env) && Number(env) > 0 ? Number(env) : undefined;
 }
 
 /** A progress bar on stderr (terminals only) while `fn` analyses `n` exports. */
-async function withProgressBar<T>(n: number, fn: (onProgress: (done: number, total: number, file: string) => void) => Promise<T>): Promise<T> {
+export async function withProgressBar<T>(n: number, fn: (onProgress: (done: number, total: number, file: string) => void) => Promise<T>): Promise<T> {
   const bar = progress('iterscope: analysing', n, { unit: 'exports' });
   try {
     return await fn((done, _total, file) => bar.update(done, file));
@@ -51,11 +52,7 @@ export function acrossExports<T extends TaskName>(files: string[], task: T, opts
 // ---------------------------------------------------------------------------------------------
 // iterscope ranks / merge
 
-interface RanksOptions extends OutputOptions {
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
-  categories?: string;
+interface RanksOptions extends OutputOptions, IterationSelectionOptions, CategoryOptions {
   commCategory?: string;
   jobs?: number;
   detail?: boolean;

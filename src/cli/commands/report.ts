@@ -2,12 +2,11 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { findingsPerRank } from '../../ranks/ranksFromExports.js';
 import { expandExportArgs } from './ranks.js';
-import { collect, nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
+import { nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, torchTraceOption, type CategoryOptions, type IterationCommandOptions, type TorchTraceOptions } from './options.js';
 import { withExport } from '../../export/openExport.js';
 import { UsageError } from '../../errors.js';
-import { writeResult } from '../output.js';
+import { writeResult, type OutputOptions } from '../output.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
-import { parseDurationNs } from '../../gaps/duration.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { findFindings, findingsInputOf } from '../../findings/findFindings.js';
 import { REPORT_PARTS } from '../../pipeline/request.js';
@@ -15,23 +14,13 @@ import { isReportData, type ReportData } from '../../pipeline/types.js';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../reports/document/renderReport.js';
 import { DEFAULT_REPORT_LAYOUT } from '../../../reports/document/layout.js';
 
-export interface ReportCommandOptions {
-  log?: string[];
-  output?: string;
-  format?: string;
+/** The options `iterscope report` parses (`--format`: md or html). */
+export interface ReportCommandOptions extends OutputOptions, IterationCommandOptions, TorchTraceOptions, CategoryOptions {
   top: number;
   iterationRows: number;
   slowest: number;
   minGap: number;
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
-  categories?: string;
-  logTz?: string;
-  torchTrace?: string;
 }
-
-
 
 function checkFormat(value: string): ReportFormat {
   if (!(REPORT_FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${REPORT_FORMATS.join(', ')} (got '${value}')`);
@@ -84,15 +73,15 @@ export async function runReport(input: string | readonly string[], opts: Partial
 export function registerReport(program: Command): void {
   withSelectionOptions(program.command('report <exports...>'))
     .description('one Markdown (PR comment / job summary) or self-contained HTML document with every analysis: run info, kernels, categories by phase, iterations, idle causes, NVTX, GC/GIL, metrics, coverage')
-    .option('--log <file>', 'iteration log (same formats as `iterations --log`); repeatable', collect)
+    .addOption(logOption('iteration log (same formats as `iterations --log`); repeatable'))
     .option('--format <format>', 'md | html (default: html when -o ends in .html, else md)', (v: string) => checkFormat(v))
     .option('-o, --output <file>', 'write to FILE instead of stdout')
     .option('--top <n>', 'rows in the top-kernels, top-gaps and NVTX tables (0: all)', nonNegativeInt('--top'), DEFAULT_REPORT_LAYOUT.top)
     .option('--iteration-rows <n>', 'list every iteration when there are at most N; else only the slowest', nonNegativeInt('--iteration-rows'), DEFAULT_REPORT_LAYOUT.iterationRows)
     .option('--slowest <n>', 'iterations listed (slowest wall time first) when there are more than --iteration-rows', nonNegativeInt('--slowest'), DEFAULT_REPORT_LAYOUT.slowest)
-    .option('--min-gap <duration>', 'report idle gaps at least this long (ns, us, ms or s)', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
+    .addOption(minGapOption('report idle gaps at least this long (ns, us, ms or s)'))
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
-    .option('--torch-trace <file>', 'PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: section "Host side (PyTorch profiler)"')
+    .addOption(torchTraceOption('PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: section "Host side (PyTorch profiler)"'))
     .action(async (inputs: string[], opts: ReportCommandOptions) => {
       const { format, text } = await runReport(inputs, opts);
       // -o whole or not at all; Markdown also to the CI job summary (both guarded against the inputs).

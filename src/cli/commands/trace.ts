@@ -1,29 +1,21 @@
 import type { Command } from 'commander';
-import { collect, withSelectionOptions, selectionOf, logsOf, categoryRulesOf } from './common.js';
+import { withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, type CategoryOptions, type IterationCommandOptions } from './options.js';
 import { withExport } from '../../export/openExport.js';
-import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
-import { parseDurationNs } from '../../gaps/duration.js';
 import { compileCategoryRules } from '../../categories/rules.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { UsageError } from '../../errors.js';
 import { formatBytes } from '../../trace/format.js';
-import { parseItersOption } from '../../trace/itersOption.js';
+import { parseItersOption, type IterRange } from '../../trace/itersOption.js';
+import type { KernelNames } from '../../analysis/timeline.js';
 import { writeTrace } from '../../trace/writeTrace.js';
 import { note } from '../output.js';
 
-interface TraceCliOptions {
+interface TraceCliOptions extends IterationCommandOptions, CategoryOptions {
   output: string;
-  log?: string[];
-  iters?: string;
+  iters?: IterRange;
   minGap: number;
-  kernelNames: string;
-  iterationRange?: string;
-  firstIter?: number;
-  profileRange?: string;
-  categories?: string;
+  kernelNames: KernelNames;
 }
-
-
 
 /**
  * `iterscope trace <export> -o trace.json`: an annotated Chrome trace-event JSON for
@@ -34,21 +26,17 @@ export function registerTrace(program: Command): void {
   withSelectionOptions(program.command('trace <export>'))
     .description('write a Chrome trace-event JSON for ui.perfetto.dev: iteration slices named by batch composition, GPU work per device and stream, idle gaps coloured by cause, context-token and active-request counters')
     .requiredOption('-o, --output <file>', 'the trace file to write (JSON; large exports: see --iters)')
-    .option('--log <file>', 'iteration log to name iterations by batch composition (same formats as `iterations --log`); repeatable', collect)
-    .option('--iters <A-B>', 'only iterations A..B, and the GPU ops and gaps overlapping [start of A, end of B)', (v: string) => {
-      parseItersOption(v);
-      return v;
-    })
-    .option('--min-gap <duration>', 'idle gaps at least this long become slices (ns, us, ms or s)', (v: string) => parseDurationNs(v, '--min-gap'), DEFAULT_MIN_GAP_NS)
-    .option('--kernel-names <short|demangled>', 'kernel slice names: nsys short names, or full demangled signatures (much larger file)', (v: string) => {
+    .addOption(logOption('iteration log to name iterations by batch composition (same formats as `iterations --log`); repeatable'))
+    .option('--iters <A-B>', 'only iterations A..B, and the GPU ops and gaps overlapping [start of A, end of B)', (v: string) => parseItersOption(v))
+    .addOption(minGapOption('idle gaps at least this long become slices (ns, us, ms or s)'))
+    .option('--kernel-names <short|demangled>', 'kernel slice names: nsys short names, or full demangled signatures (much larger file)', (v: string): KernelNames => {
       if (v !== 'short' && v !== 'demangled') throw new UsageError(`--kernel-names must be short or demangled (got '${v}')`);
       return v;
     }, 'short')
     .option('--categories <rules.json>', 'kernel category rules replacing the default table (slice args and iteration category ns)')
     .action((file: string, opts: TraceCliOptions) => {
-      const iters = opts.iters !== undefined ? parseItersOption(opts.iters) : undefined;
+      const { iters, kernelNames } = opts;
       const categoryRules = categoryRulesOf(opts);
-      const kernelNames = opts.kernelNames as 'short' | 'demangled';
       const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules, minGapNs: opts.minGap, kernelNames };
       // Iterations are optional unless --iters asks for them.
       const analysis = withExport(file, (h) => analyzeExport(h, { ...request, parts: ['iterations', 'gaps', 'timeline'], requireIterations: !!iters }));

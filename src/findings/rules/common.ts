@@ -69,7 +69,7 @@ export function topIterations(ctx: RuleContext, match: (cause: string) => boolea
 
 /** Assembles a finding: clamps the estimate to what it rests on, fills share, severity and remedy. */
 export function makeFinding(
-  ctx: RuleContext,
+  ctx: Pick<RuleContext, 'engine' | 'share' | 'severity'>,
   f: Omit<Finding, 'recoverableShare' | 'severity' | 'remedy'> & { severity?: Finding['severity']; remedy?: string },
 ): Finding {
   // Whole ns, never more than what the finding rests on.

@@ -2,7 +2,7 @@ import { noCudaDiagnostic, processLabel, type CaptureHealth, type NsysDiagnostic
 import { traceNames } from '../../load/captureSettings.js';
 import { compactRanges, type IterationRow } from '../../iterations/analyze.js';
 import { healthRemedy, KINETO_WITHOUT_GPU_WORK, remedyEngine, type HealthRemedyId } from '../remedies.js';
-import type { Evidence, Finding, RuleContext } from '../types.js';
+import type { Evidence, Finding, HealthRuleContext } from '../types.js';
 import { formatNs, makeFinding, pct } from './common.js';
 
 // Whether the capture can answer at all: the findings that come before any other. Each reads the
@@ -14,7 +14,7 @@ const clip = (s: string, n = TITLE_TEXT) => (s.length > n ? `${s.slice(0, n - 1)
 
 const quote = (d: NsysDiagnostic) => `nsys ${d.severity}: "${d.text}"${d.count > 1 ? ` (${d.count} times)` : ''}`;
 
-function healthFinding(ctx: RuleContext, id: HealthRemedyId, f: Pick<Finding, 'title' | 'evidence' | 'estimate' | 'section'> & { health: 'blocking' | 'caveat'; severity?: Finding['severity']; traced?: string[]; remedyPrefix?: string; remedy?: string }): Finding {
+function healthFinding(ctx: HealthRuleContext, id: HealthRemedyId, f: Pick<Finding, 'title' | 'evidence' | 'estimate' | 'section'> & { health: 'blocking' | 'caveat'; severity?: Finding['severity']; traced?: string[]; remedyPrefix?: string; remedy?: string }): Finding {
   const health = ctx.input.health;
   const remedy = f.remedy ?? healthRemedy(id, remedyEngine(ctx.engine, health.command));
   return makeFinding(ctx, {
@@ -79,7 +79,7 @@ function outputEvidence(h: CaptureHealth, lines: number): Evidence[] {
 }
 
 /** No kernel, memcpy, memset or graph row at all: nothing below this finding has numbers to show. */
-export function noGpuWork(ctx: RuleContext): Finding[] {
+export function noGpuWork(ctx: HealthRuleContext): Finding[] {
   const h = ctx.input.health;
   if (!h.noGpuWork) return [];
   const evidence: Evidence[] = [];
@@ -105,7 +105,7 @@ export function noGpuWork(ctx: RuleContext): Finding[] {
 }
 
 /** The profiled program died: its stderr ends in a traceback or a fatal error. */
-export function programCrashed(ctx: RuleContext): Finding[] {
+export function programCrashed(ctx: HealthRuleContext): Finding[] {
   const h = ctx.input.health;
   const c = h.crash;
   if (!c) return [];
@@ -124,7 +124,7 @@ export function programCrashed(ctx: RuleContext): Finding[] {
 }
 
 /** nsys says it dropped or lost events: idle gaps and per-iteration numbers may be holes in the trace. */
-export function eventsLost(ctx: RuleContext): Finding[] {
+export function eventsLost(ctx: HealthRuleContext): Finding[] {
   const h = ctx.input.health;
   if (h.eventLoss.length === 0) return [];
   return [
@@ -139,7 +139,7 @@ export function eventsLost(ctx: RuleContext): Finding[] {
 }
 
 /** GPU work recorded, but only start-up's: model load copies, or nothing after CUDA-graph capture. */
-export function servingLoopMissing(ctx: RuleContext): Finding[] {
+export function servingLoopMissing(ctx: HealthRuleContext): Finding[] {
   const { health: h, iterations } = ctx.input;
   const l = h.launches;
   if (h.noGpuWork || iterations || !l || l.gpuOps === 0) return [];
@@ -197,7 +197,7 @@ function slowLeadingIterations(rows: IterationRow[]): { row: IterationRow; facto
 }
 
 /** The window holds warm-up: CUDA-graph capture inside the iterations, or leading iterations with several times the GPU work. */
-export function warmupInWindow(ctx: RuleContext): Finding[] {
+export function warmupInWindow(ctx: HealthRuleContext): Finding[] {
   const { health: h, iterations } = ctx.input;
   const rows = [...(iterations?.iterations ?? [])].sort((a, b) => a.startNs - b.startNs);
   if (rows.length < 4) return [];
@@ -230,7 +230,7 @@ export function warmupInWindow(ctx: RuleContext): Finding[] {
 }
 
 /** Whole-graph rows (`--cuda-graph-trace graph`): the kernels inside each graph launch are not in the export. */
-export function graphLevelTrace(ctx: RuleContext): Finding[] {
+export function graphLevelTrace(ctx: HealthRuleContext): Finding[] {
   const { health: h, info } = ctx.input;
   const l = h.launches;
   const rows = l ? l.graphRows : (info.rowCounts.CUPTI_ACTIVITY_KIND_GRAPH_TRACE ?? 0);
@@ -254,7 +254,7 @@ export function graphLevelTrace(ctx: RuleContext): Finding[] {
 }
 
 /** An iteration's marker range never closed: the capture stopped inside it (`--duration`, a kill). */
-export function captureCut(ctx: RuleContext): Finding[] {
+export function captureCut(ctx: HealthRuleContext): Finding[] {
   const { health: h, iterations } = ctx.input;
   const cut = iterations?.coverage.unclosedRanges ?? [];
   if (cut.length === 0) return [];
@@ -277,7 +277,7 @@ export function captureCut(ctx: RuleContext): Finding[] {
 }
 
 /** Every health rule, blocking ones first in the order they explain each other. */
-export function healthFindings(ctx: RuleContext): Finding[] {
+export function healthFindings(ctx: HealthRuleContext): Finding[] {
   return [...noGpuWork(ctx), ...programCrashed(ctx), ...eventsLost(ctx), ...servingLoopMissing(ctx), ...warmupInWindow(ctx), ...graphLevelTrace(ctx), ...captureCut(ctx)];
 }
 
