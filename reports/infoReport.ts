@@ -1,4 +1,5 @@
-import { traceNames, type ExportInfo } from '../src/analysis/exportInfo.js';
+import type { ExportInfo } from '../src/analysis/exportInfo.js';
+import { traceNames } from '../src/load/captureSettings.js';
 import type { CaptureHealth } from '../src/analysis/captureHealth.js';
 import { keyValueTable, type DataTable } from './table.js';
 

@@ -11,8 +11,9 @@
  *                               started by src/ranks/pool.ts's workerEntry();
  * - dist/iterscope-kineto.mjs   the child process converting Kineto traces
  *                               (src/kineto/convertMain.ts), run by src/kineto/convertSync.ts;
- * - dist/iterscope-nvtx.mjs     the worker thread reading NVTX columns beside the GPU ops
- *                               (src/analysis/nvtxColumnsWorker.ts, nvtxColumnsInBackground.ts).
+ * - dist/iterscope-nvtx.mjs     the worker thread reading NVTX beside the GPU ops and computing
+ *                               the parts built from it (src/pipeline/backgroundWorker.ts over
+ *                               src/load/nvtxWorker.ts, nvtxInBackground.ts).
  * And the library, what `import ... from 'iterscope'` and `'iterscope/queries'` load (package.json
  * `exports`): `dist/iterscope-lib.mjs` and `dist/iterscope-queries.mjs`, sharing their common code
  * through `dist/iterscope-chunk-*.mjs` (one copy of each module in a process that imports both).
@@ -43,7 +44,7 @@ const ENTRIES = {
   iterscope: join(DIST, 'src', 'cli', 'main.js'),
   'iterscope-worker': join(DIST, 'src', 'ranks', 'worker.js'),
   'iterscope-kineto': join(DIST, 'src', 'kineto', 'convertMain.js'),
-  'iterscope-nvtx': join(DIST, 'src', 'analysis', 'nvtxColumnsWorker.js'),
+  'iterscope-nvtx': join(DIST, 'src', 'pipeline', 'backgroundWorker.js'),
 };
 /** The library entries (package.json `exports`), bundled with shared chunks. */
 const LIBRARY_ENTRIES = {

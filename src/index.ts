@@ -37,7 +37,8 @@ export { DEFAULT_MIN_GAP_NS } from './gaps/analyze.js';
 export { parseDurationNs } from './gaps/duration.js';
 
 // The parts' types.
-export type { ExportInfo, CaptureSettings, CaptureTracing } from './analysis/exportInfo.js';
+export type { ExportInfo } from './analysis/exportInfo.js';
+export type { CaptureSettings, CaptureTracing } from './load/captureSettings.js';
 export { describeCaptureHealth, type CaptureHealth, type NsysDiagnostic, type ProgramOutput, type ProgramCrash, type ProfiledProcess, type LaunchPhases } from './analysis/captureHealth.js';
 export type { KernelSummary, KernelSummaryOptions, KernelSummaryRow } from './analysis/kernelSummary.js';
 export type { MemoryTraffic } from './analysis/memoryTraffic.js';
@@ -71,7 +72,7 @@ export type { RankFigures } from './ranks/rankFigures.js';
 
 // PyTorch profiler (Kineto) traces: read into the nsys data model, aten ops per iteration, dual mode.
 export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClock, type ConvertedTrace, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
-export type { PytorchHostSide } from './pipeline/types.js';
+export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.
 export { findFindings, findHealthFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';

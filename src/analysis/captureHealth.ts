@@ -1,14 +1,11 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { rowIdBound } from '../../queries/capture.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
-import { selectActivityPerProcess, selectAnalysisFiles, selectDiagnostics, selectProcessStreams, type ProcessActivityTable } from '../../queries/health.js';
-import { selectProcesses } from '../../queries/processes.js';
-import { allRows } from '../../queries/run.js';
-import { stringLookup } from '../../queries/strings.js';
-import type { ApiCallColumns } from './apiCallColumns.js';
-import { traceNames, type CaptureSettings, type CaptureTracing } from './exportInfo.js';
-import type { GpuOpColumns } from './gpuOpColumns.js';
+import type { ApiCallColumns } from '../load/apiCallColumns.js';
+import { captureSettings, traceNames, type CaptureTracing } from '../load/captureSettings.js';
+import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
+import { activityPerProcess, diagnosticRows, outputStreamRows, processNames, recordedActivity, type RecordedActivity } from '../load/healthReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { KINETO_TABLES_READ } from '../kineto/traceNotes.js';
+
+export type { RecordedActivity };
 
 /** One message nsys itself reported (`DIAGNOSTIC_EVENT`), repeats folded. */
 export interface NsysDiagnostic {
@@ -53,19 +50,6 @@ export interface ProfiledProcess {
   osrtCalls: number;
   cudaCalls: number;
   nvtxEvents: number;
-}
-
-/** Which kinds of events the export holds at all (one b-tree lookup per table). */
-export interface RecordedActivity {
-  kernels: boolean;
-  memcpys: boolean;
-  memsets: boolean;
-  graphRows: boolean;
-  cudaCalls: boolean;
-  nvtx: boolean;
-  osrt: boolean;
-  cpuSamples: boolean;
-  schedEvents: boolean;
 }
 
 /**
@@ -130,14 +114,6 @@ export const OUTPUT_TAIL_LINES = 8;
 const EVENT_LOSS = /\b(dropped|lost|overflow(ed|s)?|discarded)\b|buffers? (is |was |were )?full/i;
 const INCOMPLETE_COLLECTION = /^Not all .*events might have been collected/i;
 
-/**
- * Whether a table is there with the columns a health query reads. Health is read beside every
- * analysis, from tables none of them needs: a damaged one is left out, never an error.
- */
-function readable(handle: ExportHandle, table: string, columns: readonly string[]): boolean {
-  return handle.hasTable(table) && columns.every((c) => handle.hasColumn(table, c));
-}
-
 function severityOf(id: number, label: string | null): NsysDiagnostic['severity'] | null {
   const l = label?.toLowerCase();
   if (l === 'warning' || l === 'error') return l;
@@ -146,10 +122,9 @@ function severityOf(id: number, label: string | null): NsysDiagnostic['severity'
 }
 
 /** nsys's warnings and errors, repeats of one text folded into one entry. */
-export function readDiagnostics(handle: ExportHandle): NsysDiagnostic[] {
-  if (!readable(handle, 'DIAGNOSTIC_EVENT', ['timestamp', 'severity', 'text', 'globalPid'])) return [];
+export function readDiagnostics(loaded: LoadedExport): NsysDiagnostic[] {
   const byText = new Map<string, NsysDiagnostic>();
-  for (const r of allRows(handle, selectDiagnostics(handle))) {
+  for (const r of diagnosticRows(loaded)) {
     const severity = severityOf(Number(r.severity), r.severityLabel ?? null);
     if (!severity || typeof r.text !== 'string') continue;
     const text = cleanLine(r.text);
@@ -175,15 +150,8 @@ function streamKind(file: string): ProgramOutput['stream'] {
 }
 
 /** The profiled programs' stdout/stderr, as nsys stored them (`ProcessStreams`, else `ANALYSIS_FILE`). */
-export function readProgramOutput(handle: ExportHandle): ProgramOutput[] {
-  const strings = readable(handle, 'StringIds', ['id', 'value']);
-  const rows =
-    strings && readable(handle, 'ProcessStreams', ['globalPid', 'filenameId', 'contentId'])
-      ? allRows(handle, selectProcessStreams(handle))
-      : readable(handle, 'ANALYSIS_FILE', ['filename', 'globalPid']) && (strings || !handle.hasColumn('ANALYSIS_FILE', 'contentId'))
-        ? allRows(handle, selectAnalysisFiles(handle))
-        : [];
-  return rows
+export function readProgramOutput(loaded: LoadedExport): ProgramOutput[] {
+  return outputStreamRows(loaded)
     .filter((r) => typeof r.file === 'string')
     .map((r) => {
       const lines = (typeof r.content === 'string' ? r.content : '').split(/\r?\n/).map(cleanLine).filter((l) => l.trim() !== '');
@@ -216,22 +184,6 @@ export function crashOf(stderr: ProgramOutput): ProgramCrash | null {
   return null;
 }
 
-const has = (handle: ExportHandle, table: string) => handle.hasTable(table) && rowIdBound(handle, table) > 0;
-
-export function recordedActivity(handle: ExportHandle): RecordedActivity {
-  return {
-    kernels: has(handle, 'CUPTI_ACTIVITY_KIND_KERNEL'),
-    memcpys: has(handle, 'CUPTI_ACTIVITY_KIND_MEMCPY'),
-    memsets: has(handle, 'CUPTI_ACTIVITY_KIND_MEMSET'),
-    graphRows: has(handle, 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE'),
-    cudaCalls: has(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'),
-    nvtx: has(handle, 'NVTX_EVENTS'),
-    osrt: has(handle, 'OSRT_API'),
-    cpuSamples: has(handle, 'COMPOSITE_EVENTS'),
-    schedEvents: has(handle, 'SCHED_EVENTS'),
-  };
-}
-
 export const hasGpuWork = (r: RecordedActivity) => r.kernels || r.memcpys || r.memsets || r.graphRows;
 
 function nvtxState(recorded: RecordedActivity, tracing: CaptureTracing): NvtxState {
@@ -239,7 +191,7 @@ function nvtxState(recorded: RecordedActivity, tracing: CaptureTracing): NvtxSta
   return tracing.nvtx === true ? 'traced-none' : tracing.nvtx === false ? 'not-traced' : 'unknown';
 }
 
-const ACTIVITY_TABLES: readonly [ProcessActivityTable, keyof Pick<ProfiledProcess, 'cpuSamples' | 'schedEvents' | 'osrtCalls' | 'cudaCalls' | 'nvtxEvents'>][] = [
+const ACTIVITY_TABLES: readonly [Parameters<typeof activityPerProcess>[1], keyof Pick<ProfiledProcess, 'cpuSamples' | 'schedEvents' | 'osrtCalls' | 'cudaCalls' | 'nvtxEvents'>][] = [
   ['COMPOSITE_EVENTS', 'cpuSamples'],
   ['SCHED_EVENTS', 'schedEvents'],
   ['OSRT_API', 'osrtCalls'],
@@ -252,7 +204,7 @@ const ACTIVITY_TABLES: readonly [ProcessActivityTable, keyof Pick<ProfiledProces
  * pid with CPU samples, scheduling, OS-runtime, CUDA API or NVTX rows. `PROCESSES` lists the
  * whole machine's processes, so it only names them.
  */
-export function profiledProcesses(handle: ExportHandle, output: readonly ProgramOutput[], command: string | null): ProfiledProcess[] {
+export function profiledProcesses(loaded: LoadedExport, output: readonly ProgramOutput[], command: string | null): ProfiledProcess[] {
   const byPid = new Map<number, ProfiledProcess>();
   const entry = (pid: number) => {
     let p = byPid.get(pid);
@@ -262,16 +214,15 @@ export function profiledProcesses(handle: ExportHandle, output: readonly Program
   const launched = new Set(output.map((o) => o.pid));
   for (const pid of launched) entry(pid).command = command;
   for (const [table, field] of ACTIVITY_TABLES) {
-    if (!readable(handle, table, ['globalTid'])) continue;
-    for (const r of allRows(handle, selectActivityPerProcess(handle, table))) {
+    for (const r of activityPerProcess(loaded, table)) {
       if (!r.pid) continue;
       const p = entry(r.pid);
       p[field] += r.events;
       p.threads = Math.max(p.threads, r.threads);
     }
   }
-  if (readable(handle, 'PROCESSES', ['globalPid', 'pid', 'name']) && byPid.size) {
-    for (const r of allRows(handle, selectProcesses(handle))) if (r.pid != null && byPid.has(Number(r.pid))) byPid.get(Number(r.pid))!.name ??= r.name;
+  if (byPid.size) {
+    for (const r of processNames(loaded)) if (r.pid != null && byPid.has(Number(r.pid))) byPid.get(Number(r.pid))!.name ??= r.name;
   }
   return [...byPid.values()].sort((a, b) => Number(launched.has(b.pid)) - Number(launched.has(a.pid)) || a.pid - b.pid);
 }
@@ -295,8 +246,8 @@ function processList(ps: readonly ProfiledProcess[]): string {
 }
 
 /** Whether a converted PyTorch profiler trace had `table` written (a partial conversion names what it wrote). */
-function kinetoTableRead(handle: ExportHandle, table: string): boolean {
-  const read = handle.metadata.values.get(KINETO_TABLES_READ);
+function kinetoTableRead(loaded: LoadedExport, table: string): boolean {
+  const read = loaded.metadata.values.get(KINETO_TABLES_READ);
   return read == null || read.split(',').includes(table);
 }
 
@@ -316,13 +267,18 @@ function whyNoGpuWork(h: Omit<CaptureHealth, 'noGpuWork' | 'launches'>): string 
 
 /**
  * What the capture can answer, from the export's small tables (capture settings, diagnostics,
- * output streams, one b-tree lookup per event table). `launches` is left null: the pipeline adds
- * it from its GPU-op and API-call columns (`launchPhases`) when it read them.
+ * output streams, one b-tree lookup per event table), read once per export. `launches` is left
+ * null: the health part adds it from the GPU-op and API-call columns (`launchPhases`) when they are read.
  */
-export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSettings): CaptureHealth {
-  const recorded = recordedActivity(handle);
-  const diagnostics = readDiagnostics(handle);
-  const output = readProgramOutput(handle);
+export function describeCaptureHealth(loaded: LoadedExport): CaptureHealth {
+  return loaded.cached('captureHealth', () => readCaptureHealth(loaded));
+}
+
+function readCaptureHealth(loaded: LoadedExport): CaptureHealth {
+  const capture = captureSettings(loaded);
+  const recorded = recordedActivity(loaded);
+  const diagnostics = readDiagnostics(loaded);
+  const output = readProgramOutput(loaded);
   const stderr = output.filter((o) => o.stream === 'stderr');
   const crash = stderr.map(crashOf).find((c) => c !== null) ?? null;
   const gpuWork = hasGpuWork(recorded);
@@ -337,8 +293,8 @@ export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSett
     output,
     crash,
     // Only without GPU work: then the processes are what the capture has to say.
-    processes: gpuWork ? [] : profiledProcesses(handle, output, capture.command),
-    kineto: handle.hasTable('KINETO_CPU_OPS') ? { cpuOps: kinetoTableRead(handle, 'KINETO_CPU_OPS') ? rowIdBound(handle, 'KINETO_CPU_OPS') : null } : null,
+    processes: gpuWork ? [] : profiledProcesses(loaded, output, capture.command),
+    kineto: loaded.hasTable('KINETO_CPU_OPS') ? { cpuOps: kinetoTableRead(loaded, 'KINETO_CPU_OPS') ? loaded.rowBound('KINETO_CPU_OPS') : null } : null,
   };
   return { ...base, noGpuWork: gpuWork ? null : whyNoGpuWork(base), launches: null };
 }
@@ -347,12 +303,14 @@ export function describeCaptureHealth(handle: ExportHandle, capture: CaptureSett
 const GRAPH_CAPTURE_CALL = /^cu(da)?(StreamBeginCapture|StreamEndCapture|GraphInstantiate)/;
 
 /** See `LaunchPhases`: the API calls' names resolved once per distinct id, one pass over the calls, one over the ops. */
-export function launchPhases(handle: ExportHandle, ops: GpuOpColumns, calls: ApiCallColumns): LaunchPhases {
+export function launchPhases(loaded: LoadedExport): LaunchPhases {
+  const ops: GpuOpColumns = loaded.gpuOps();
+  const calls: ApiCallColumns = loaded.apiCalls();
   // Which name ids are graph-capture calls: a flag per id (ids are StringIds rows, a dense range).
   let maxId = -1;
   for (let i = 0; i < calls.count; i++) if (calls.nameId[i] > maxId) maxId = calls.nameId[i];
   const seen = new Uint8Array(maxId + 1); // 0 unseen, 1 other, 2 capture
-  const names = stringLookup(handle);
+  const names = (id: number) => loaded.stringOf(id);
   let captureCalls = 0;
   let captureStartNs = Infinity;
   let captureEndNs = -Infinity;

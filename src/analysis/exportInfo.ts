@@ -1,29 +1,27 @@
-import { countAllRows } from '../../queries/validRows.js';
-import { loadNvtxDomains, type NvtxRangesByDomain } from './nvtxSummary.js';
-import type { GpuOpColumns } from './gpuOpColumns.js';
-import type { ApiCallColumns } from './apiCallColumns.js';
-import { GPU_OP_SOURCES, GpuOpKind } from '../../queries/gpuOps.js';
-import { requireContract } from '../export/contract.js';
-
-const GPU_OP_TABLES = GPU_OP_SOURCES.map((s) => s.table);
-import type { ExportHandle } from '../../queries/handle.js';
-import { allRows } from '../../queries/run.js';
+import type { ApiCallColumns } from '../load/apiCallColumns.js';
+import { captureSettings } from '../load/captureSettings.js';
+import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
+import {
+  activeDevices,
+  activitySpan,
+  analysisDetails,
+  cudaProcesses,
+  GPU_OP_TABLES,
+  gpuRows,
+  hasGraphNodeKernel,
+  hasNvtxRangeWithText,
+  nvtxRangeCountsByDomain,
+  processRows,
+  rowCount,
+  sessionStartEpochNs as readSessionStart,
+  threadRows,
+} from '../load/infoReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import type { NvtxColumns } from '../load/nvtxEventColumns.js';
+import { nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { detectEngine } from '../iterations/sources/index.js';
-import { selectGpus } from '../../queries/gpus.js';
-import { selectProcesses } from '../../queries/processes.js';
-import { selectThreads } from '../../queries/threads.js';
-import { readSessionStartEpochNs, selectAnalysisDetails, selectCaptureMetadata } from '../../queries/session.js';
-import {
-  selectActivitySpan,
-  selectApiCallerPids,
-  selectDeviceIds,
-  selectGraphNodeKernel,
-  selectKernelPids,
-} from '../../queries/capture.js';
-import { selectNvtxRangeCountsByDomain } from '../../queries/nvtxDomains.js';
-import { selectNvtxRangeWithText } from '../../queries/nvtx.js';
-import { cachedNvtxColumns, type NvtxColumns } from './nvtxColumns.js';
+import type { NvtxRangesByDomain } from './nvtxSummary.js';
 
 export interface GpuInfo {
   id: number;
@@ -86,38 +84,6 @@ export interface ExportInfo {
   engine: { engine: Engine; source: IterationSourceId } | null;
 }
 
-/** Environment variables worth surfacing; other values may be secrets and are not printed. */
-const ENV_OF_INTEREST = ['TLLM_PROFILE_START_STOP', 'TLLM_GPTM_PROFILE_START_STOP', 'TLLM_PROFILE_RECORD_GC', 'ENABLE_PERFECT_ROUTER', 'TLLM_LLMAPI_ENABLE_NVTX', 'TLLM_NVTX_DEBUG'];
-
-/** META_DATA_CAPTURE names that appear once per value (one row per traced API). */
-const MULTI_VALUED = new Set(['CAPTURE_EVENT_TYPE']);
-
-function captureValues(handle: ExportHandle): { values: Map<string, string>; env: Record<string, string>; multi: Map<string, string[]> } {
-  const values = new Map<string, string>();
-  const multi = new Map<string, string[]>();
-  const env: Record<string, string> = {};
-  if (!handle.hasTable('META_DATA_CAPTURE')) return { values, env, multi };
-  for (const row of allRows(handle, selectCaptureMetadata(handle))) {
-    const name = String(row.name);
-    const value = row.value == null ? '' : String(row.value);
-    if (/ENVIRONMENT_VARIABLE$/.test(name)) {
-      const m = /^([A-Za-z_][A-Za-z0-9_]*)="?(.*?)"?$/.exec(value);
-      if (m && ENV_OF_INTEREST.includes(m[1])) env[m[1]] = m[2];
-      continue;
-    }
-    if (MULTI_VALUED.has(name)) multi.set(name, [...(multi.get(name) ?? []), value]);
-    if (!values.has(name)) values.set(name, value);
-  }
-  return { values, env, multi };
-}
-
-function graphModeFromCapture(values: Map<string, string>): string | null {
-  for (const [k, v] of values) if (/(^|:)CUDA_GRAPH_TRACE_OPTIONS:MODE$/.test(k)) return v;
-  return null;
-}
-
-
-
 const COUNTED_TABLES = [
   'CUPTI_ACTIVITY_KIND_KERNEL',
   'CUPTI_ACTIVITY_KIND_RUNTIME',
@@ -136,9 +102,10 @@ const COUNTED_TABLES = [
   'PROCESSES',
 ];
 
-function nvtxDomains(handle: ExportHandle, counted?: NvtxRangesByDomain): NvtxDomainInfo[] {
-  if (!handle.hasTable('NVTX_EVENTS')) return [];
-  const names = loadNvtxDomains(handle);
+/** NVTX ranges per (domain, process) with the domain names: from the NVTX summary's counts when given, else by query. */
+function nvtxDomainInfo(loaded: LoadedExport, counted?: NvtxRangesByDomain): NvtxDomainInfo[] {
+  if (!loaded.hasTable('NVTX_EVENTS')) return [];
+  const names = nvtxDomainNames(loaded);
   if (counted) {
     // The NVTX summary's scan counted them already (same rows: every range event type).
     return [...counted]
@@ -147,23 +114,10 @@ function nvtxDomains(handle: ExportHandle, counted?: NvtxRangesByDomain): NvtxDo
       .map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
   }
   // Integer-only grouping: no per-row join or text; names are attached per group.
-  const rows = allRows(handle, selectNvtxRangeCountsByDomain(handle));
-  return rows.map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
+  return nvtxRangeCountsByDomain(loaded).map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
 }
 
-function hasNvtxText(handle: ExportHandle, text: string): boolean {
-  if (!handle.hasTable('NVTX_EVENTS')) return false;
-  return allRows(handle, selectNvtxRangeWithText(handle, text, handle.hasTable('StringIds'))).length > 0;
-}
-
-export function activitySpan(handle: ExportHandle, tables: readonly string[] = [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']): { start: number | null; end: number | null } {
-  const query = selectActivitySpan(handle, tables);
-  if (query === null) return { start: null, end: null };
-  const row = allRows(handle, query)[0];
-  return { start: row.s, end: row.e };
-}
-
-/** `activitySpan` over NVTX_EVENTS from the shared columns: min start, max of end (or start when open). */
+/** The span over NVTX_EVENTS from the NVTX columns: min start, max of end (or start when open). */
 function nvtxSpanOf(c: NvtxColumns): { start: number | null; end: number | null } {
   if (c.count === 0) return { start: null, end: null };
   let start = Infinity;
@@ -176,121 +130,6 @@ function nvtxSpanOf(c: NvtxColumns): { start: number | null; end: number | null 
     if (last > end) end = last;
   }
   return { start, end };
-}
-
-/**
- * What nsys was asked to record (META_DATA_CAPTURE), so "not traced" and "traced, nothing
- * recorded" can be told apart. null where the export does not say (no META_DATA_CAPTURE: nsys
- * before 2023.4, converted PyTorch profiler traces).
- */
-export interface CaptureTracing {
-  /** `CAPTURE_EVENT_TYPE` rows (`-t`): Cuda, NvtxEvents, OSRuntime, CuDNN, CuBLAS, Graphics, ... */
-  events: string[];
-  cuda: boolean | null;
-  nvtx: boolean | null;
-  osrt: boolean | null;
-  /** `--cuda-memory-usage=true` (`COLLECT_GPU_MEMORY_USAGE`, top level or per process). */
-  gpuMemoryUsage: boolean | null;
-  /** `--gpu-metrics-devices` (`GPU_METRICS_OPTIONS:*` keys). */
-  gpuMetrics: boolean | null;
-  /** `--trace-fork-before-exec=true` (`TRACE_AFTER_FORK_BEFORE_EXEC`). */
-  forkBeforeExec: boolean | null;
-}
-
-/** How the capture was set up: what analyses need of `info` without its cost. */
-export interface CaptureSettings {
-  profilerApiGated: boolean | null;
-  profileStartStop: string | null;
-  environment: Record<string, string>;
-  graphTraceModeConfigured: string | null;
-  tracing: CaptureTracing;
-  /** The command nsys launched (`PROCESS_0:COMMAND` and its arguments, secrets masked); null when not recorded. */
-  command: string | null;
-}
-
-/** Arguments after these flags (or `NAME=value` with such a name) are replaced by `***` in the command shown. */
-const SECRET_ARG = /(key|token|secret|passw(or)?d|credential)/i;
-
-/** `PROCESS_0:COMMAND` with `PROCESS_0:ARGUMENT_<n>` in order, values of secret-looking options masked. */
-function commandLine(values: Map<string, string>): string | null {
-  const command = values.get('PROCESS_0:COMMAND');
-  if (!command) return null;
-  const args: [number, string][] = [];
-  for (const [k, v] of values) {
-    const m = /^PROCESS_0:ARGUMENT_(\d+)$/.exec(k);
-    if (m) args.push([Number(m[1]), v]);
-  }
-  const words = [command, ...args.sort((a, b) => a[0] - b[0]).map(([, v]) => v)];
-  const shown = words.map((w, i) => {
-    const eq = /^(-{0,2}[\w.-]+)=(.*)$/s.exec(w);
-    if (eq && SECRET_ARG.test(eq[1])) return `${eq[1]}=***`;
-    return i > 0 && /^--?[\w.-]+$/.test(words[i - 1]) && SECRET_ARG.test(words[i - 1]) ? '***' : w;
-  });
-  return shown.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
-
-/** nsys `-t` names of the CAPTURE_EVENT_TYPE values (`NvtxEvents` is `-t nvtx`). */
-const TRACE_NAMES: Record<string, string> = { Cuda: 'cuda', NvtxEvents: 'nvtx', OSRuntime: 'osrt', CuDNN: 'cudnn', CuBLAS: 'cublas', Graphics: 'opengl' };
-
-/** What `-t` asked for, as nsys spells it on the command line (`cuda, nvtx, cudnn`). */
-export function traceNames(tracing: CaptureTracing): string[] {
-  // nsys stores them in no useful order: the order of TRACE_NAMES (as its docs list them), others after.
-  const order = Object.keys(TRACE_NAMES);
-  const rank = (e: string) => (order.includes(e) ? order.indexOf(e) : order.length);
-  return [...tracing.events].sort((a, b) => rank(a) - rank(b)).map((e) => TRACE_NAMES[e] ?? e.toLowerCase());
-}
-
-function flag(values: Map<string, string>, ...names: string[]): boolean | null {
-  let seen = false;
-  for (const n of names) {
-    const v = values.get(n);
-    if (v === undefined) continue;
-    seen = true;
-    if (v.toLowerCase() === 'true') return true;
-  }
-  return seen ? false : null;
-}
-
-function tracingOf(values: Map<string, string>, multi: Map<string, string[]>): CaptureTracing {
-  const events = multi.get('CAPTURE_EVENT_TYPE') ?? [];
-  const known = values.size > 0;
-  // CAPTURE_EVENT_TYPE is what `-t` asked for; PROCESS_0:COLLECT_*_TRACE is unreliable (false in 2026.x exports that hold kernels).
-  const traced = (name: string) => (events.length ? events.includes(name) : null);
-  return {
-    events,
-    cuda: traced('Cuda'),
-    nvtx: traced('NvtxEvents'),
-    osrt: traced('OSRuntime'),
-    gpuMemoryUsage: flag(values, 'COLLECT_GPU_MEMORY_USAGE', 'PROCESS_0:COLLECT_GPU_MEMORY_USAGE'),
-    gpuMetrics: known ? [...values.keys()].some((k) => k.startsWith('GPU_METRICS_OPTIONS:')) : null,
-    forkBeforeExec: flag(values, 'TRACE_AFTER_FORK_BEFORE_EXEC'),
-  };
-}
-
-export function readCaptureSettings(handle: ExportHandle): CaptureSettings {
-  const { values: capture, env, multi } = captureValues(handle);
-  const startStop = env.TLLM_PROFILE_START_STOP ?? env.TLLM_GPTM_PROFILE_START_STOP ?? null;
-  const trigger = capture.get('START_TRIGGER') ?? null;
-  const profilerApiGated = startStop != null || (trigger != null && /profiler|cuda/i.test(trigger)) ? true : capture.size > 0 ? false : null;
-  return {
-    profilerApiGated,
-    profileStartStop: startStop,
-    environment: env,
-    graphTraceModeConfigured: graphModeFromCapture(capture),
-    tracing: tracingOf(capture, multi),
-    command: commandLine(capture),
-  };
-}
-
-/**
- * What the pipeline already read, so `describeExport` need not scan those tables again: the GPU ops
- * and API calls in columns (active devices, CUDA processes, activity span) and the NVTX ranges per
- * domain counted by the NVTX summary.
- */
-export interface KnownExportFacts {
-  gpuOps?: GpuOpColumns;
-  apiCalls?: ApiCallColumns;
-  nvtxRangesByDomain?: NvtxRangesByDomain;
 }
 
 /** Devices, CUDA processes (runtime calls and kernels) and the min start / max end of the ops and calls. */
@@ -316,88 +155,80 @@ function factsFromColumns(ops: GpuOpColumns, calls: ApiCallColumns): { devices: 
   return { devices, cudaPids, start, end };
 }
 
-/** Everything `iterscope info` prints about an export. */
-export function describeExport(handle: ExportHandle, known: KnownExportFacts = {}): ExportInfo {
-  requireContract(handle, 'exportInfo');
-  const settings = readCaptureSettings(handle);
-  let sessionStartUtc: string | null = null;
-  let sessionStartEpochNs: bigint | null = null;
-  // Only an integer is a UTC start (readSessionStartEpochNs: a damaged export may hold text such
-  // as 'yesterday'); dates outside what Date can show (about +-2.7e5 years) are left unset as well.
-  const utc = readSessionStartEpochNs(handle);
-  if (utc !== null && Math.abs(Number(utc / 1000000n)) <= 8.64e15) {
-    sessionStartEpochNs = utc;
-    sessionStartUtc = new Date(Number(utc / 1000000n)).toISOString();
-  }
-  const details = handle.hasTable('ANALYSIS_DETAILS') ? allRows(handle, selectAnalysisDetails(handle), { safeIntegers: true })[0] : undefined;
-  const gpus: GpuInfo[] = handle.hasTable('TARGET_INFO_GPU')
-    ? allRows(handle, selectGpus(handle)).map((g) => ({ id: g.id, name: g.name, smCount: g.smCount, totalMemory: g.totalMemory, busLocation: g.busLocation }))
-    : [];
+/** The session start as UTC text and ns: only an integer that Date can show (about +-2.7e5 years). */
+function sessionStartOf(loaded: LoadedExport): { sessionStartUtc: string | null; sessionStartEpochNs: bigint | null } {
+  // (A damaged export may hold text such as 'yesterday' there: no start then.)
+  const utc = readSessionStart(loaded);
+  if (utc === null || Math.abs(Number(utc / 1000000n)) > 8.64e15) return { sessionStartUtc: null, sessionStartEpochNs: null };
+  return { sessionStartUtc: new Date(Number(utc / 1000000n)).toISOString(), sessionStartEpochNs: utc };
+}
+
+/** Rows of the tables `info` counts; NVTX_EVENTS from the columns when they are read (every row is in them or counted as left out). */
+function rowCountsOf(loaded: LoadedExport): Record<string, number> {
   const rowCounts: Record<string, number> = {};
-  // NVTX_EVENTS from the shared columns when they are read (every row is in them or counted as left out).
-  const nvtxCols = cachedNvtxColumns(handle);
+  const nvtxCols = loaded.sharedNvtx();
   for (const t of COUNTED_TABLES) {
-    if (!handle.hasTable(t)) continue;
-    rowCounts[t] = t === 'NVTX_EVENTS' && nvtxCols ? nvtxCols.count + nvtxCols.invalidRows : countAllRows(handle, t); // names from COUNTED_TABLES, checked with hasTable
+    if (!loaded.hasTable(t)) continue;
+    rowCounts[t] = t === 'NVTX_EVENTS' && nvtxCols ? nvtxCols.count + nvtxCols.invalidRows : rowCount(loaded, t);
   }
+  return rowCounts;
+}
 
-  // From the columns when the pipeline read them (the export's own rows, read once), else by SQL.
-  // The runtime columns leave out 2022.x backtrace rows: exports that have some are read by SQL here.
-  const fromColumns = known.gpuOps && known.apiCalls && known.apiCalls.backtraceRows === 0 ? factsFromColumns(known.gpuOps, known.apiCalls) : null;
-  const devices = fromColumns?.devices ?? new Set<number>();
-  if (!fromColumns) {
-    for (const t of GPU_OP_TABLES) {
-      if (!handle.hasTable(t)) continue;
-      for (const r of allRows(handle, selectDeviceIds(handle, t))) devices.add(r.d);
-    }
-  }
-
-  // Processes that used CUDA: PIDs of runtime calls and GPU rows.
-  const cudaPids = fromColumns?.cudaPids ?? new Set<number>();
-  if (!fromColumns && handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) {
-    for (const r of allRows(handle, selectApiCallerPids(handle))) cudaPids.add(r.p);
-  }
-  if (!fromColumns && handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) {
-    for (const r of allRows(handle, selectKernelPids(handle))) cudaPids.add(r.p);
-  }
+/** Only the processes that used CUDA (the capture tree also lists the OS's own), with their threads. */
+function processesOf(loaded: LoadedExport, cudaPids: ReadonlySet<number>): ProcessInfo[] {
   const threadsByPid = new Map<number, { tid: number; name: string | null }[]>();
-  if (handle.hasTable('ThreadNames')) {
-    for (const t of allRows(handle, selectThreads(handle))) {
-      const list = threadsByPid.get(t.pid) ?? [];
-      list.push({ tid: t.tid, name: t.name });
-      threadsByPid.set(t.pid, list);
-    }
+  for (const t of threadRows(loaded)) {
+    const list = threadsByPid.get(t.pid) ?? [];
+    list.push({ tid: t.tid, name: t.name });
+    threadsByPid.set(t.pid, list);
   }
   const procNames = new Map<number, string | null>();
-  if (handle.hasTable('PROCESSES')) for (const p of allRows(handle, selectProcesses(handle))) if (p.pid != null) procNames.set(Number(p.pid), p.name);
-  // Only processes that used CUDA: the capture tree also lists the OS's own processes and threads.
+  for (const p of processRows(loaded)) if (p.pid != null) procNames.set(Number(p.pid), p.name);
   const pids = cudaPids.size > 0 ? cudaPids : new Set(threadsByPid.keys());
-  const processes: ProcessInfo[] = [...pids]
+  return [...pids]
     .sort((a, b) => a - b)
     .map((pid) => ({ pid, name: procNames.get(pid) ?? null, threads: (threadsByPid.get(pid) ?? []).sort((a, b) => a.tid - b.tid), usesCuda: cudaPids.has(pid) }));
+}
 
-  const domains = nvtxDomains(handle, known.nvtxRangesByDomain);
-  const graphNodeKernels =
-    handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') && handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'graphNodeId')
-      ? allRows(handle, selectGraphNodeKernel(handle)).length > 0
-      : false;
+/** First and last activity: the columns' when read (NVTX from its columns when read too), else by query over every activity table. */
+function spanOf(loaded: LoadedExport, fromColumns: { start: number; end: number } | null): { start: number | null; end: number | null } {
+  const nvtx = fromColumns ? loaded.sharedNvtx() : undefined;
+  const span = nvtx ? nvtxSpanOf(nvtx) : activitySpan(loaded, fromColumns ? ['NVTX_EVENTS'] : [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']);
+  if (!fromColumns) return span;
+  const lo = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.min(a, b) : a);
+  const hi = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.max(a, b) : a);
+  return { start: lo(span.start, fromColumns.start), end: hi(span.end, fromColumns.end) };
+}
+
+/**
+ * Everything `iterscope info` prints about an export. From the GPU-op and API-call columns when
+ * they are read (active devices, CUDA processes, activity span), and the NVTX ranges per domain
+ * the NVTX summary counted when given (`nvtxRangesByDomain`); else by query.
+ */
+export function describeExport(loaded: LoadedExport, known: { nvtxRangesByDomain?: NvtxRangesByDomain } = {}): ExportInfo {
+  loaded.requireContract('exportInfo');
+  const settings = captureSettings(loaded);
+  const session = sessionStartOf(loaded);
+  const details = analysisDetails(loaded);
+  const gpus: GpuInfo[] = gpuRows(loaded).map((g) => ({ id: g.id, name: g.name, smCount: g.smCount, totalMemory: g.totalMemory, busLocation: g.busLocation }));
+  const rowCounts = rowCountsOf(loaded);
+  // The runtime columns leave out 2022.x backtrace rows: exports that have some are read by SQL here.
+  const ops = loaded.loadedGpuOps();
+  const calls = loaded.loadedApiCalls();
+  const fromColumns = ops && calls && calls.backtraceRows === 0 ? factsFromColumns(ops, calls) : null;
+  const devices = fromColumns?.devices ?? activeDevices(loaded);
+  const cudaPids = fromColumns?.cudaPids ?? cudaProcesses(loaded);
+  const processes = processesOf(loaded, cudaPids);
+  const domains = nvtxDomainInfo(loaded, known.nvtxRangesByDomain);
+  const graphNodeKernels = hasGraphNodeKernel(loaded);
   const graphMode: GraphTraceMode = (rowCounts.CUPTI_ACTIVITY_KIND_GRAPH_TRACE ?? 0) > 0 ? 'graph' : graphNodeKernels ? 'node' : 'none';
-  // The NVTX part of the span from the shared NVTX columns when they are loaded (no scan).
-  const nvtx = fromColumns ? cachedNvtxColumns(handle) : undefined;
-  let span = nvtx ? nvtxSpanOf(nvtx) : activitySpan(handle, fromColumns ? ['NVTX_EVENTS'] : undefined);
-  if (fromColumns) {
-    const lo = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.min(a, b) : a);
-    const hi = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.max(a, b) : a);
-    span = { start: lo(span.start, fromColumns.start), end: hi(span.end, fromColumns.end) };
-  }
-
+  const span = spanOf(loaded, fromColumns);
   return {
-    file: handle.path,
-    productVersion: handle.metadata.productVersion,
-    schemaVersion: handle.metadata.schemaVersion,
-    metadataTable: handle.metadata.metadataTable,
-    sessionStartUtc,
-    sessionStartEpochNs,
+    file: loaded.path,
+    productVersion: loaded.metadata.productVersion,
+    schemaVersion: loaded.metadata.schemaVersion,
+    metadataTable: loaded.metadata.metadataTable,
+    ...session,
     durationNs: details ? Number(details.duration) : null,
     activityStartNs: span.start,
     activityEndNs: span.end,
@@ -409,10 +240,10 @@ export function describeExport(handle: ExportHandle, known: KnownExportFacts = {
     graphTraceModeConfigured: settings.graphTraceModeConfigured,
     graphTraceMode: graphMode,
     gilTraced: domains.some((d) => d.name === 'GIL Trace'),
-    gcTraced: hasNvtxText(handle, 'Python GC'),
+    gcTraced: hasNvtxRangeWithText(loaded, 'Python GC'),
     profilerApiGated: settings.profilerApiGated,
     profileStartStop: settings.profileStartStop,
     environment: settings.environment,
-    engine: detectEngine(handle),
+    engine: detectEngine(loaded),
   };
 }

@@ -1,15 +1,8 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { selectKernelDurations, type KernelQueryOptions } from '../../queries/kernels.js';
-import { selectGraphTraces } from '../../queries/graphTrace.js';
-import { forEachRow, iterateQuery } from '../../queries/run.js';
-import { noteExcludedRows } from '../export/rowChecks.js';
-import { countAllRows } from '../../queries/validRows.js';
-import { loadStrings } from '../../queries/strings.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
-import type { GpuOpColumns } from './gpuOpColumns.js';
-import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
-import { requireContract } from '../export/contract.js';
-import { NO_STRING_ID } from './typedColumn.js';
+import { GpuOpKind } from '../load/gpuOpColumns.js';
+import { forEachGraphLaunch, forEachKernelDuration, type KernelQueryOptions } from '../load/kernelReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { durationStats, Float64Buffer, percentOf, type DurationStats } from '../math/durationStats.js';
+import { NO_STRING_ID } from '../load/typedColumn.js';
 
 /** One row of the `cuda_gpu_kern_sum` report. */
 export interface KernelSummaryRow extends DurationStats {
@@ -41,15 +34,16 @@ export interface KernelSummaryOptions extends KernelQueryOptions {
  * sorted by total time desc, then instances, then name. Durations are streamed into per-name
  * Float64 buffers, so no row objects are kept.
  */
-export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOptions = {}, known: { gpuOps?: GpuOpColumns } = {}): KernelSummary {
-  requireContract(handle, 'kernelSummary');
+export function summarizeKernels(loaded: LoadedExport, opts: KernelSummaryOptions = {}): KernelSummary {
+  loaded.requireContract('kernelSummary');
   const groups = new Map<string, Float64Buffer>();
-  const kernelTablePresent = handle.hasTable('CUPTI_ACTIVITY_KIND_KERNEL');
+  const kernelTablePresent = loaded.hasTable('CUPTI_ACTIVITY_KIND_KERNEL');
   let nullNameKernels = 0;
   let unknownNameKernels = 0;
-  // The pipeline's GPU-op columns hold every kernel's demangled-name id, start and end (in the
+  // The GPU-op columns, when read, hold every kernel's demangled-name id, start and end (in the
   // table's scan order): the summary needs no second scan unless it groups by short name or filters.
-  const ops = known.gpuOps && opts.nameBy !== 'short' && !hasActivityFilter(opts) ? known.gpuOps : undefined;
+  const loadedOps = loaded.loadedGpuOps();
+  const ops = loadedOps && opts.nameBy !== 'short' && !hasActivityFilter(opts) ? loadedOps : undefined;
   if (kernelTablePresent) {
     const byId = new Map<number | null, Float64Buffer>();
     const add = (nameId: number | null, duration: number) => {
@@ -61,11 +55,10 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
       // The columns hold only rows with usable times; their loader counted the others.
       for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) add(ops.nameId[i] === NO_STRING_ID ? null : ops.nameId[i], ops.end[i] - ops.start[i]);
     } else {
-      const kept = forEachRow(handle, selectKernelDurations(handle, opts), add);
-      // Rows left out for unusable times (rowChecks.ts): all rows less those kept, when unfiltered.
-      if (!hasActivityFilter(opts)) noteExcludedRows(handle, 'CUPTI_ACTIVITY_KIND_KERNEL', countAllRows(handle, 'CUPTI_ACTIVITY_KIND_KERNEL') - kept);
+      // Rows left out for unusable times (excludedRows.ts) are noted there, when unfiltered.
+      forEachKernelDuration(loaded, opts, hasActivityFilter(opts), add);
     }
-    const names = loadStrings(handle, [...byId.keys()].filter((id): id is number => id != null));
+    const names = loaded.strings([...byId.keys()].filter((id): id is number => id != null));
     for (const [id, buf] of byId) {
       const known = id == null ? undefined : names.get(id);
       if (id == null) nullNameKernels += buf.length;
@@ -80,15 +73,15 @@ export function summarizeKernels(handle: ExportHandle, opts: KernelSummaryOption
   let graphTraceRows = 0;
   if (ops && !opts.includeGraphs) {
     for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Graph) graphTraceRows++;
-  } else if (handle.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
-    for (const g of iterateQuery(handle, selectGraphTraces(handle, opts))) {
+  } else if (loaded.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
+    forEachGraphLaunch(loaded, opts, (graphId, durationNs) => {
       graphTraceRows++;
-      if (!opts.includeGraphs) continue;
-      const name = `[CUDA graph ${g.graphId}]`;
+      if (!opts.includeGraphs) return;
+      const name = `[CUDA graph ${graphId}]`;
       let buf = groups.get(name);
       if (!buf) groups.set(name, (buf = new Float64Buffer()));
-      buf.push(g.end - g.start);
-    }
+      buf.push(durationNs);
+    });
   }
   const stats = [...groups].map(([name, buf]) => ({ name, ...durationStats(buf.view()) }));
   const grand = stats.reduce((a, s) => a + s.total, 0);

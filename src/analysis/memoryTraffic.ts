@@ -1,7 +1,6 @@
 import { WindowIndex } from '../iterations/windowIndex.js';
-import type { ExportHandle } from '../../queries/handle.js';
-import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents } from '../../queries/memoryTraffic.js';
-import { forEachRow } from '../../queries/run.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { enumLabels, forEachMemcpy, memoryUsageEvents } from '../load/memoryReads.js';
 
 /** Memory kinds of ENUM_CUDA_MEM_KIND that are stable across nsys versions. */
 export const MEM_KIND_PAGEABLE = 0;
@@ -86,18 +85,17 @@ interface Window {
  * memory, and (with `--cuda-memory-usage`) the allocations made inside the iteration loop. A copy or
  * an allocation belongs to the iteration whose window holds its start (GPU start for copies).
  */
-export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly Window[], gpuSpan?: { startNs: number; endNs: number } | null): MemoryTraffic {
+export function analyzeMemoryTraffic(loaded: LoadedExport, iterations: readonly Window[], gpuSpan?: { startNs: number; endNs: number } | null): MemoryTraffic {
   const windows = new WindowIndex(iterations);
   const lookup = (pid: number, t: number) => windows.at(pid, t);
-  const opLabels = selectEnumLabels(handle, 'ENUM_CUDA_MEMCPY_OPER');
-  const kindLabels = selectEnumLabels(handle, 'ENUM_CUDA_MEM_KIND');
-  const copies = selectMemcpyTraffic(handle);
+  const opLabels = enumLabels(loaded, 'ENUM_CUDA_MEMCPY_OPER');
+  const kindLabels = enumLabels(loaded, 'ENUM_CUDA_MEM_KIND');
   const byDir = new Map<string, MemcpyDirection>();
   const perIter: MemcpyIteration[] = iterations.map((w) => ({ iter: w.iter, startNs: w.startNs, h2dCopies: 0, h2dBytes: 0, d2hCopies: 0, d2hBytes: 0, pageableCopies: 0, pageableNs: 0 }));
   let kindsRecorded = false;
-  // Streamed by forEachRow (no row object per copy): a big export has millions.
-  if (copies) {
-    forEachRow(handle, copies, (pid: number, start: number, end: number, bytes: number, copyKind: number, srcKind: number | null, dstKind: number | null) => {
+  // Streamed (no row object per copy): a big export has millions.
+  {
+    forEachMemcpy(loaded, (pid: number, start: number, end: number, bytes: number, copyKind: number, srcKind: number | null, dstKind: number | null) => {
       const direction = opLabels.get(copyKind) ?? DIRECTION_FALLBACK[copyKind] ?? `kind ${copyKind}`;
       let d = byDir.get(direction);
       if (!d) {
@@ -136,7 +134,7 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
       }
     });
   }
-  const events = selectMemoryUsageEvents(handle);
+  const events = memoryUsageEvents(loaded);
   let allocations = 0;
   let deallocations = 0;
   let inIter = 0;
@@ -164,11 +162,11 @@ export function analyzeMemoryTraffic(handle: ExportHandle, iterations: readonly 
   inside.sort((a, b) => b.bytes - a.bytes || a.startNs - b.startNs);
   duringGpu.sort((a, b) => b.bytes - a.bytes || a.startNs - b.startNs);
   return {
-    memcpyTraced: handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY'),
+    memcpyTraced: loaded.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY'),
     memoryKindsRecorded: kindsRecorded,
     byDirection: [...byDir.values()].sort((a, b) => b.bytes - a.bytes || a.direction.localeCompare(b.direction)),
     iterations: perIter,
-    allocationsTraced: handle.hasTable('CUDA_GPU_MEMORY_USAGE_EVENTS'),
+    allocationsTraced: loaded.hasTable('CUDA_GPU_MEMORY_USAGE_EVENTS'),
     allocationEvents: eventCount,
     allocations,
     deallocations,

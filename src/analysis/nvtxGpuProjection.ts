@@ -1,19 +1,9 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { selectGraphTraceCount } from '../../queries/graphTrace.js';
-import { selectIrregularLaunchId, selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
-import { allRows, forEachRow } from '../../queries/run.js';
-import { countAllRows, isValidInterval } from '../../queries/validRows.js';
-import { noteExcludedRows } from '../export/rowChecks.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
-import type { GpuOpColumns } from './gpuOpColumns.js';
-import { apiCallIndex } from './apiCallIndex.js';
-import type { ApiCallColumns } from './apiCallColumns.js';
-import { rowIdBound } from '../../queries/capture.js';
-import { loadStrings } from '../../queries/strings.js';
-import { durationStats, Float64Buffer } from './durationStats.js';
-import { loadNvtxDomains, nvtxRangeLabel, nvtxStyleOf, type NvtxStyle, domainKey } from './nvtxSummary.js';
-import { requireContract } from '../export/contract.js';
-import { isNvtxRange, nvtxColumnsOf } from './nvtxColumns.js';
+import { durationStats, Float64Buffer } from '../math/durationStats.js';
+import { nvtxRangeLabel, nvtxStyleOf, type NvtxStyle } from './nvtxSummary.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { isNvtxRange } from '../load/nvtxEventColumns.js';
+import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
+import { forEachNvtxLabelPart, forEachProjectionRange, graphTraceRows, projectionLaunches, PROJECTION_OP_TABLES, type CallKeys, type LaunchSource } from '../load/projectionReads.js';
 
 /** One row of `nsys stats -r nvtx_gpu_proj_sum`. Avg/Med/StdDev and the averages are not rounded. */
 export interface NvtxGpuProjectionRow {
@@ -105,14 +95,7 @@ export interface NvtxGpuProjectionOptions {
   pid?: number;
   /** Also return the projected range instances. */
   includeInstances?: boolean;
-  /**
-   * The GPU ops and API calls already in columns (the pipeline's): read from there instead of
-   * querying the tables again, when they hold exactly the rows the queries would (else ignored).
-   */
-  launches?: SharedLaunches;
 }
-
-const OP_TABLES = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET'] as const;
 
 
 /** PID part of the `globalTid >> 24` half (HW and VM ids above it; may be negative). */
@@ -163,14 +146,6 @@ class ThreadIndex {
     this.tid.push(lo);
     return i;
   }
-}
-
-/** The first call of each (process half of globalTid, correlation id) key, by call index (0, 1, 2, ... as `eachCall` gives them). */
-interface CallKeys {
-  /** Records call `i` (in order) under its key; returns the key's first call. */
-  insert(hi: number, corr: number, i: number): number;
-  /** The first call with this key, or -1. */
-  find(hi: number, corr: number): number;
 }
 
 /**
@@ -349,9 +324,9 @@ interface ProjectionRanges {
  * not ended on another thread (`endGlobalTid IS NULL`, as nsys). From the shared NVTX columns
  * (no second scan of NVTX_EVENTS) unless their rows disagree on the bits above the PID.
  */
-function collectRanges(handle: ExportHandle, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage, pid: number | undefined): ProjectionRanges {
-  const c = nvtxColumnsOf(handle);
-  if (c.upperBits === null) return queryRanges(handle, threads, coverage, pid);
+function collectRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage, pid: number | undefined): ProjectionRanges {
+  const c = loaded.nvtx();
+  if (c.upperBits === null) return queryRanges(loaded, threads, coverage, pid);
   const rows = new Uint32Buffer();
   let maxStart = -Infinity;
   let maxEnd = -Infinity;
@@ -380,7 +355,7 @@ function collectRanges(handle: ExportHandle, threads: ThreadIndex, coverage: Nvt
 }
 
 /** `collectRanges` by its own query (rows that differ in the bits above the PID). */
-function queryRanges(handle: ExportHandle, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage, pid: number | undefined): ProjectionRanges {
+function queryRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage, pid: number | undefined): ProjectionRanges {
   const rRowid = new Float64Buffer(1024);
   const rStartB = new Float64Buffer(1024);
   const rEndB = new Float64Buffer(1024);
@@ -388,10 +363,8 @@ function queryRanges(handle: ExportHandle, threads: ThreadIndex, coverage: NvtxG
   const rTypeB = new Uint32Buffer();
   let maxStart = -Infinity;
   let maxEnd = -Infinity;
-  const hasEndTid = handle.hasColumn('NVTX_EVENTS', 'endGlobalTid');
-  forEachRow(
-    handle,
-    selectProjectionRanges(handle, { hasEndGlobalTid: hasEndTid }),
+  forEachProjectionRange(
+    loaded,
     (rowId: number, start: number | null, end: number | null, hi: number | null, lo: number | null, eventType: number, sameThread: number) => {
       if (start != null && start > maxStart) maxStart = start;
       if (end != null && end > maxEnd) maxEnd = end;
@@ -415,11 +388,11 @@ function queryRanges(handle: ExportHandle, threads: ThreadIndex, coverage: NvtxG
 }
 
 /** Labels of the projected ranges from the shared NVTX columns. */
-function labelsFromColumns(handle: ExportHandle, proj: Uint32Array): Map<number, string> {
+function labelsFromColumns(loaded: LoadedExport, proj: Uint32Array): Map<number, string> {
   const label = new Map<number, string>();
   if (proj.length === 0) return label;
-  const c = nvtxColumnsOf(handle);
-  const domains = loadNvtxDomains(handle);
+  const c = loaded.nvtx();
+  const domains = nvtxDomains(loaded);
   for (const i of proj) {
     const t = c.text[i];
     label.set(i, nvtxRangeLabel(domains.get(domainKey(c.domainId[i], c.pid[i])) ?? null, t >= 0 ? c.texts[t] : null));
@@ -428,7 +401,7 @@ function labelsFromColumns(handle: ExportHandle, proj: Uint32Array): Map<number,
 }
 
 /** Labels of the projected ranges read by rowid. */
-function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: ArrayLike<number>): Map<number, string> {
+function labelsFromQuery(loaded: LoadedExport, proj: Uint32Array, rowid: ArrayLike<number>): Map<number, string> {
   const label = new Map<number, string>();
   if (proj.length === 0) return label;
   const projIdxByRowid = new Map<number, number>();
@@ -436,9 +409,9 @@ function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: ArrayLi
   const domainOf = new Map<number, number>();
   const textIdOf = new Map<number, number>();
   const textOf = new Map<number, string | null>();
-  forEachRow(
-    handle,
-    selectNvtxLabelParts(handle, Array.from(proj, (r) => rowid[r])),
+  forEachNvtxLabelPart(
+    loaded,
+    Array.from(proj, (r) => rowid[r]),
     (rowId: number, domainId: number | null, rpid: number, textId: number | null, text: string | null) => {
       const r = projIdxByRowid.get(rowId)!;
       domainOf.set(r, domainKey(domainId, rpid));
@@ -446,146 +419,14 @@ function labelsFromQuery(handle: ExportHandle, proj: Uint32Array, rowid: ArrayLi
       textOf.set(r, text);
     },
   );
-  const domains = loadNvtxDomains(handle);
-  const strings = loadStrings(handle, new Set(textIdOf.values()));
+  const domains = nvtxDomains(loaded);
+  const strings = loaded.strings(new Set(textIdOf.values()));
   for (const r of proj) {
     const tid = textIdOf.get(r);
     const text = (tid !== undefined ? strings.get(tid) : undefined) ?? textOf.get(r) ?? null;
     label.set(r, nvtxRangeLabel(domains.get(domainOf.get(r)!) ?? null, text));
   }
   return label;
-}
-
-/**
- * Where the projection reads API calls and GPU ops: `eachCall` gives hi (`globalTid >> 24`), lo
- * (thread), start, end, correlation id of every call with a thread and a correlation id; `eachOp`
- * gives hi (`globalPid >> 24`, null when its thread part is not 0: it joins no call), correlation
- * id, start, end of every kernel, memcpy and memset, in table order.
- */
-interface LaunchSource {
-  /** At least the number of calls (sizes the arrays). */
-  callCapacity: number;
-  /** The calls' key index, when the source has one already (default: a `CallKeyIndex` filled by `eachCall`). */
-  callKeys?: () => CallKeys;
-  eachCall(fn: (hi: number, lo: number, start: number, end: number, corr: number) => void): void;
-  eachOp(fn: (hi: number | null, corr: number | null, start: number, end: number) => void): void;
-}
-
-/**
- * The projection's own queries of CUDA_ACTIVITY_KIND_RUNTIME and the GPU-op tables. Rows with
- * unusable times are left out and noted (rowChecks.ts), as the GPU-op and API-call columns leave
- * them out: tested here as they are read, so the count costs no scan of its own.
- */
-function queriedLaunches(handle: ExportHandle, pid: number | undefined, opTables: readonly (typeof OP_TABLES)[number][]): LaunchSource {
-  return {
-    // max(rowid): a b-tree lookup, at least the row count: no doubling slack on millions.
-    callCapacity: rowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME'),
-    eachCall: (fn) => {
-      const times = timeCheck(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME');
-      forEachRow(handle, selectProjectionCalls(handle, { pid }), (hi: number, lo: number, start: unknown, end: unknown, corr: number) => {
-        if (times.usable(start, end)) fn(hi, lo, start as number, end as number, corr);
-      });
-      times.note();
-    },
-    eachOp: (fn) => {
-      for (const table of opTables) {
-        const times = timeCheck(handle, table);
-        forEachRow(handle, selectProjectionOps(handle, table, { pid }), (hi: number | null, corr: number | null, start: unknown, end: unknown) => {
-          if (times.usable(start, end)) fn(hi, corr, start as number, end as number);
-        });
-        times.note();
-      }
-    },
-  };
-}
-
-/** Tests rows' times as they are read (`isValidInterval`), counting the unusable ones; `note` notes them as rows of `table`. */
-function timeCheck(handle: ExportHandle, table: string): { usable: (start: unknown, end: unknown) => boolean; note: () => void } {
-  let invalid = 0;
-  return {
-    usable: (start, end) => {
-      if (isValidInterval(start, end)) return true;
-      invalid++;
-      return false;
-    },
-    note: () => noteExcludedRows(handle, table, invalid),
-  };
-}
-
-/** The GPU ops and API calls the pipeline already holds (see `launchColumnsCoverExport`). */
-export interface SharedLaunches {
-  gpuOps: GpuOpColumns;
-  apiCalls: ApiCallColumns;
-}
-
-/**
- * The same rows from the pipeline's columns, when they are exactly what the queries would read:
- * every row of the runtime and GPU-op tables with usable times kept (no backtrace rows; the
- * columns' loaders left out and noted the others, as `queriedLaunches` does), and every
- * globalTid/globalPid sharing the NVTX rows' bits above the PID (`upper`), with a globalPid thread
- * part of 0 (so `hi` is `upper * 2^24 + pid`). Null otherwise (the caller queries).
- */
-function sharedLaunches(handle: ExportHandle, shared: SharedLaunches, upper: number | null, opTables: readonly (typeof OP_TABLES)[number][]): LaunchSource | null {
-  const { gpuOps, apiCalls } = shared;
-  const invalidOps = gpuOps.invalidRows;
-  if (upper === null || apiCalls.backtraceRows !== 0 || !invalidOps) return null;
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') || apiCalls.count + apiCalls.invalidRows !== countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
-  const perKind = new Float64Array(4);
-  for (let i = 0; i < gpuOps.count; i++) perKind[gpuOps.kind[i]]++;
-  for (const [k, table] of OP_TABLES.entries()) {
-    const present = opTables.includes(table);
-    if (perKind[k] + invalidOps[k] !== (present ? countAllRows(handle, table) : 0)) return null;
-  }
-  if (!everyLaunchIdRegular(handle, upper, opTables, gpuOps.launchIds)) return null;
-  const hiBase = upper * 16777216;
-  return {
-    callCapacity: apiCalls.count,
-    callKeys: () => apiCallKeys(apiCalls, hiBase),
-    eachCall: (fn) => {
-      for (let i = 0; i < apiCalls.count; i++) {
-        const corr = apiCalls.correlationId[i];
-        if (corr === corr) fn(hiBase + apiCalls.pid[i], apiCalls.tid[i], apiCalls.start[i], apiCalls.end[i], corr);
-      }
-    },
-    eachOp: (fn) => {
-      for (let i = 0; i < gpuOps.count; i++) {
-        if (gpuOps.kind[i] > GpuOpKind.Memset) continue;
-        const corr = gpuOps.correlationId[i];
-        fn(hiBase + gpuOps.pid[i], corr === corr ? corr : null, gpuOps.start[i], gpuOps.end[i]);
-      }
-    },
-  };
-}
-
-/**
- * `CallKeys` over the pipeline's API-call columns, through their `ApiCallIndex` (built once and
- * shared with the iteration attribution and the gap causes) instead of a hash table of its own.
- * Its first row of a (pid, correlation id) key is the first call of the key, as `CallKeyIndex`
- * has it; call indices are the rows with a correlation id, in row order (as `eachCall` gives them).
- */
-function apiCallKeys(apiCalls: ApiCallColumns, hiBase: number): CallKeys {
-  const index = apiCallIndex(apiCalls);
-  // Row -> call index, when some rows have no correlation id (eachCall skips them).
-  let callOfRow: Int32Array | null = null;
-  for (let i = 0; i < apiCalls.count; i++) {
-    if (apiCalls.correlationId[i] === apiCalls.correlationId[i]) continue;
-    callOfRow = new Int32Array(apiCalls.count);
-    for (let r = 0, k = 0; r < apiCalls.count; r++) callOfRow[r] = apiCalls.correlationId[r] === apiCalls.correlationId[r] ? k++ : -1;
-    break;
-  }
-  const find = (hi: number, corr: number): number => {
-    const row = index.lookup(hi - hiBase, corr);
-    return row < 0 || callOfRow === null ? row : callOfRow[row];
-  };
-  return { insert: (hi, corr) => find(hi, corr), find };
-}
-
-/** No runtime or GPU-op row with a NULL id, other bits above the PID than `upper`, or (GPU ops) a thread part. */
-function everyLaunchIdRegular(handle: ExportHandle, upper: number, opTables: readonly (typeof OP_TABLES)[number][], opIds?: GpuOpColumns['launchIds']): boolean {
-  if (allRows(handle, selectIrregularLaunchId(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', upper)).length > 0) return false;
-  // The ops' ids checked as they were read (the row counts were matched above): no second scan.
-  if (opIds) return !opIds.irregular && (opIds.upper === null || opIds.upper === upper);
-  return opTables.every((t) => allRows(handle, selectIrregularLaunchId(handle, t, upper)).length === 0);
 }
 
 /** The API calls that launched GPU work on a thread with candidate ranges, in compact arrays. */
@@ -778,25 +619,23 @@ function sweepCallsThroughRanges(
  * no SQLite sort or temporary index. Avg/Med/StdDev and the averages are not rounded (nsys prints
  * them with one decimal).
  */
-export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjectionOptions = {}): NvtxGpuProjection {
-  requireContract(handle, 'nvtxGpuProjection');
-  // The shared NVTX columns counted the rows with unusable times (and noted them) as they were read.
-  if (handle.hasTable('NVTX_EVENTS')) nvtxColumnsOf(handle);
+export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjectionOptions = {}): NvtxGpuProjection {
+  loaded.requireContract('nvtxGpuProjection');
+  // The NVTX columns counted the rows with unusable times (and noted them) as they were read.
+  if (loaded.hasTable('NVTX_EVENTS')) loaded.nvtx();
   const coverage = emptyCoverage();
   const missingTables: string[] = [];
-  if (!handle.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) missingTables.push('CUPTI_ACTIVITY_KIND_RUNTIME');
-  const opTables = OP_TABLES.filter((t) => handle.hasTable(t));
-  if (opTables.length === 0) missingTables.push(OP_TABLES.join(' | '));
-  if (handle.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
-    forEachRow(handle, selectGraphTraceCount(handle, { pid: opts.pid }), (n: number) => (coverage.graphTraceRowsIgnored = n));
-  }
+  if (!loaded.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
+  if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) missingTables.push('CUPTI_ACTIVITY_KIND_RUNTIME');
+  const opTables = PROJECTION_OP_TABLES.filter((t) => loaded.hasTable(t));
+  if (opTables.length === 0) missingTables.push(PROJECTION_OP_TABLES.join(' | '));
+  coverage.graphTraceRowsIgnored = graphTraceRows(loaded, opts.pid);
   if (missingTables.length > 0) return { rows: [], ...(opts.includeInstances ? { instances: [] } : {}), coverage, maxTimestampNs: null, missingTables };
   const pid = opts.pid;
 
   // ---- 1. Ranges -------------------------------------------------------------------------------
   const threads = new ThreadIndex();
-  const ranges = collectRanges(handle, threads, coverage, pid);
+  const ranges = collectRanges(loaded, threads, coverage, pid);
   const { items, size, rowid, rStart, rThread, rType, maxStart, maxEnd } = ranges;
   // nsys: max(max(start), max(end)) — NULL (unclosed ranges then match nothing) when no range has an end.
   const maxTs = maxEnd === -Infinity || maxStart === -Infinity ? null : Math.max(maxStart, maxEnd);
@@ -815,8 +654,8 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   // whose thread part is 0. Calls are keyed by (that half, correlation id).
   const nThreads = threads.size;
   const R = orderByThreadThenStart(items, rThread, rStart, nThreads);
-  const upper = ranges.fromColumns ? nvtxColumnsOf(handle).upperBits : null;
-  const source = (opts.launches && pid === undefined ? sharedLaunches(handle, opts.launches, upper, opTables) : null) ?? queriedLaunches(handle, pid, opTables);
+  const upper = ranges.fromColumns ? loaded.nvtx().upperBits : null;
+  const source = projectionLaunches(loaded, pid, opTables, upper);
   const { projStart, projEnd, numOps } = sweepCallsThroughRanges(collectLaunchingCalls(source, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);
 
   // ---- 4. Hierarchy among projected ranges -----------------------------------------------------
@@ -899,7 +738,7 @@ export function projectNvtxOntoGpu(handle: ExportHandle, opts: NvtxGpuProjection
   }
 
   // ---- 5. Names of projected ranges -------------------------------------------------------------
-  const label = ranges.fromColumns ? labelsFromColumns(handle, proj) : labelsFromQuery(handle, proj, rowid);
+  const label = ranges.fromColumns ? labelsFromColumns(loaded, proj) : labelsFromQuery(loaded, proj, rowid);
 
   // ---- 6. Summary --------------------------------------------------------------------------------
   interface Group {

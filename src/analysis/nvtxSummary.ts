@@ -1,11 +1,7 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { selectNvtxMaxTimestamp, type NvtxQueryOptions } from '../../queries/nvtx.js';
-import { selectNvtxDomainCreates } from '../../queries/nvtxDomains.js';
-import { allRows, forEachRow } from '../../queries/run.js';
-import { loadStrings } from '../../queries/strings.js';
-import { durationStats, Float64Buffer, percentOf, type DurationStats } from './durationStats.js';
-import { requireContract } from '../export/contract.js';
-import { cachedNvtxColumns, nvtxColumnsOf, type NvtxColumns } from './nvtxColumns.js';
+import { durationStats, Float64Buffer, percentOf, type DurationStats } from '../math/durationStats.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import type { NvtxColumns } from '../load/nvtxEventColumns.js';
+import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
 
 export type NvtxStyle = 'PushPop' | 'StartEnd';
 
@@ -41,75 +37,6 @@ export function nvtxRangeLabel(domain: string | null, text: string | null): stri
   return `${domain ?? ''}:${text ?? ''}`;
 }
 
-/** The latest NVTX timestamp (where nsys ends unclosed ranges), or null without NVTX. */
-export function nvtxEndOfTime(handle: ExportHandle): number | null {
-  if (!handle.hasTable('NVTX_EVENTS')) return null;
-  const cols = cachedNvtxColumns(handle);
-  if (cols) return cols.maxTimestampNs;
-  return allRows(handle, selectNvtxMaxTimestamp(handle))[0]?.maxTs ?? null;
-}
-
-/** Key of a (domainId, pid) pair; domain ids are small, pids 24-bit. */
-export function domainKey(domainId: number | null, pid: number): number {
-  return (domainId ?? 0) * 16777216 + pid;
-}
-
-/**
- * Names of NVTX domains per (domainId, pid): the text of each DomainCreate (eventType 75) row.
- * Domains whose creation row is missing (trimmed exports) have no entry.
- */
-export function loadNvtxDomains(handle: ExportHandle): ReadonlyMap<number, string> {
-  requireContract(handle, 'nvtx');
-  // One scan of NVTX_EVENTS per export (a second of the 10x bench file), however many analyses
-  // ask: the export is read-only, so the answer cannot change.
-  let out = domainCache.get(handle);
-  if (!out) {
-    const cols = cachedNvtxColumns(handle);
-    domainCache.set(handle, (out = cols ? nvtxDomainsOf(cols) : readNvtxDomains(handle)));
-  }
-  return out;
-}
-
-/** `loadNvtxDomains` from the shared columns: the earliest DomainCreate row of each (domain, process). */
-export function nvtxDomainsOf(c: NvtxColumns): Map<number, string> {
-  const first = new Map<number, number>();
-  for (let i = 0; i < c.count; i++) {
-    if (c.eventType[i] !== 75) continue;
-    const key = domainKey(c.domainId[i], c.pid[i]);
-    const prev = first.get(key);
-    if (prev === undefined || c.start[i] < c.start[prev]) first.set(key, i);
-  }
-  const out = new Map<number, string>();
-  for (const [key, i] of first) if (c.text[i] >= 0) out.set(key, c.texts[c.text[i]]);
-  return out;
-}
-
-const domainCache = new WeakMap<ExportHandle, ReadonlyMap<number, string>>();
-
-function readNvtxDomains(handle: ExportHandle): Map<number, string> {
-  const out = new Map<number, string>();
-  if (!handle.hasTable('NVTX_EVENTS')) return out;
-  // The earliest DomainCreate row of each (domain, process) names it; rows are compared by start
-  // here rather than relying on row order through forEachRow's wrapping subquery.
-  const first = new Map<number, { start: number; textId: number | null; text: string | null }>();
-  forEachRow(
-    handle,
-    selectNvtxDomainCreates(handle),
-    (domainId: number | null, pid: number, start: number, textId: number | null, text: string | null) => {
-      const key = domainKey(domainId, pid);
-      const prev = first.get(key);
-      if (!prev || start < prev.start) first.set(key, { start, textId, text });
-    },
-  );
-  const strings = loadStrings(handle, [...first.values()].flatMap((d) => (d.textId == null ? [] : [d.textId])));
-  for (const [key, d] of first) {
-    // As nsys: coalesce(StringIds.value via textId, text).
-    const name = (d.textId != null ? strings.get(d.textId) : undefined) ?? d.text;
-    if (name != null) out.set(key, name);
-  }
-  return out;
-}
-
 interface RangeGroup {
   style: NvtxStyle;
   domain: number;
@@ -123,8 +50,13 @@ interface RangeGroup {
  * not made exclusive, so a parent's time includes its children's. Rows are streamed from SQLite
  * as plain values and grouped by ids; labels are resolved once per group.
  */
-export function summarizeNvtx(handle: ExportHandle, opts: Pick<NvtxQueryOptions, 'pid'> = {}): NvtxSummary {
-  return summarizeNvtxWithDomains(handle, opts).summary;
+export function summarizeNvtx(loaded: LoadedExport, opts: NvtxSummaryOptions = {}): NvtxSummary {
+  return summarizeNvtxWithDomains(loaded, opts).summary;
+}
+
+/** Only the ranges (and marks) of this OS process. */
+export interface NvtxSummaryOptions {
+  pid?: number;
 }
 
 /** Ranges per NVTX domain and process (`domainKey` -> count), as `describeExport` lists them. */
@@ -134,10 +66,16 @@ export type NvtxRangesByDomain = ReadonlyMap<number, number>;
  * `summarizeNvtx`, plus the number of ranges of each (domain, process) counted in the same scan:
  * the pipeline hands them to `describeExport`, which then does not scan NVTX_EVENTS again.
  */
-export function summarizeNvtxWithDomains(handle: ExportHandle, opts: Pick<NvtxQueryOptions, 'pid'> = {}): { summary: NvtxSummary; rangesByDomain: NvtxRangesByDomain } {
+export function summarizeNvtxWithDomains(loaded: LoadedExport, opts: NvtxSummaryOptions = {}): NvtxSummaryWithDomains {
   const empty: NvtxSummary = { rows: [], unclosedRanges: 0, crossThreadRanges: 0, maxTimestampNs: null, marks: 0, zeroLengthRanges: 0 };
-  if (!handle.hasTable('NVTX_EVENTS')) return { summary: empty, rangesByDomain: new Map() };
-  return summarizeNvtxColumns(nvtxColumnsOf(handle), loadNvtxDomains(handle), opts);
+  if (!loaded.hasTable('NVTX_EVENTS')) return { summary: empty, rangesByDomain: new Map() };
+  return summarizeNvtxColumns(loaded.nvtx(), nvtxDomains(loaded), opts);
+}
+
+/** The NVTX summary with the ranges per domain counted in the same scan. */
+export interface NvtxSummaryWithDomains {
+  summary: NvtxSummary;
+  rangesByDomain: NvtxRangesByDomain;
 }
 
 /**
@@ -147,8 +85,8 @@ export function summarizeNvtxWithDomains(handle: ExportHandle, opts: Pick<NvtxQu
 export function summarizeNvtxColumns(
   c: NvtxColumns,
   domains: ReadonlyMap<number, string>,
-  opts: Pick<NvtxQueryOptions, 'pid'> = {},
-): { summary: NvtxSummary; rangesByDomain: NvtxRangesByDomain } {
+  opts: NvtxSummaryOptions = {},
+): NvtxSummaryWithDomains {
   const rangesByDomain = new Map<number, number>();
   const maxTs = c.maxTimestampNs;
   // Groups keyed by text index, then by style + (domain, pid).

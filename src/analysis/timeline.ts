@@ -1,11 +1,9 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
-import { selectEnumLabels } from '../../queries/memoryTraffic.js';
-import { readSessionStartEpochNs } from '../../queries/session.js';
-import { loadStrings } from '../../queries/strings.js';
-import { loadCpuOps, type CpuOpColumns } from '../kineto/hostSide.js';
-import type { GpuOpColumns, GpuOpSliceColumns } from './gpuOpColumns.js';
-import { NO_STRING_ID } from './typedColumn.js';
+import { GpuOpKind, type GpuOpColumns, type GpuOpSliceColumns } from '../load/gpuOpColumns.js';
+import { sessionStartEpochNs } from '../load/infoReads.js';
+import { cpuOps, type CpuOpColumns } from '../load/kinetoReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { enumLabels } from '../load/memoryReads.js';
+import { NO_STRING_ID } from '../load/typedColumn.js';
 
 /** Kernel slice names: nsys's short name (`shortName`, the default) or the full demangled signature. */
 export type KernelNames = 'short' | 'demangled';
@@ -27,7 +25,7 @@ export interface Timeline {
   /** Kernel names by string id: the slice name column's and the demangled names (for categories). */
   kernelStrings: Map<number, string>;
   /** `ENUM_CUDA_MEMCPY_OPER` labels by `copyKind` (`Host-to-Device`, ...). */
-  copyKinds: Map<number, string>;
+  copyKinds: ReadonlyMap<number, string>;
   /** Distinct processes that ran GPU work (more than one: each slice names its pid). */
   gpuProcesses: number;
   /** A PyTorch profiler trace's aten ops (`KINETO_CPU_OPS`), per thread in time order; null without. */
@@ -37,15 +35,18 @@ export interface Timeline {
 }
 
 /** The timeline of an export, from its GPU-op columns (read with `slices`). */
-export function buildTimeline(handle: ExportHandle, gpuOps: GpuOpColumnsWithSlices, kernelNames: KernelNames = 'short'): Timeline {
+export function buildTimeline(loaded: LoadedExport, kernelNames: KernelNames = 'short'): Timeline {
+  const gpuOps = loaded.gpuOps();
+  if (!gpuOps.slices) throw new Error(`${loaded.path}: the GPU ops were read without their trace slice columns`);
+  const ops = gpuOps as GpuOpColumnsWithSlices;
   return {
     kernelNames,
-    gpuOps,
-    kernelStrings: loadStrings(handle, kernelStringIds(gpuOps)),
-    copyKinds: selectEnumLabels(handle, 'ENUM_CUDA_MEMCPY_OPER'),
-    gpuProcesses: countGpuProcesses(gpuOps),
-    atenOps: handle.hasTable('KINETO_CPU_OPS') ? loadCpuOps(handle) : null,
-    sessionStartUtcEpochNs: sessionStartText(handle),
+    gpuOps: ops,
+    kernelStrings: loaded.strings(kernelStringIds(ops)),
+    copyKinds: enumLabels(loaded, 'ENUM_CUDA_MEMCPY_OPER'),
+    gpuProcesses: countGpuProcesses(ops),
+    atenOps: loaded.hasTable('KINETO_CPU_OPS') ? cpuOps(loaded) : null,
+    sessionStartUtcEpochNs: sessionStartText(loaded),
   };
 }
 
@@ -79,9 +80,9 @@ function countGpuProcesses(ops: GpuOpColumnsWithSlices): number {
   return pids.size;
 }
 
-function sessionStartText(handle: ExportHandle): string | null {
+function sessionStartText(loaded: LoadedExport): string | null {
   try {
-    const ns = readSessionStartEpochNs(handle);
+    const ns = sessionStartEpochNs(loaded);
     return ns == null ? null : String(ns);
   } catch {
     // A damaged session-start table leaves the trace's header without it, nothing else.

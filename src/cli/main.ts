@@ -16,7 +16,7 @@ import { registerMerge, registerRanks } from './commands/ranks.js';
 import { registerEngines } from './commands/engines.js';
 import { expandInputs } from '../ranks/expandInputs.js';
 import { guardOutputs, note, stderrLine } from './output.js';
-import { setExcludedRowSink } from '../export/rowChecks.js';
+import { setExcludedRowSink } from '../load/excludedRows.js';
 import { setCommandForMessages } from '../export/contract.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */

@@ -1,5 +1,5 @@
 import type { ColumnTable } from 'arquero';
-import { aq, op } from '../analysis/arqueroOps.js';
+import { aq, op } from '../math/arqueroOps.js';
 import type { Phase } from '../iterations/analyze.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
 import { compareEngines, type EngineComparison } from './engineComparison.js';

@@ -4,7 +4,7 @@ import { countNonTextStrings } from '../../queries/strings.js';
 import { countNullRows } from '../../queries/validRows.js';
 import { apiProcessCount } from '../../queries/globalIds.js';
 import { SchemaError } from '../errors.js';
-import { noteExcludedRows } from './rowChecks.js';
+import { noteExcludedRows } from '../load/excludedRows.js';
 
 /**
  * What each analysis reads from an export, declared in one place: for each table, the columns it
@@ -134,12 +134,12 @@ export function tablesReadBy(analyses: readonly AnalysisName[]): string[] {
   return [...new Set(analyses.flatMap((a) => (ANALYSIS_CONTRACTS[a] as readonly TableNeed[]).map((n) => n.table)))];
 }
 
-/** The CLI command running (for messages); set by the CLI before the command's action. */
-let commandName: string | null = null;
-/** Worker threads (several exports) get a copy of the environment: the name travels there. */
+/**
+ * The CLI command running (for messages), set by the CLI before the command's action: in the
+ * environment, which worker threads (several exports) get a copy of.
+ */
 const COMMAND_ENV = 'ITERSCOPE_COMMAND';
 export function setCommandForMessages(name: string | null): void {
-  commandName = name;
   if (name) process.env[COMMAND_ENV] = name;
   else delete process.env[COMMAND_ENV];
 }
@@ -151,7 +151,7 @@ export function exportVersionText(handle: ExportHandle): string {
 }
 
 function schemaError(handle: ExportHandle, analysis: string, problem: string): SchemaError {
-  const command = commandName ?? process.env[COMMAND_ENV] ?? null;
+  const command = process.env[COMMAND_ENV] ?? null;
   const who = command ? `iterscope ${command}` : `the ${analysis} analysis`;
   return new SchemaError(handle.path, `${problem}, needed by ${who} (${exportVersionText(handle)} in ${basename(handle.path)}); re-export it with nsys export --type sqlite`);
 }
@@ -166,16 +166,13 @@ export function affinityOf(declared: string): 'integer' | 'text' | 'blob' | 'rea
   return 'numeric';
 }
 
-const checked = new WeakMap<ExportHandle, Set<string>>();
-
 /**
  * Throws a `SchemaError` (exit 2, one line) when a present table lacks a column `analysis` reads,
  * declares it with an affinity that cannot hold its storage class (a TEXT `start`, a TEXT
- * `correlationId`), or when `StringIds.value` holds BLOBs. Checked once per export and analysis.
+ * `correlationId`), or when `StringIds.value` holds BLOBs. `done`: the checks made so far on this
+ * export (held by its `LoadedExport`), so each is made once.
  */
-export function requireContract(handle: ExportHandle, analysis: AnalysisName): void {
-  let done = checked.get(handle);
-  if (!done) checked.set(handle, (done = new Set()));
+export function requireContract(handle: ExportHandle, analysis: AnalysisName, done: Set<string> = new Set()): void {
   if (done.has(analysis)) return;
   for (const need of ANALYSIS_CONTRACTS[analysis] as readonly TableNeed[]) {
     if (!handle.hasTable(need.table)) {
@@ -203,16 +200,18 @@ export function requireContract(handle: ExportHandle, analysis: AnalysisName): v
     }
     for (const [column, why] of Object.entries(need.nullExcludes ?? {})) noteExcludedRows(handle, need.table, countNullRows(handle, need.table, column), why);
   }
-  if ((ANALYSIS_CONTRACTS[analysis] as readonly TableNeed[]).includes(STRINGS) && handle.hasTable('StringIds')) requireTextStrings(handle, analysis);
+  if ((ANALYSIS_CONTRACTS[analysis] as readonly TableNeed[]).includes(STRINGS) && handle.hasTable('StringIds') && !done.has(TEXT_STRINGS)) {
+    requireTextStrings(handle, analysis);
+    done.add(TEXT_STRINGS);
+  }
   done.add(analysis);
 }
 
-const stringsChecked = new WeakSet<ExportHandle>();
+/** The key in `requireContract`'s `done` of the StringIds check below (made once whichever analysis asks). */
+const TEXT_STRINGS = '\u0000StringIds text';
 
 /** Kernel, API and NVTX names are StringIds.value: a BLOB there is a damaged export, not a name. */
 function requireTextStrings(handle: ExportHandle, analysis: string): void {
-  if (stringsChecked.has(handle)) return;
   const nonText = countNonTextStrings(handle);
   if (nonText > 0) throw schemaError(handle, analysis, `column StringIds.value holds ${nonText} non-text value${nonText > 1 ? 's' : ''} (BLOB or number) where names are expected`);
-  stringsChecked.add(handle);
 }

@@ -5,10 +5,13 @@ import { InputError, SchemaError } from '../errors.js';
 import { convertKinetoTraceSync } from '../kineto/convertSync.js';
 import { detectInput } from './detectInput.js';
 import { exportVersionText } from './contract.js';
-import { flushExcludedRowNotes } from './rowChecks.js';
+import { flushExcludedRowNotes } from '../load/excludedRows.js';
 import { exportNotes } from './exportNotes.js';
 import type { Database } from '../../queries/schema.js';
 import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
+
+/** What `openExport` / `openInput` give: an open export (the pipeline and the loader read it). */
+export type { ExportHandle, ExportMetadata };
 import { listTablesAndViews, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
 import { resolveNsysReport } from './nsysRep.js';
 

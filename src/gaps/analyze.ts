@@ -1,16 +1,16 @@
 import { meanSmActiveInGaps } from './smActive.js';
-import type { ExportHandle } from '../../queries/handle.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
-import { loadStrings } from '../../queries/strings.js';
+import { GpuOpKind } from '../load/gpuOpColumns.js';
+import { threadKey } from '../load/hostRangeReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
 import { formatNs } from '../units.js';
 import { WindowIndex } from '../iterations/windowIndex.js';
-import { aq, op } from '../analysis/arqueroOps.js';
+import { aq, op } from '../math/arqueroOps.js';
 import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
-import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
-import { describeOp, gapCount, loadGpuTimelines, resolveBoundaryOps, type GapOp, type GpuOpColumns } from './findGaps.js';
-import { GC_RANGE, GIL_DOMAIN, loadHostContext, threadKey, type HostContext } from './hostCauses.js';
-import { NO_STRING_ID } from '../analysis/typedColumn.js';
+import { gapCount } from '../load/deviceTimelines.js';
+import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
+import { GC_RANGE, GIL_DOMAIN, loadHostContext, type HostContext } from './hostCauses.js';
+import { NO_STRING_ID } from '../load/typedColumn.js';
 
 /** Default `--min-gap`: 100 us. */
 export const DEFAULT_MIN_GAP_NS = 100_000;
@@ -27,10 +27,6 @@ export interface GapAnalysisOptions {
   iterations?: readonly IterationRef[] | null;
   /** Why there are no iterations (the pipeline's IterationError), for the notes. */
   iterationsUnavailable?: string;
-  /** GPU ops already loaded (e.g. by the iterations analysis): saves a second scan. */
-  gpuOps?: GpuOpColumns;
-  /** CUDA API calls already loaded: saves a second scan. */
-  apiCalls?: ApiCallColumns;
 }
 
 /** The CUDA API call that launched the op after a gap. */
@@ -162,27 +158,16 @@ interface PendingGap {
   after: number;
 }
 
-/**
- * Finds every GPU idle gap per device and explains the long ones from the host side.
- *
- * - Busy time of a device = union of all its GPU ops (kernels, memcpy, memset, whole-graph
- *   launches) on all streams and processes; its span runs from the first op start to the last op
- *   end; gaps are the holes between consecutive busy intervals, so busy + gaps = span exactly.
- * - A gap with duration >= minGapNs is reported with its causes; shorter gaps are summed as
- *   fragmented idle per device, iteration and phase.
- * - Causes come from the process whose op ended the gap: see `splitGapCauses` for the priority
- *   split and `loadHostContext` for which threads and ranges count.
- */
-export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {}): GapAnalysis {
-  const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
-  const notes: string[] = [];
-  const { ops, devices } = loadGpuTimelines(handle, { deviceId: opts.deviceId, ops: opts.gpuOps });
-  const apiCalls = opts.apiCalls;
-  const refs: readonly IterationRef[] = opts.iterations ?? [];
-  const iterationsFound = refs.length > 0;
-  if (opts.iterationsUnavailable) notes.push(`no iterations: ${opts.iterationsUnavailable}; gaps are not placed in iterations`);
-  const iterIndex = new WindowIndex(refs);
-  const iterSummaries: IterationGapSummary[] = refs.map((r) => ({
+/** Where the gaps' time goes per iteration (the last slot: outside every window). */
+interface IterationSlots {
+  refs: readonly IterationRef[];
+  index: WindowIndex;
+  summaries: IterationGapSummary[];
+  outside: Omit<IterationGapSummary, 'iter' | 'pid' | 'phase' | 'startNs' | 'endNs'>;
+}
+
+function iterationSlots(refs: readonly IterationRef[]): IterationSlots {
+  const summaries: IterationGapSummary[] = refs.map((r) => ({
     iter: r.iter,
     pid: r.pid,
     phase: r.phase,
@@ -194,84 +179,147 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
     fragmentedIdleNs: 0,
     idleByCauseNs: {},
   }));
-  const outside = { gaps: 0, gapIdleNs: 0, fragmentedGaps: 0, fragmentedIdleNs: 0, idleByCauseNs: {} as Record<string, number> };
+  return { refs, index: new WindowIndex(refs), summaries, outside: { gaps: 0, gapIdleNs: 0, fragmentedGaps: 0, fragmentedIdleNs: 0, idleByCauseNs: {} } };
+}
 
-  // Gaps per device: fragmented ones summed now (per iteration; the last slot is `outside`), long
-  // ones kept for the host side.
-  const fragCountBy = new Float64Array(refs.length + 1);
-  const fragNsBy = new Float64Array(refs.length + 1);
+/**
+ * Finds every GPU idle gap per device and explains the long ones from the host side.
+ *
+ * - Busy time of a device = union of all its GPU ops (kernels, memcpy, memset, whole-graph
+ *   launches) on all streams and processes; its span runs from the first op start to the last op
+ *   end; gaps are the holes between consecutive busy intervals, so busy + gaps = span exactly.
+ * - A gap with duration >= minGapNs is reported with its causes; shorter gaps are summed as
+ *   fragmented idle per device, iteration and phase.
+ * - Causes come from the process whose op ended the gap: see `splitGapCauses` for the priority
+ *   split and `loadHostContext` for which threads and ranges count.
+ */
+export function analyzeGaps(loaded: LoadedExport, opts: GapAnalysisOptions = {}): GapAnalysis {
+  const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
+  const { ops, devices } = gpuTimelines(loaded, opts.deviceId);
+  const slots = iterationSlots(opts.iterations ?? []);
+  const { summaries, pending } = findDeviceGaps(ops, devices, minGapNs, slots);
+  const host = loadHostContext(loaded, ops, wantedLaunchCalls(ops, pending));
+  const rows = explainGaps(loaded, ops, pending, host, slots);
+  addByDevice(summaries, rows);
+  const threads: GapThreads[] = [...host.threads.values()]
+    .sort((a, b) => a.pid - b.pid)
+    .map((t) => ({ pid: t.pid, executorTid: t.tids[0], tids: t.tids, launches: t.launches }));
+  const notes = opts.iterationsUnavailable ? [`no iterations: ${opts.iterationsUnavailable}; gaps are not placed in iterations`] : [];
+  notes.push(...gapNotes(ops, summaries, rows, threads, host, { minGapNs, deviceId: opts.deviceId }));
+  const sm = meanSmActiveInGaps(loaded, rows);
+  if (sm.values) rows.forEach((r, i) => (r.smActivePct = sm.values![i]));
+  if (sm.note) notes.push(sm.note);
+  const missingCall = rows.filter((r) => r.after && !r.launchCall).length;
+  if (missingCall) notes.push(`${missingCall} gaps end with an op whose CUDA API call is not in the export: launch_late cannot be checked for them`);
+  const total = totalByCause(rows);
+  return {
+    file: loaded.path,
+    minGapNs,
+    gcTraced: host.gcTraced,
+    gilTraced: host.gilTracedPids.size > 0,
+    iterationsFound: slots.refs.length > 0,
+    devices: summaries,
+    gaps: rows.sort((a, b) => a.deviceId - b.deviceId || a.startNs - b.startNs),
+    idleByCauseNs: sortCauses(total),
+    iterations: slots.summaries,
+    phases: phaseSummaries(slots),
+    threads,
+    syncApis: host.syncApiNames,
+    notes,
+  };
+}
+
+/**
+ * Gaps per device: the short ones summed now (per device and iteration), the long ones kept, with
+ * the ops on either side, for the host side.
+ */
+function findDeviceGaps(ops: GpuOpColumns, devices: readonly DeviceTimeline[], minGapNs: number, slots: IterationSlots): { summaries: DeviceGapSummary[]; pending: PendingGap[] } {
+  const n0 = slots.refs.length;
+  const fragCountBy = new Float64Array(n0 + 1);
+  const fragNsBy = new Float64Array(n0 + 1);
   const summaries: DeviceGapSummary[] = [];
   const pending: PendingGap[] = [];
   for (const t of devices) {
-    const n = gapCount(t);
-    const sum: DeviceGapSummary = {
-      deviceId: t.deviceId,
-      pids: t.pids,
-      opCount: t.opCount,
-      spanStartNs: t.spanStartNs,
-      spanEndNs: t.spanEndNs,
-      spanNs: t.spanEndNs - t.spanStartNs,
-      busyNs: t.busyNs,
-      idleNs: 0,
-      gapCount: n,
-      gaps: 0,
-      gapIdleNs: 0,
-      fragmentedGaps: 0,
-      fragmentedIdleNs: 0,
-      idleByCauseNs: {},
-    };
-    summaries.push(sum);
-    // Which process ended each gap: trivial on a device with one process; else the op after it.
-    let afterPid: Int32Array | null = null;
-    if (t.pids.length > 1) {
-      const ends = Float64Array.from({ length: n }, (_, i) => t.busy.starts[i + 1]);
-      const { after } = resolveBoundaryOps(ops, t.deviceId, [], ends);
-      afterPid = Int32Array.from(after, (i) => (i >= 0 ? ops.pid[i] : t.pids[0]));
-    }
-    const longStarts: number[] = [];
-    const longEnds: number[] = [];
-    const busyStarts = t.busy.starts;
-    const busyEnds = t.busy.ends;
-    // Millions of gaps on a big export: plain locals and typed counters in the loop.
-    let idleNs = 0;
-    let fragGaps = 0;
-    let fragNs = 0;
-    for (let i = 0; i < n; i++) {
-      const s = busyEnds[i];
-      const e = busyStarts[i + 1];
-      const d = e - s;
-      idleNs += d;
-      if (d >= minGapNs) {
-        longStarts.push(s);
-        longEnds.push(e);
-        continue;
-      }
-      fragGaps++;
-      fragNs += d;
-      const k = iterIndex.at(afterPid ? afterPid[i] : t.pids[0], s);
-      const slot = k >= 0 ? k : refs.length;
-      fragCountBy[slot]++;
-      fragNsBy[slot] += d;
-    }
-    sum.idleNs = idleNs;
-    sum.fragmentedGaps = fragGaps;
-    sum.fragmentedIdleNs = fragNs;
-    if (longStarts.length) {
-      const { before, after } = resolveBoundaryOps(ops, t.deviceId, longStarts, longEnds);
-      for (let i = 0; i < longStarts.length; i++) {
-        const pid = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
-        pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i] });
-      }
+    const { summary, longStarts, longEnds } = splitDeviceGaps(ops, t, minGapNs, slots, fragCountBy, fragNsBy);
+    summaries.push(summary);
+    if (!longStarts.length) continue;
+    const { before, after } = resolveBoundaryOps(ops, t.deviceId, longStarts, longEnds);
+    for (let i = 0; i < longStarts.length; i++) {
+      const pid = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
+      pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i] });
     }
   }
-
-  for (let k = 0; k <= refs.length; k++) {
-    const target = k < refs.length ? iterSummaries[k] : outside;
+  for (let k = 0; k <= n0; k++) {
+    const target = k < n0 ? slots.summaries[k] : slots.outside;
     target.fragmentedGaps += fragCountBy[k];
     target.fragmentedIdleNs += fragNsBy[k];
   }
+  return { summaries, pending };
+}
 
-  // Host side.
+/** One device's gaps: idle time, the short ones counted per iteration slot, the long ones' bounds. */
+function splitDeviceGaps(
+  ops: GpuOpColumns,
+  t: DeviceTimeline,
+  minGapNs: number,
+  slots: IterationSlots,
+  fragCountBy: Float64Array,
+  fragNsBy: Float64Array,
+): { summary: DeviceGapSummary; longStarts: number[]; longEnds: number[] } {
+  const n = gapCount(t);
+  // Which process ended each gap: trivial on a device with one process; else the op after it.
+  let afterPid: Int32Array | null = null;
+  if (t.pids.length > 1) {
+    const ends = Float64Array.from({ length: n }, (_, i) => t.busy.starts[i + 1]);
+    const { after } = resolveBoundaryOps(ops, t.deviceId, [], ends);
+    afterPid = Int32Array.from(after, (i) => (i >= 0 ? ops.pid[i] : t.pids[0]));
+  }
+  const longStarts: number[] = [];
+  const longEnds: number[] = [];
+  const busyStarts = t.busy.starts;
+  const busyEnds = t.busy.ends;
+  // Millions of gaps on a big export: plain locals and typed counters in the loop.
+  let idleNs = 0;
+  let fragGaps = 0;
+  let fragNs = 0;
+  for (let i = 0; i < n; i++) {
+    const s = busyEnds[i];
+    const e = busyStarts[i + 1];
+    const d = e - s;
+    idleNs += d;
+    if (d >= minGapNs) {
+      longStarts.push(s);
+      longEnds.push(e);
+      continue;
+    }
+    fragGaps++;
+    fragNs += d;
+    const k = slots.index.at(afterPid ? afterPid[i] : t.pids[0], s);
+    const slot = k >= 0 ? k : slots.refs.length;
+    fragCountBy[slot]++;
+    fragNsBy[slot] += d;
+  }
+  const summary: DeviceGapSummary = {
+    deviceId: t.deviceId,
+    pids: t.pids,
+    opCount: t.opCount,
+    spanStartNs: t.spanStartNs,
+    spanEndNs: t.spanEndNs,
+    spanNs: t.spanEndNs - t.spanStartNs,
+    busyNs: t.busyNs,
+    idleNs,
+    gapCount: n,
+    gaps: 0,
+    gapIdleNs: 0,
+    fragmentedGaps: fragGaps,
+    fragmentedIdleNs: fragNs,
+    idleByCauseNs: {},
+  };
+  return { summary, longStarts, longEnds };
+}
+
+/** The correlation ids of the ops that ended the long gaps, per process: their API calls are looked up. */
+function wantedLaunchCalls(ops: GpuOpColumns, pending: readonly PendingGap[]): Map<number, Set<number>> {
   const wanted = new Map<number, Set<number>>();
   for (const g of pending) {
     if (g.after < 0) continue;
@@ -281,27 +329,22 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
     if (!s) wanted.set(g.pid, (s = new Set()));
     s.add(c);
   }
-  const host: HostContext = loadHostContext(handle, ops, wanted, apiCalls);
+  return wanted;
+}
+
+/** Each long gap with its causes, in time order (the NVTX cursors move forward); added to its iteration's summary. */
+function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly PendingGap[], host: HostContext, slots: IterationSlots): GapRow[] {
   const nameIds = new Set<number>();
   for (const g of pending) {
     for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && ops.nameId[i] !== NO_STRING_ID) nameIds.add(ops.nameId[i]);
   }
-  const kernelNames = loadStrings(handle, nameIds);
-
-  // Causes, in time order (the NVTX cursors move forward).
+  const kernelNames = loaded.strings(nameIds);
   const order = pending.map((_, i) => i).sort((a, b) => pending[a].startNs - pending[b].startNs || pending[a].deviceId - pending[b].deviceId);
   const rows: GapRow[] = new Array(pending.length);
   for (const gi of order) {
     const g = pending[gi];
-    const threads = host.threads.get(g.pid);
     const corr = g.after >= 0 ? ops.correlationId[g.after] : NaN;
     const call = Number.isNaN(corr) ? undefined : host.apiCalls.get(g.pid)?.get(corr);
-    const perThread = (threads?.tids ?? []).map((tid) => {
-      const tr = host.nvtxByThread.get(threadKey(g.pid, tid));
-      if (!tr) return { starts: [], ends: [], names: [] };
-      const cand: NamedRange[] = tr.overlapping(g.startNs, g.endNs).map((i) => ({ start: tr.start[i], end: tr.end[i], name: host.nvtxNames[tr.name[i]] }));
-      return innermostSegments(cand, g.startNs, g.endNs);
-    });
     const split = splitGapCauses({
       startNs: g.startNs,
       endNs: g.endNs,
@@ -309,45 +352,66 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
       gilWait: host.gilWaitByPid.get(g.pid),
       sync: host.syncByPid.get(g.pid),
       launchApiStartNs: call?.startNs ?? null,
-      nvtx: layeredSegments(perThread),
+      nvtx: layeredSegments(threadSegments(host, g)),
     });
-    const k = iterIndex.at(g.pid, g.startNs);
+    const k = slots.index.at(g.pid, g.startNs);
     rows[gi] = {
       deviceId: g.deviceId,
       pid: g.pid,
       startNs: g.startNs,
       endNs: g.endNs,
       durationNs: g.endNs - g.startNs,
-      iter: k >= 0 ? refs[k].iter : null,
-      phase: k >= 0 ? refs[k].phase : null,
+      iter: k >= 0 ? slots.refs[k].iter : null,
+      phase: k >= 0 ? slots.refs[k].phase : null,
       cause: split.cause,
       causes: split.causes,
       before: describeOp(ops, g.before, kernelNames),
       after: describeOp(ops, g.after, kernelNames),
       launchCall: call ? { name: call.name, startNs: call.startNs, tid: call.tid } : null,
     };
-    const target = k >= 0 ? iterSummaries[k] : outside;
+    const target = k >= 0 ? slots.summaries[k] : slots.outside;
     target.gaps++;
     target.gapIdleNs += rows[gi].durationNs;
     addTo(target.idleByCauseNs, split.causes);
   }
+  for (const it of slots.summaries) it.idleByCauseNs = sortCauses(it.idleByCauseNs);
+  return rows;
+}
+
+/** The innermost NVTX range segments of each launching thread of the gap's process inside the gap. */
+function threadSegments(host: HostContext, g: PendingGap) {
+  return (host.threads.get(g.pid)?.tids ?? []).map((tid) => {
+    const tr = host.nvtxByThread.get(threadKey(g.pid, tid));
+    if (!tr) return { starts: [], ends: [], names: [] };
+    const cand: NamedRange[] = tr.overlapping(g.startNs, g.endNs).map((i) => ({ start: tr.start[i], end: tr.end[i], name: host.nvtxNames[tr.name[i]] }));
+    return innermostSegments(cand, g.startNs, g.endNs);
+  });
+}
+
+/** The reported gaps' time per device, by cause. */
+function addByDevice(summaries: DeviceGapSummary[], rows: readonly GapRow[]): void {
   const byDevice = new Map(summaries.map((s) => [s.deviceId, s]));
-  const total: Record<string, number> = {};
   for (const r of rows) {
     const s = byDevice.get(r.deviceId)!;
     s.gaps++;
     s.gapIdleNs += r.durationNs;
     addTo(s.idleByCauseNs, r.causes);
-    addTo(total, r.causes);
   }
   for (const s of summaries) s.idleByCauseNs = sortCauses(s.idleByCauseNs);
-  for (const it of iterSummaries) it.idleByCauseNs = sortCauses(it.idleByCauseNs);
+}
 
-  // Phases.
+function totalByCause(rows: readonly GapRow[]): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const r of rows) addTo(total, r.causes);
+  return total;
+}
+
+/** Per phase (in PHASES order, then `none`: outside every iteration, when it has gaps). */
+function phaseSummaries(slots: IterationSlots): PhaseGapSummary[] {
   const phases: PhaseGapSummary[] = [];
   for (const phase of [...PHASES, 'none'] as GapPhase[]) {
-    const its = phase === 'none' ? [] : iterSummaries.filter((it) => it.phase === phase);
-    const src = phase === 'none' ? [outside] : its;
+    const its = phase === 'none' ? [] : slots.summaries.filter((it) => it.phase === phase);
+    const src = phase === 'none' ? [slots.outside] : its;
     if (phase !== 'none' && its.length === 0) continue;
     const p: PhaseGapSummary = { phase, iterations: its.length, gaps: 0, gapIdleNs: 0, fragmentedGaps: 0, fragmentedIdleNs: 0, idleByCauseNs: {} };
     for (const x of src) {
@@ -361,20 +425,17 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
     if (phase === 'none' && p.gaps === 0 && p.fragmentedGaps === 0) continue;
     phases.push(p);
   }
+  return phases;
+}
 
-  const threads: GapThreads[] = [...host.threads.values()]
-    .sort((a, b) => a.pid - b.pid)
-    .map((t) => ({ pid: t.pid, executorTid: t.tids[0], tids: t.tids, launches: t.launches }));
-  const gapPids = new Set(rows.map((r) => r.pid));
-  const gilTraced = host.gilTracedPids.size > 0;
-
-  // Notes.
-  const reported = rows.length;
+/** What the numbers rest on and what could not be attributed, as one-line notes. */
+function gapNotes(ops: GpuOpColumns, summaries: readonly DeviceGapSummary[], rows: readonly GapRow[], threads: readonly GapThreads[], host: HostContext, opts: { minGapNs: number; deviceId?: number }): string[] {
+  const notes: string[] = [];
   const fragmented = summaries.reduce((a, s) => a + s.fragmentedGaps, 0);
   if (ops.count === 0) notes.push(opts.deviceId !== undefined ? `no GPU work on device ${opts.deviceId}` : 'the export has no GPU work (no kernel, memcpy, memset or graph rows)');
   else {
     notes.push(
-      `${reported} gaps >= ${formatNs(minGapNs)} (${formatNs(rows.reduce((a, r) => a + r.durationNs, 0))}); ${fragmented} shorter gaps (${formatNs(summaries.reduce((a, s) => a + s.fragmentedIdleNs, 0))}) counted as fragmented idle`,
+      `${rows.length} gaps >= ${formatNs(opts.minGapNs)} (${formatNs(rows.reduce((a, r) => a + r.durationNs, 0))}); ${fragmented} shorter gaps (${formatNs(summaries.reduce((a, s) => a + s.fragmentedIdleNs, 0))}) counted as fragmented idle`,
     );
   }
   let graphOps = 0;
@@ -388,32 +449,12 @@ export function analyzeGaps(handle: ExportHandle, opts: GapAnalysisOptions = {})
   if (ops.count > 0 && host.runtimePresent && host.threads.size === 0) notes.push('no CUDA API call matches a GPU op (time-trimmed export?): launching threads unknown, only gc can be attributed');
   if (!host.nvtxPresent) notes.push('the export has no NVTX events: gc, gil_wait and nvtx causes are unavailable');
   if (!host.gcTraced) notes.push(`GC not traced: no '${GC_RANGE}' NVTX ranges (TLLM_PROFILE_RECORD_GC=1 records them), so no gap is attributed to gc`);
-  if (!gilTraced) notes.push(`GIL not traced: no '${GIL_DOMAIN}' NVTX domain (nsys -t python-gil records it), so no gap is attributed to gil_wait`);
+  if (host.gilTracedPids.size === 0) notes.push(`GIL not traced: no '${GIL_DOMAIN}' NVTX domain (nsys -t python-gil records it), so no gap is attributed to gil_wait`);
   else {
-    const missing = [...gapPids].filter((p) => !host.gilTracedPids.has(p));
+    const missing = [...new Set(rows.map((r) => r.pid))].filter((p) => !host.gilTracedPids.has(p));
     if (missing.length) notes.push(`GIL not traced in process(es) ${missing.join(', ')}: their gaps have no gil_wait part`);
   }
-  const sm = meanSmActiveInGaps(handle, rows);
-  if (sm.values) rows.forEach((r, i) => (r.smActivePct = sm.values![i]));
-  if (sm.note) notes.push(sm.note);
-  const missingCall = rows.filter((r) => r.after && !r.launchCall).length;
-  if (missingCall) notes.push(`${missingCall} gaps end with an op whose CUDA API call is not in the export: launch_late cannot be checked for them`);
-
-  return {
-    file: handle.path,
-    minGapNs,
-    gcTraced: host.gcTraced,
-    gilTraced,
-    iterationsFound,
-    devices: summaries,
-    gaps: rows.sort((a, b) => a.deviceId - b.deviceId || a.startNs - b.startNs),
-    idleByCauseNs: sortCauses(total),
-    iterations: iterSummaries,
-    phases,
-    threads,
-    syncApis: host.syncApiNames,
-    notes,
-  };
+  return notes;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { firstEndingAfter, subtractIntervals, type IntervalSet } from '../analysis/intervals.js';
+import { firstEndingAfter, subtractIntervals, type IntervalSet } from '../math/intervals.js';
 
 /**
  * Causes of GPU idle time, highest priority first. `nvtx` stands for the `nvtx:<name>` causes.

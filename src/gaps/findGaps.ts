@@ -1,94 +1,18 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
-import { filterDevice, loadGpuOpColumns, unionOfAllOps, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import { GPU_OP_KIND_NAMES, filterDevice, type GpuOpColumns } from '../load/gpuOpColumns.js';
+import { computeDeviceTimelines, type DeviceTimeline } from '../load/deviceTimelines.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { NO_STRING_ID } from '../load/typedColumn.js';
 
-export type { GpuOpColumns };
-import { coveredLength, unionIntervals, type IntervalSet } from '../analysis/intervals.js';
-import { NO_STRING_ID } from '../analysis/typedColumn.js';
-
-/** One device's busy time: the union of all its GPU work on all streams and processes. */
-export interface DeviceTimeline {
-  deviceId: number;
-  /** Sorted, disjoint busy intervals (touching ops merge; zero-length ops cover nothing). */
-  busy: IntervalSet;
-  /** First busy start .. last busy end on the device. */
-  spanStartNs: number;
-  spanEndNs: number;
-  busyNs: number;
-  /** Processes with GPU work on the device, ascending. */
-  pids: number[];
-  opCount: number;
-}
+export type { DeviceTimeline, GpuOpColumns };
 
 /**
- * The GPU ops (see `loadGpuOpColumns`) and the busy union of each device. Pass `ops` already
- * loaded (by the iterations analysis) to avoid a second scan.
+ * The GPU ops and the busy union of each device: every device's from the loaded export (built
+ * once, shared with the iteration attribution), or, for one device (`deviceId`), its ops' own.
  */
-export function loadGpuTimelines(handle: ExportHandle, opts: { deviceId?: number; ops?: GpuOpColumns } = {}): { ops: GpuOpColumns; devices: DeviceTimeline[] } {
-  const ops = opts.ops ? (opts.deviceId === undefined ? opts.ops : filterDevice(opts.ops, opts.deviceId)) : loadGpuOpColumns(handle, { deviceId: opts.deviceId });
-  return { ops, devices: deviceTimelines(ops) };
-}
-
-const timelineCache = new WeakMap<GpuOpColumns, DeviceTimeline[]>();
-
-/**
- * Busy union per device from op columns, computed once per columns object (the pipeline computes
- * it while the NVTX worker finishes, before the gaps ask for it). Read-only for callers.
- */
-export function deviceTimelines(ops: GpuOpColumns): DeviceTimeline[] {
-  let t = timelineCache.get(ops);
-  if (!t) timelineCache.set(ops, (t = computeDeviceTimelines(ops)));
-  return t;
-}
-
-function computeDeviceTimelines(ops: GpuOpColumns): DeviceTimeline[] {
-  const counts = new Map<number, number>();
-  const pids = new Map<number, Set<number>>();
-  for (let i = 0; i < ops.count; i++) {
-    const d = ops.deviceId[i];
-    counts.set(d, (counts.get(d) ?? 0) + 1);
-    let ps = pids.get(d);
-    if (!ps) pids.set(d, (ps = new Set()));
-    ps.add(ops.pid[i]);
-  }
-  const out: DeviceTimeline[] = [];
-  for (const d of [...counts.keys()].sort((a, b) => a - b)) {
-    let busy: IntervalSet;
-    if (counts.size === 1) busy = unionOfAllOps(ops);
-    else {
-      const starts = new Float64Array(counts.get(d)!);
-      const ends = new Float64Array(counts.get(d)!);
-      let k = 0;
-      for (let i = 0; i < ops.count; i++) {
-        if (ops.deviceId[i] !== d) continue;
-        starts[k] = ops.start[i];
-        ends[k] = ops.end[i];
-        k++;
-      }
-      busy = unionIntervals(starts, ends);
-    }
-    const m = busy.starts.length;
-    out.push({
-      deviceId: d,
-      busy,
-      spanStartNs: m ? busy.starts[0] : 0,
-      spanEndNs: m ? busy.ends[m - 1] : 0,
-      busyNs: coveredLength(busy),
-      pids: [...pids.get(d)!].sort((a, b) => a - b),
-      opCount: counts.get(d)!,
-    });
-  }
-  return out;
-}
-
-/** Number of gaps of a timeline (between consecutive busy intervals). */
-export function gapCount(t: DeviceTimeline): number {
-  return Math.max(0, t.busy.starts.length - 1);
-}
-
-/** Gap `i` of a timeline: from the end of busy interval i to the start of busy interval i+1. */
-export function gapAt(t: DeviceTimeline, i: number): [number, number] {
-  return [t.busy.ends[i], t.busy.starts[i + 1]];
+export function gpuTimelines(loaded: LoadedExport, deviceId?: number): { ops: GpuOpColumns; devices: DeviceTimeline[] } {
+  if (deviceId === undefined) return { ops: loaded.gpuOps(), devices: loaded.deviceTimelines() };
+  const ops = filterDevice(loaded.gpuOps(), deviceId);
+  return { ops, devices: computeDeviceTimelines(ops) };
 }
 
 /**

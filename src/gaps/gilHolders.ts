@@ -1,36 +1,10 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { cachedNvtxColumns } from '../analysis/nvtxColumns.js';
-import { selectGilRanges, selectThreadNames } from '../../queries/gilRanges.js';
-import { coveredLength, intersectIntervals, intersectionLength, overlapLength, unionIntervals } from '../analysis/intervals.js';
+import { coveredLength, intersectIntervals, intersectionLength, overlapLength, unionIntervals } from '../math/intervals.js';
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
-import { nvtxEndOfTime } from '../analysis/nvtxSummary.js';
+import { gilRanges, threadKey, threadNames } from '../load/hostRangeReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { nvtxEndOfTime } from '../load/nvtxReads.js';
 import type { GapAnalysis } from './analyze.js';
-import { GIL_DOMAIN, GIL_HOLD_RANGE, GIL_WAIT_RANGE, threadKey } from './hostCauses.js';
-import { forEachRangeWithText, textIndexOf, type NvtxColumns } from '../analysis/nvtxColumns.js';
-import type { GilRangeRow } from '../../queries/gilRanges.js';
-
-/**
- * `selectGilRanges` over the shared NVTX columns: `Waiting for GIL` ranges of the executor threads
- * and `Holding GIL` ranges of the other threads of their processes, in table order.
- */
-export function gilRangesOf(c: NvtxColumns, executors: readonly { pid: number; tid: number }[]): (GilRangeRow & { domainId: number })[] {
-  const out: (GilRangeRow & { domainId: number })[] = [];
-  if (executors.length === 0) return out;
-  const waitText = textIndexOf(c, GIL_WAIT_RANGE);
-  const keys = new Set(executors.map((e) => threadKey(e.pid, e.tid)));
-  const pids = new Set(executors.map((e) => e.pid));
-  forEachRangeWithText(c, [GIL_WAIT_RANGE, GIL_HOLD_RANGE], (i) => {
-    const pid = c.pid[i];
-    const tid = c.tid[i];
-    if (tid < 0) return;
-    const executor = keys.has(threadKey(pid, tid));
-    const wait = c.text[i] === waitText;
-    if (wait ? !executor : executor || !pids.has(pid)) return;
-    const end = c.end[i];
-    out.push({ pid, tid, domainId: c.domainId[i], wait: wait ? 1 : 0, start: c.start[i], end: end === end ? end : null });
-  });
-  return out;
-}
+import { GIL_DOMAIN, GIL_HOLD_RANGE, GIL_WAIT_RANGE } from './hostCauses.js';
 
 /** A thread that held the GIL while the executor thread waited for it. */
 export interface GilHolder {
@@ -72,14 +46,13 @@ export interface GilHolderAnalysis {
  * `Waiting for GIL` ranges. One NVTX pass that drops the executor's own holds in SQL. Empty when
  * the GIL was not traced.
  */
-export function findGilHolders(handle: ExportHandle, gaps: GapAnalysis, nvtxDomains: readonly NvtxDomainInfo[]): GilHolderAnalysis[] {
+export function findGilHolders(loaded: LoadedExport, gaps: GapAnalysis, nvtxDomains: readonly NvtxDomainInfo[]): GilHolderAnalysis[] {
   if (!gaps.gilTraced || gaps.threads.length === 0) return [];
   const gilDomain = new Set(nvtxDomains.filter((d) => d.name === GIL_DOMAIN).map((d) => d.domainId * 16777216 + d.pid));
   const executors = gaps.threads.filter((t) => nvtxDomains.some((d) => d.name === GIL_DOMAIN && d.pid === t.pid)).map((t) => ({ pid: t.pid, tid: t.executorTid }));
   if (executors.length === 0) return [];
-  // From the shared NVTX columns when the pipeline read them, else one filtered query.
-  const cols = cachedNvtxColumns(handle);
-  const rows = cols ? gilRangesOf(cols, executors) : selectGilRanges(handle, executors);
+  // From the NVTX columns when they are read, else one filtered query.
+  const rows = gilRanges(loaded, executors, { wait: GIL_WAIT_RANGE, hold: GIL_HOLD_RANGE });
   let endOfTime: number | null | undefined;
   const waits = new Map<number, { s: number[]; e: number[] }>();
   const holds = new Map<number, { s: number[]; e: number[] }>();
@@ -91,10 +64,10 @@ export function findGilHolders(handle: ExportHandle, gaps: GapAnalysis, nvtxDoma
   };
   for (const r of rows) {
     if (!gilDomain.has(r.domainId * 16777216 + r.pid)) continue;
-    const end = r.end ?? (endOfTime ??= nvtxEndOfTime(handle) ?? r.start);
+    const end = r.end ?? (endOfTime ??= nvtxEndOfTime(loaded) ?? r.start);
     push(r.wait ? waits : holds, threadKey(r.pid, r.tid), r.start, end);
   }
-  const names = selectThreadNames(handle, executors.map((e) => e.pid));
+  const names = threadNames(loaded, executors.map((e) => e.pid));
   const out: GilHolderAnalysis[] = [];
   for (const ex of executors) {
     const w = waits.get(threadKey(ex.pid, ex.tid));

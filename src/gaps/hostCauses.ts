@@ -1,16 +1,10 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { forEachRow } from '../../queries/run.js';
-import { stripApiVersion } from '../../queries/runtime.js';
-import { loadStrings, selectStringIdsOf } from '../../queries/strings.js';
-import { selectHostCauseRanges } from '../../queries/hostRanges.js';
-import { cachedNvtxColumns, isNvtxRange, textIndexOf, type NvtxColumns } from '../analysis/nvtxColumns.js';
-import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
-import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
-import type { GpuOpColumns } from './findGaps.js';
-import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
-import { apiCallIndex } from '../analysis/apiCallIndex.js';
-import { Column } from '../analysis/typedColumn.js';
-import { NO_STRING_ID } from '../analysis/typedColumn.js';
+import { stripApiVersion } from '../load/apiCallColumns.js';
+import type { GpuOpColumns } from '../load/gpuOpColumns.js';
+import { forEachHostCauseRange, threadKey } from '../load/hostRangeReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { domainKey, nvtxDomains, nvtxEndOfTime } from '../load/nvtxReads.js';
+import { Column, NO_STRING_ID } from '../load/typedColumn.js';
+import { unionIntervals, type IntervalSet } from '../math/intervals.js';
 
 /** NVTX names the cause rules look for. */
 export const GC_RANGE = 'Python GC';
@@ -18,10 +12,6 @@ export const GIL_DOMAIN = 'GIL Trace';
 export const GIL_WAIT_RANGE = 'Waiting for GIL';
 export const GIL_HOLD_RANGE = 'Holding GIL';
 
-/** `pid`/`tid` in one number (both 24-bit). */
-export function threadKey(pid: number, tid: number): number {
-  return pid * 16777216 + tid;
-}
 
 /**
  * Whether a CUDA runtime/driver API call blocks the calling thread until GPU work finishes,
@@ -185,15 +175,17 @@ class IntervalLists {
 
 /**
  * Loads the host side of the gaps:
- * 1. CUDA API calls (one pass, or `apiCalls` already loaded): which threads launched the GPU ops (correlation id + PID), the
- *    blocking calls of those threads, and the calls behind `wantedCorrelations` (ops after gaps);
- * 2. NVTX (one pass, only the rows needed): `Python GC` ranges of every thread, `Waiting for GIL`
- *    and every other range of the launching threads (`Holding GIL` rows are skipped in SQL).
+ * 1. CUDA API calls (the loaded columns): which threads launched the GPU ops (correlation id +
+ *    PID), the blocking calls of those threads, and the calls behind `wantedCorrelations` (ops
+ *    after gaps);
+ * 2. NVTX (the loaded columns, else one query over the rows needed): `Python GC` ranges of every
+ *    thread, `Waiting for GIL` and every other range of the launching threads (`Holding GIL` rows
+ *    are skipped).
  */
-export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>, apiCalls?: ApiCallColumns): HostContext {
+export function loadHostContext(loaded: LoadedExport, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>): HostContext {
   const ctx: HostContext = {
-    runtimePresent: handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'),
-    nvtxPresent: handle.hasTable('NVTX_EVENTS'),
+    runtimePresent: loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'),
+    nvtxPresent: loaded.hasTable('NVTX_EVENTS'),
     gcTraced: false,
     gilTracedPids: new Set(),
     threads: new Map(),
@@ -205,65 +197,85 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
     nvtxNames: [],
     apiCalls: new Map(),
   };
+  const launching = ctx.runtimePresent ? readLaunchCalls(loaded, ops, wantedCorrelations, ctx) : { launches: new Map<number, number>(), sync: new IntervalLists(), syncNameIds: new Map<number, Set<number>>(), apiNames: new Map<number, string>() };
+  const launchingSet = launchingThreads(ctx, launching);
+  if (ctx.nvtxPresent) readHostRanges(loaded, ctx, launchingSet);
+  return ctx;
+}
 
-  // --- CUDA API calls -------------------------------------------------------------------------
-  const launches = new Map<number, number>();
-  const sync = new IntervalLists();
-  const syncNameIdsSeen = new Map<number, Set<number>>();
-  const apiNames = new Map<number, string>();
-  if (ctx.runtimePresent) {
-    const calls = apiCalls ?? loadApiCallColumns(handle);
-    // The calls' distinct name ids are in memory already: no second scan of the runtime table.
-    const nameIds = new Set<number>();
-    let lastId = -1;
-    for (let i = 0; i < calls.count; i++) {
-      const id = calls.nameId[i];
-      if (id !== lastId && id !== NO_STRING_ID) nameIds.add((lastId = id));
-    }
-    for (const [id, name] of loadStrings(handle, nameIds)) apiNames.set(id, name);
-    const index = apiCallIndex(calls);
-    // The calls that launched GPU work: the op's (pid, correlationId) leads to its call.
-    const launched = new Uint8Array(calls.count);
-    for (let i = 0; i < ops.count; i++) {
-      const ci = index.lookup(ops.pid[i], ops.correlationId[i]);
-      if (ci >= 0) launched[ci] = 1;
-    }
-    for (const [pid, corrs] of wantedCorrelations) {
-      const m = new Map<number, ApiCallInfo>();
-      ctx.apiCalls.set(pid, m);
-      for (const corr of corrs) {
-        const ci = index.lookup(pid, corr);
-        if (ci >= 0) m.set(corr, { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: calls.nameId[ci] === NO_STRING_ID ? '' : stripApiVersion(apiNames.get(calls.nameId[ci]) ?? '') });
-      }
-    }
-    let maxNameId = -1;
-    for (const id of apiNames.keys()) if (id > maxNameId) maxNameId = id;
-    const isSync = new Uint8Array(maxNameId + 1);
-    // Negative ids (an edited export's) are ids too: the few there are, in a set.
-    const negativeSync = new Set<number>();
-    for (const [id, name] of apiNames) {
-      if (!isBlockingSyncApi(name)) continue;
-      if (id >= 0) isSync[id] = 1;
-      else negativeSync.add(id);
-    }
-    for (let i = 0; i < calls.count; i++) {
-      const nameId = calls.nameId[i];
-      const blocking = nameId >= 0 ? isSync[nameId] === 1 : negativeSync.size > 0 && negativeSync.has(nameId);
-      if (!launched[i] && !blocking) continue;
-      const k = threadKey(calls.pid[i], calls.tid[i]);
-      if (launched[i]) launches.set(k, (launches.get(k) ?? 0) + 1);
-      if (blocking) {
-        sync.push(k, calls.start[i], calls.end[i]);
-        let s = syncNameIdsSeen.get(k);
-        if (!s) syncNameIdsSeen.set(k, (s = new Set()));
-        s.add(nameId);
-      }
+/** What the API calls say: launch calls per thread, blocking calls per thread and their names. */
+interface LaunchingCalls {
+  /** Launch calls per `threadKey`. */
+  launches: Map<number, number>;
+  /** Blocking calls per `threadKey`. */
+  sync: IntervalLists;
+  /** Name ids of the blocking calls seen per `threadKey`. */
+  syncNameIds: Map<number, Set<number>>;
+  apiNames: Map<number, string>;
+}
+
+/** The calls that launched GPU work (and those behind `wanted`), the blocking calls, per thread. */
+function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns, wanted: Map<number, Set<number>>, ctx: HostContext): LaunchingCalls {
+  const calls = loaded.apiCalls();
+  const out: LaunchingCalls = { launches: new Map(), sync: new IntervalLists(), syncNameIds: new Map(), apiNames: new Map() };
+  // The calls' distinct name ids are in memory already: no second scan of the runtime table.
+  const nameIds = new Set<number>();
+  let lastId = -1;
+  for (let i = 0; i < calls.count; i++) {
+    const id = calls.nameId[i];
+    if (id !== lastId && id !== NO_STRING_ID) nameIds.add((lastId = id));
+  }
+  for (const [id, name] of loaded.strings(nameIds)) out.apiNames.set(id, name);
+  const index = loaded.apiCallIndex();
+  // The calls that launched GPU work: the op's (pid, correlationId) leads to its call.
+  const launched = new Uint8Array(calls.count);
+  for (let i = 0; i < ops.count; i++) {
+    const ci = index.lookup(ops.pid[i], ops.correlationId[i]);
+    if (ci >= 0) launched[ci] = 1;
+  }
+  for (const [pid, corrs] of wanted) {
+    const m = new Map<number, ApiCallInfo>();
+    ctx.apiCalls.set(pid, m);
+    for (const corr of corrs) {
+      const ci = index.lookup(pid, corr);
+      if (ci >= 0) m.set(corr, { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: calls.nameId[ci] === NO_STRING_ID ? '' : stripApiVersion(out.apiNames.get(calls.nameId[ci]) ?? '') });
     }
   }
+  const isBlocking = blockingNameTest(out.apiNames);
+  for (let i = 0; i < calls.count; i++) {
+    const nameId = calls.nameId[i];
+    const blocking = isBlocking(nameId);
+    if (!launched[i] && !blocking) continue;
+    const k = threadKey(calls.pid[i], calls.tid[i]);
+    if (launched[i]) out.launches.set(k, (out.launches.get(k) ?? 0) + 1);
+    if (blocking) {
+      out.sync.push(k, calls.start[i], calls.end[i]);
+      let s = out.syncNameIds.get(k);
+      if (!s) out.syncNameIds.set(k, (s = new Set()));
+      s.add(nameId);
+    }
+  }
+  return out;
+}
 
-  // Launching threads per process, busiest first.
+/** Whether a name id is a blocking call's: a flag per id (negative ids, an edited export's, in a set). */
+function blockingNameTest(apiNames: ReadonlyMap<number, string>): (nameId: number) => boolean {
+  let maxNameId = -1;
+  for (const id of apiNames.keys()) if (id > maxNameId) maxNameId = id;
+  const isSync = new Uint8Array(maxNameId + 1);
+  const negativeSync = new Set<number>();
+  for (const [id, name] of apiNames) {
+    if (!isBlockingSyncApi(name)) continue;
+    if (id >= 0) isSync[id] = 1;
+    else negativeSync.add(id);
+  }
+  return (nameId) => (nameId >= 0 ? isSync[nameId] === 1 : negativeSync.size > 0 && negativeSync.has(nameId));
+}
+
+/** Launching threads per process, busiest first, and their blocking calls (only theirs count); returns the launching threads' keys. */
+function launchingThreads(ctx: HostContext, calls: LaunchingCalls): Set<number> {
   const perPid = new Map<number, { tid: number; n: number }[]>();
-  for (const [k, n] of launches) {
+  for (const [k, n] of calls.launches) {
     const pid = Math.floor(k / 16777216);
     const tid = k % 16777216;
     let l = perPid.get(pid);
@@ -277,120 +289,117 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
     for (const x of l) launchingKeys.push(threadKey(pid, x.tid));
   }
   const launchingSet = new Set(launchingKeys);
-  // Only the launching threads' blocking calls count.
   const seen = new Set<string>();
-  for (const [k, ids] of syncNameIdsSeen) if (launchingSet.has(k)) for (const id of ids) seen.add(stripApiVersion(apiNames.get(id) ?? ''));
+  for (const [k, ids] of calls.syncNameIds) if (launchingSet.has(k)) for (const id of ids) seen.add(stripApiVersion(calls.apiNames.get(id) ?? ''));
   ctx.syncApiNames = [...seen].sort();
-  for (const [pid, t] of ctx.threads) ctx.syncByPid.set(pid, sync.union(t.tids.map((tid) => threadKey(pid, tid))));
+  for (const [pid, t] of ctx.threads) ctx.syncByPid.set(pid, calls.sync.union(t.tids.map((tid) => threadKey(pid, tid))));
+  return launchingSet;
+}
 
-  // --- NVTX ----------------------------------------------------------------------------------
-  if (!ctx.nvtxPresent) return ctx;
-  const domains = loadNvtxDomains(handle);
+/** Per launching thread, its ranges as they are collected (millions on NVTX-heavy exports). */
+interface ThreadRangeColumns {
+  s: Column<Float64Array>;
+  e: Column<Float64Array>;
+  n: Column<Int32Array>;
+  count: number;
+}
+
+/** Range names as read: a StringIds id (resolved after the scan) or a text; one index each. */
+class RawNames {
+  readonly raw: (string | number)[] = [];
+  readonly pendingTextIds: number[] = [];
+  private readonly byTextId = new Map<number, number>();
+  private readonly byText = new Map<string, number>();
+  indexOf(textId: number | null, text: string | null): number {
+    if (textId != null) {
+      let ni = this.byTextId.get(textId);
+      if (ni === undefined) {
+        ni = this.raw.length;
+        this.raw.push(textId);
+        this.byTextId.set(textId, ni);
+        this.pendingTextIds.push(textId);
+      }
+      return ni;
+    }
+    const t = text ?? '';
+    let ni = this.byText.get(t);
+    if (ni === undefined) {
+      ni = this.raw.length;
+      this.raw.push(t);
+      this.byText.set(t, ni);
+    }
+    return ni;
+  }
+}
+
+/** The GC ranges (any thread), the GIL waits and the other ranges of the launching threads. */
+function readHostRanges(loaded: LoadedExport, ctx: HostContext, launchingSet: ReadonlySet<number>): void {
   const gilDomainKeys = new Set<number>();
   const gilDomainIds = new Set<number>();
-  for (const [key, name] of domains) {
+  for (const [key, name] of nvtxDomains(loaded)) {
     if (name !== GIL_DOMAIN) continue;
     gilDomainKeys.add(key);
     gilDomainIds.add(Math.floor(key / 16777216));
     ctx.gilTracedPids.add(key % 16777216);
   }
-  // StringIds ids of the special range names (only the query path hands textIds to `take`).
-  const special = new Map<number, string>();
   const gc = new IntervalLists();
   const gil = new IntervalLists();
-  // Per launching thread, its ranges in typed columns (millions on NVTX-heavy exports).
-  const named = new Map<number, { s: Column<Float64Array>; e: Column<Float64Array>; n: Column<Int32Array>; count: number }>();
-  const nameIndexByTextId = new Map<number, number>();
-  const nameIndexByText = new Map<string, number>();
-  const pendingTextIds: number[] = [];
-  let rawNames: (string | number)[] = [];
+  const named = new Map<number, ThreadRangeColumns>();
+  const names = new RawNames();
   let anyOpenEnd = false;
-  /** One range (`textId` null: `text` is the resolved text); `end` NaN when open. */
-  const take = (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, e: number, cross: boolean | number) => {
+  const filter = { gcRange: GC_RANGE, gilHoldRange: GIL_HOLD_RANGE, specialNames: [GC_RANGE, GIL_WAIT_RANGE, GIL_HOLD_RANGE], gilDomainIds, threads: launchingSet };
+  forEachHostCauseRange(loaded, filter, (pid, tid, eventType, domainId, textId, text, start, e, cross, special) => {
     if (e !== e) anyOpenEnd = true;
-    const special_ = textId != null ? special.get(textId) : text;
-    const dkey = (domainId ?? 0) * 16777216 + pid;
-    if (special_ === GC_RANGE && (domainId ?? 0) === 0) {
+    if (special === GC_RANGE && (domainId ?? 0) === 0) {
       ctx.gcTraced = true;
       gc.push(pid, start, e);
       return;
     }
     const k = threadKey(pid, tid);
     if (!launchingSet.has(k)) return;
-    if (gilDomainKeys.has(dkey)) {
-      if (special_ === GIL_WAIT_RANGE) gil.push(k, start, e);
+    if (gilDomainKeys.has(domainKey(domainId, pid))) {
+      if (special === GIL_WAIT_RANGE) gil.push(k, start, e);
       return;
     }
     // Start/end ranges that end on another thread do not describe this thread's state.
     if (cross && (eventType === 60 || eventType === 71)) return;
-    let ni: number | undefined;
-    if (textId != null) {
-      ni = nameIndexByTextId.get(textId);
-      if (ni === undefined) {
-        ni = rawNames.length;
-        rawNames.push(textId);
-        nameIndexByTextId.set(textId, ni);
-        pendingTextIds.push(textId);
-      }
-    } else {
-      const t = text ?? '';
-      ni = nameIndexByText.get(t);
-      if (ni === undefined) {
-        ni = rawNames.length;
-        rawNames.push(t);
-        nameIndexByText.set(t, ni);
-      }
-    }
-    let l = named.get(k);
-    if (!l) named.set(k, (l = { s: new Column((m) => new Float64Array(m), 1024), e: new Column((m) => new Float64Array(m), 1024), n: new Column((m) => new Int32Array(m), 1024), count: 0 }));
-    if (l.count === l.s.data.length) {
-      l.s.ensure(l.count + 1);
-      l.e.ensure(l.count + 1);
-      l.n.ensure(l.count + 1);
-    }
-    l.s.data[l.count] = start;
-    l.e.data[l.count] = e;
-    l.n.data[l.count] = ni;
-    l.count++;
-  };
-  const cols = cachedNvtxColumns(handle);
-  if (cols) takeHostCauseRanges(cols, launchingSet, gilDomainIds, take);
-  else {
-    if (handle.hasTable('StringIds')) {
-      forEachRow(
-        handle,
-        selectStringIdsOf(handle, [GC_RANGE, GIL_WAIT_RANGE, GIL_HOLD_RANGE]),
-        (id: number, value: string) => special.set(id, value),
-      );
-    }
-    const gcIds = [...special].filter(([, v]) => v === GC_RANGE).map(([id]) => id);
-    const holdIds = [...special].filter(([, v]) => v === GIL_HOLD_RANGE).map(([id]) => id);
-    const q = selectHostCauseRanges(handle, {
-      gcRange: GC_RANGE,
-      gilHoldRange: GIL_HOLD_RANGE,
-      gilDomainIds: [...gilDomainIds],
-      holdTextIds: holdIds,
-      gcTextIds: gcIds,
-      threadKeys: launchingKeys,
-    });
-    forEachRow(handle, q, (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, end: number | null, cross: number) =>
-      take(pid, tid, eventType, domainId, textId, text, start, end ?? NaN, cross),
-    );
-  }
+    pushRange(named, k, start, e, names.indexOf(textId, text));
+  });
   // Ranges never closed end where nsys ends them: the latest NVTX timestamp.
-  if (anyOpenEnd) {
-    const eot = nvtxEndOfTime(handle) ?? 0;
-    const fix = (a: number[] | Float64Array, length = a.length) => {
-      for (let i = 0; i < length; i++) if (Number.isNaN(a[i])) a[i] = eot;
-    };
-    for (const l of gc.map.values()) fix(l.e);
-    for (const l of gil.map.values()) fix(l.e);
-    for (const l of named.values()) fix(l.e.data, l.count);
+  if (anyOpenEnd) closeOpenRanges(nvtxEndOfTime(loaded) ?? 0, [...gc.map.values(), ...gil.map.values()], named);
+  threadRangesByCause(loaded, ctx, named, names);
+  for (const [pid] of gc.map) ctx.gcByPid.set(pid, gc.union([pid]));
+  for (const [pid, t] of ctx.threads) ctx.gilWaitByPid.set(pid, gil.union(t.tids.map((tid) => threadKey(pid, tid))));
+}
+
+function pushRange(named: Map<number, ThreadRangeColumns>, k: number, start: number, end: number, name: number): void {
+  let l = named.get(k);
+  if (!l) named.set(k, (l = { s: new Column((m) => new Float64Array(m), 1024), e: new Column((m) => new Float64Array(m), 1024), n: new Column((m) => new Int32Array(m), 1024), count: 0 }));
+  if (l.count === l.s.data.length) {
+    l.s.ensure(l.count + 1);
+    l.e.ensure(l.count + 1);
+    l.n.ensure(l.count + 1);
   }
-  const strings = loadStrings(handle, pendingTextIds);
-  // Distinct raw names can share a cause name; map them onto one index.
+  l.s.data[l.count] = start;
+  l.e.data[l.count] = end;
+  l.n.data[l.count] = name;
+  l.count++;
+}
+
+/** Open ends (NaN) set to the end of time. */
+function closeOpenRanges(eot: number, lists: readonly { e: number[] }[], named: Map<number, ThreadRangeColumns>): void {
+  const fix = (a: number[] | Float64Array, length = a.length) => {
+    for (let i = 0; i < length; i++) if (Number.isNaN(a[i])) a[i] = eot;
+  };
+  for (const l of lists) fix(l.e);
+  for (const l of named.values()) fix(l.e.data, l.count);
+}
+
+/** Each launching thread's ranges, named by cause (`nvtxCauseName`: distinct raw names can share one). */
+function threadRangesByCause(loaded: LoadedExport, ctx: HostContext, named: Map<number, ThreadRangeColumns>, names: RawNames): void {
+  const strings = loaded.strings(names.pendingTextIds);
   const causeIndex = new Map<string, number>();
-  const remap = rawNames.map((r) => {
+  const remap = names.raw.map((r) => {
     const name = nvtxCauseName(typeof r === 'number' ? (strings.get(r) ?? null) : r);
     let i = causeIndex.get(name);
     if (i === undefined) {
@@ -400,37 +409,9 @@ export function loadHostContext(handle: ExportHandle, ops: GpuOpColumns, wantedC
     }
     return i;
   });
-  rawNames = [];
   for (const [k, l] of named) {
-    const names = l.n.trim(l.count);
-    for (let i = 0; i < names.length; i++) names[i] = remap[names[i]];
-    ctx.nvtxByThread.set(k, new ThreadRanges(l.s.trim(l.count), l.e.trim(l.count), names));
-  }
-  for (const [pid] of gc.map) ctx.gcByPid.set(pid, gc.union([pid]));
-  for (const [pid, t] of ctx.threads) ctx.gilWaitByPid.set(pid, gil.union(t.tids.map((tid) => threadKey(pid, tid))));
-  return ctx;
-}
-
-/**
- * `selectHostCauseRanges` over the shared NVTX columns: the ranges of the launching threads and
- * `Python GC` ranges of any thread, without the GIL domains' `Holding GIL` ranges, handed to `take`
- * with their resolved text (as a NULL textId).
- */
-function takeHostCauseRanges(
-  c: NvtxColumns,
-  launching: ReadonlySet<number>,
-  gilDomainIds: ReadonlySet<number>,
-  take: (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, end: number, cross: boolean) => void,
-): void {
-  const gcText = textIndexOf(c, GC_RANGE);
-  const holdText = textIndexOf(c, GIL_HOLD_RANGE);
-  for (let i = 0; i < c.count; i++) {
-    const t = c.text[i];
-    if (holdText >= 0 && t === holdText && gilDomainIds.has(c.domainId[i])) continue;
-    if (!isNvtxRange(c.eventType[i]) || c.tid[i] < 0) continue;
-    const pid = c.pid[i];
-    const tid = c.tid[i];
-    if (!(t === gcText && gcText >= 0) && !launching.has(threadKey(pid, tid))) continue;
-    take(pid, tid, c.eventType[i], c.domainId[i], null, t >= 0 ? c.texts[t] : null, c.start[i], c.end[i], c.endTid[i] === 2);
+    const ids = l.n.trim(l.count);
+    for (let i = 0; i < ids.length; i++) ids[i] = remap[ids[i]];
+    ctx.nvtxByThread.set(k, new ThreadRanges(l.s.trim(l.count), l.e.trim(l.count), ids));
   }
 }

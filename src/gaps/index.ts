@@ -30,7 +30,8 @@ export {
   type NamedSegments,
 } from './attributeCauses.js';
 export { parseDurationNs } from './duration.js';
-export { deviceTimelines, describeOp, gapAt, gapCount, loadGpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
+export { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
+export { gapAt, gapCount } from '../load/deviceTimelines.js';
 export {
   GC_RANGE,
   GIL_DOMAIN,
@@ -39,7 +40,6 @@ export {
   isBlockingSyncApi,
   loadHostContext,
   nvtxCauseName,
-  threadKey,
   ThreadRanges,
   type ApiCallInfo,
   type HostContext,

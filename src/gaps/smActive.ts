@@ -1,4 +1,4 @@
-import type { ExportHandle } from '../../queries/handle.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { metricGpuForCudaDevice, readMetricCatalog } from '../metrics/catalog.js';
 import { timeWeightedMeans } from '../metrics/timeWeighted.js';
 
@@ -10,15 +10,15 @@ const SMS_ACTIVE = 'SMs Active';
  * were not sampled get null; without metrics nothing is computed and a note says so.
  */
 export function meanSmActiveInGaps(
-  handle: ExportHandle,
+  loaded: LoadedExport,
   gaps: readonly { deviceId: number; pid: number; startNs: number; endNs: number }[],
 ): { values: (number | null)[] | null; note: string | null } {
-  const catalog = readMetricCatalog(handle);
+  const catalog = readMetricCatalog(loaded);
   if (!catalog.available) return { values: null, note: null };
   const values: (number | null)[] = gaps.map(() => null);
   const byGpu = new Map<number, number[]>();
   gaps.forEach((g, i) => {
-    const gpu = metricGpuForCudaDevice(handle, catalog, g.deviceId, g.pid);
+    const gpu = metricGpuForCudaDevice(loaded, catalog, g.deviceId, g.pid);
     if (gpu == null) return;
     const list = byGpu.get(gpu) ?? [];
     list.push(i);
@@ -26,7 +26,7 @@ export function meanSmActiveInGaps(
   });
   for (const [gpu, idx] of byGpu) {
     const means = timeWeightedMeans(
-      handle,
+      loaded,
       idx.map((i) => gaps[i]),
       { gpu, metrics: [SMS_ACTIVE], catalog },
     );

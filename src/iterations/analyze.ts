@@ -1,14 +1,14 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { overlapLength } from '../analysis/intervals.js';
-import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
-import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
-import { readCaptureSettings } from '../analysis/exportInfo.js';
+import { overlapLength } from '../math/intervals.js';
+import type { GpuOpColumns } from '../load/gpuOpColumns.js';
+import type { ApiCallColumns } from '../load/apiCallColumns.js';
+import { captureSettings } from '../load/captureSettings.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { recordsByIter, repeatedIters } from '../logs/parse.js';
 import { alignLogCounters } from './logCounters.js';
 import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { METRIC_KEYS } from '../logs/types.js';
-import { attributeGpuWork, type AttributionCoverage, type IterationWindow } from './attribute.js';
+import { attributeGpuWork, type AttributionCoverage, type GpuAttribution, type IterationWindow } from './attribute.js';
 import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder, type Numbering } from './numbering.js';
 import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
@@ -113,10 +113,6 @@ export interface IterationOptions {
   /** How iterations are found and numbered (`--iteration-range`, `--first-iter`, `--profile-range`). */
   selection?: IterationSelection;
   classifier?: CategoryClassifier;
-  /** GPU ops already loaded (`loadGpuOpColumns`), shared with the gaps analysis. */
-  gpuOps?: GpuOpColumns;
-  /** CUDA API calls already loaded (`loadApiCallColumns`), shared with the gaps analysis. */
-  apiCalls?: ApiCallColumns;
 }
 
 function median(values: number[]): number {
@@ -202,36 +198,48 @@ function joinedLog(rec: MergedIterationRecord): JoinedLog {
   return out;
 }
 
-/**
- * Per executor iteration: its window, GPU busy/idle time, kernel time by category, memcpy/memset,
- * and its iteration-log record. See `findIterationRanges`, `numberWindows`, `attributeGpuWork`.
- */
-export function analyzeIterations(handle: ExportHandle, opts: IterationOptions = {}): IterationAnalysis {
-  const classifier = opts.classifier ?? defaultCategoryClassifier();
-  const selection = opts.selection ?? {};
-  let found: FoundIterationRanges;
-  let sourceNotes: string[] = [];
-  let numberingDetail: string | undefined;
+/** Where the windows came from: the first source with ranges, else a fallback (ProfilerStep#N, the log's timestamps). */
+interface FoundWindows {
+  found: FoundIterationRanges;
+  sourceNotes: string[];
+  numberingDetail?: string;
+}
+
+function findWindows(loaded: LoadedExport, logs: readonly ParsedIterationLog[], selection: IterationSelection): FoundWindows {
   try {
-    found = findIterationRanges(handle, selection.rangeSpec);
+    return { found: findIterationRanges(loaded, selection.rangeSpec), sourceNotes: [] };
   } catch (err) {
     // No executor NVTX ranges: ProfilerStep#N, else the log's timestamps (Kineto traces, plain captures).
     if (!(err instanceof IterationError) || selection.rangeSpec) throw err;
-    const fallback = fallbackIterationRanges(handle, opts.logs ?? [], selection.logTz);
-    if (!fallback) throw new IterationError(`${err.message.slice(handle.path.length + 2)}${NO_ITERATION_SOURCE_HINT}`, handle.path);
-    found = fallback.found;
-    sourceNotes = fallback.notes;
-    numberingDetail = fallback.numberingDetail;
+    const fallback = fallbackIterationRanges(loaded, logs, selection.logTz);
+    if (!fallback) throw new IterationError(`${err.message.slice(loaded.path.length + 2)}${NO_ITERATION_SOURCE_HINT}`, loaded.path);
+    return { found: fallback.found, sourceNotes: fallback.notes, numberingDetail: fallback.numberingDetail };
   }
-  // Read after the ranges are found, so an export without iterations fails fast; shared with the
-  // attribution and the last window's end (and with the gap analysis when the caller passes them).
-  const gpuOps = opts.gpuOps ?? loadGpuOpColumns(handle);
-  const apiCalls = opts.apiCalls ?? loadApiCallColumns(handle);
-  const info = readCaptureSettings(handle);
-  // Each log's records on the loops they describe, whichever side of the increment its server printed.
-  const counters = alignLogCounters(found, opts.logs ?? []);
-  const { records, notes: logNotes } = logRecordsToJoin(counters.logs);
-  const source = found.source;
+}
+
+/** Per window, from sources that number and join their steps themselves (SGLang). */
+interface OwnNumbering {
+  record: MergedIterationRecord | null;
+  phase: StepNumbering['phases'][number];
+  cut: string | null;
+  captureOrder: boolean;
+}
+
+/** Every process's windows, numbered, with the ranges they come from. */
+interface NumberedWindows {
+  windows: IterationWindow[];
+  rangeOf: IterationRange[];
+  numbering: IterationCoverage['numbering'];
+  own: OwnNumbering[];
+  phaseRule?: PhaseRule;
+  ownNotes: string[];
+  /** Processes whose windows were numbered in capture order: no number is the engine's. */
+  captureOrderPids: Set<number>;
+}
+
+/** The log's batch compositions (to number unnumbered windows by), and the capture's own profile range. */
+function numberingInputs(loaded: LoadedExport, records: Map<number, MergedIterationRecord>): { captureEnvRanges?: ProfileRange[]; logCompositions: LogComposition[]; gated: boolean } {
+  const info = captureSettings(loaded);
   let captureEnvRanges: ProfileRange[] | undefined;
   if (info.profileStartStop) {
     try {
@@ -247,65 +255,71 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
     contextTokens: r.contextTokens,
     generationTokens: r.generationTokens,
   }));
+  return { captureEnvRanges, logCompositions, gated: info.profilerApiGated === true };
+}
+
+type LogComposition = Pick<MergedIterationRecord, 'iter' | 'contextRequests' | 'generationRequests' | 'contextTokens' | 'generationTokens'>;
+
+function numberAllWindows(loaded: LoadedExport, fw: FoundWindows, records: Map<number, MergedIterationRecord>, logs: readonly ParsedIterationLog[], selection: IterationSelection): NumberedWindows {
+  const source = fw.found.source;
+  const inputs = numberingInputs(loaded, records);
   // TLLM_PROFILE_START_STOP means nothing to other engines: name only the options that apply.
   const hint = source.engine === 'vllm' ? '--first-iter N (the number of the first captured step)' : undefined;
-
-  const windows: IterationWindow[] = [];
+  const out: NumberedWindows = { windows: [], rangeOf: [], numbering: [], own: [], ownNotes: [], captureOrderPids: new Set() };
   let activityEnd: number | null | undefined;
-  const rangeOf: IterationRange[] = [];
-  const numbering: IterationCoverage['numbering'] = [];
-  // Per window, from sources that number and join their steps themselves (SGLang).
-  const own: { record: MergedIterationRecord | null; phase: StepNumbering['phases'][number]; cut: string | null; captureOrder: boolean }[] = [];
-  let phaseRule: PhaseRule | undefined;
-  const ownNotes: string[] = [];
-  // Processes whose windows were numbered in capture order: no number is the engine's, so no log record joins them.
-  const captureOrderPids = new Set<number>();
-  for (const [pid, ranges] of [...found.byPid].sort((a, b) => a[0] - b[0])) {
+  for (const [pid, ranges] of [...fw.found.byPid].sort((a, b) => a[0] - b[0])) {
     let num: Numbering;
     if (source.numberSteps) {
-      const sn = source.numberSteps(ranges, { handle, logs: opts.logs ?? [], apiCalls, gpuOps, firstIter: selection.firstIter, profileRanges: selection.profileRanges });
-      sn.records.forEach((record, k) => own.push({ record, phase: sn.phases[k], cut: sn.cut[k], captureOrder: sn.source === 'capture-order' }));
-      phaseRule ??= sn.phaseRule;
-      ownNotes.push(...sn.notes.map((n) => `pid ${pid}: ${n}`));
+      const sn = source.numberSteps(ranges, { loaded, logs, firstIter: selection.firstIter, profileRanges: selection.profileRanges });
+      sn.records.forEach((record, k) => out.own.push({ record, phase: sn.phases[k], cut: sn.cut[k], captureOrder: sn.source === 'capture-order' }));
+      out.phaseRule ??= sn.phaseRule;
+      out.ownNotes.push(...sn.notes.map((n) => `pid ${pid}: ${n}`));
       num = sn;
     } else {
-      const numberingOpts = { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: logCompositions, hint };
-      num = selection.unnumberedInCaptureOrder ? numberWindowsOrCaptureOrder(ranges, numberingOpts, handle.path) : numberWindows(ranges, numberingOpts, handle.path);
-      if (num.source === 'capture-order') captureOrderPids.add(pid);
+      const numberingOpts = { firstIter: selection.firstIter, profileRanges: selection.profileRanges, captureEnvRanges: inputs.captureEnvRanges, semantics: source.profileRangeSemantics, logRecords: inputs.logCompositions, hint };
+      num = selection.unnumberedInCaptureOrder ? numberWindowsOrCaptureOrder(ranges, numberingOpts, loaded.path) : numberWindows(ranges, numberingOpts, loaded.path);
+      if (num.source === 'capture-order') out.captureOrderPids.add(pid);
     }
-    numbering.push({ pid, source: num.source, detail: num.source === 'label' ? (numberingDetail ?? num.detail) : num.detail });
-    windows.push(...buildWindows(ranges, num.iters, activityEnd ??= gpuActivityEnd(gpuOps, apiCalls), info.profilerApiGated === true));
-    rangeOf.push(...ranges);
+    out.numbering.push({ pid, source: num.source, detail: num.source === 'label' ? (fw.numberingDetail ?? num.detail) : num.detail });
+    out.windows.push(...buildWindows(ranges, num.iters, (activityEnd ??= gpuActivityEnd(loaded.gpuOps(), loaded.apiCalls())), inputs.gated));
+    out.rangeOf.push(...ranges);
   }
+  return out;
+}
 
-  const attr = attributeGpuWork(handle, windows, classifier, gpuOps, apiCalls);
-  // The last window of each process ends when its GPU work drains.
+/** The last window of each process ends when its GPU work drains. */
+function closeLastWindows(windows: IterationWindow[], attr: GpuAttribution): void {
   for (let i = 0; i < windows.length; i++) {
     const isLast = i + 1 === windows.length || windows[i + 1].pid !== windows[i].pid;
     const w = windows[i];
     if (isLast) w.endNs = Math.max(w.rangeEndNs ?? w.startNs, Number.isFinite(attr.lastOpEndNs[i]) ? attr.lastOpEndNs[i] : w.startNs);
   }
+}
 
+/** One row per window (cut steps included), with what the join found along the way. */
+function iterationRows(nw: NumberedWindows, attr: GpuAttribution, records: Map<number, MergedIterationRecord>, ownNumbering: boolean): { rows: IterationRow[]; labelMismatches: number[]; windowsWithoutRecord: number[] } {
   const nc = attr.categories.length;
   const labelMismatches: number[] = [];
   const windowsWithoutRecord: number[] = [];
-  const allRows: IterationRow[] = windows.map((w, i) => {
+  const rows = nw.windows.map((w, i): IterationRow => {
+    const own = nw.own[i];
     const busySet = attr.busyByPid.get(w.pid);
     const wall = w.endNs - w.startNs;
     const busy = busySet ? overlapLength(busySet, w.startNs, w.endNs) : 0;
     const categoryNs: Record<string, number> = {};
     for (let c = 0; c < nc; c++) categoryNs[attr.categories[c]] = attr.categoryNs[i * nc + c];
-    const rec = source.numberSteps ? own[i].record : captureOrderPids.has(w.pid) ? undefined : records.get(w.iter);
-    const label = rangeOf[i].label;
+    // A process numbered in capture order has no number of the engine's: no log record joins it.
+    const rec = ownNumbering ? own.record : nw.captureOrderPids.has(w.pid) ? undefined : records.get(w.iter);
+    const label = nw.rangeOf[i].label;
     let labelMatchesLog: boolean | null = null;
-    if (rec && label && !own[i]?.cut && (rec.contextRequests != null || rec.generationRequests != null)) {
+    if (rec && label && !own?.cut && (rec.contextRequests != null || rec.generationRequests != null)) {
       labelMatchesLog = labelAgreesWithLog(label, rec);
       if (!labelMatchesLog) labelMismatches.push(w.iter);
     }
-    if (!rec && !own[i]?.cut) windowsWithoutRecord.push(w.iter);
+    if (!rec && !own?.cut) windowsWithoutRecord.push(w.iter);
     const ctx = rec?.contextRequests ?? label?.contextRequests ?? null;
     const gen = rec?.generationRequests ?? label?.generationRequests ?? null;
-    const told = phaseOf(ctx, gen) === 'unknown' ? own[i]?.phase : null;
+    const told = phaseOf(ctx, gen) === 'unknown' ? own?.phase : null;
     return {
       iter: w.iter,
       pid: w.pid,
@@ -331,16 +345,40 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       generationTokens: rec?.generationTokens ?? label?.generationTokens ?? null,
       phase: told ? told.phase : phaseOf(ctx, gen),
       ...(told ? { phaseBasis: told.basis } : {}),
-      ...(own[i]?.captureOrder ? { captureOrder: true as const } : {}),
+      ...(own?.captureOrder ? { captureOrder: true as const } : {}),
       log: rec ? joinedLog(rec) : null,
       matched: !!rec,
       labelMatchesLog,
     };
   });
+  return { rows, labelMismatches, windowsWithoutRecord };
+}
+
+/**
+ * Per executor iteration: its window, GPU busy/idle time, kernel time by category, memcpy/memset,
+ * and its iteration-log record. See `findIterationRanges`, `numberWindows`, `attributeGpuWork`.
+ */
+export function analyzeIterations(loaded: LoadedExport, opts: IterationOptions = {}): IterationAnalysis {
+  const classifier = opts.classifier ?? defaultCategoryClassifier();
+  const selection = opts.selection ?? {};
+  const logs = opts.logs ?? [];
+  const fw = findWindows(loaded, logs, selection);
+  // Read after the ranges are found, so an export without iterations fails fast; shared with the
+  // attribution and the last window's end (and with the gap analysis).
+  loaded.gpuOps();
+  loaded.apiCalls();
+  // Each log's records on the loops they describe, whichever side of the increment its server printed.
+  const counters = alignLogCounters(fw.found, logs);
+  const { records, notes: logNotes } = logRecordsToJoin(counters.logs);
+  const source = fw.found.source;
+  const nw = numberAllWindows(loaded, fw, records, logs, selection);
+  const attr = attributeGpuWork(loaded, nw.windows, classifier);
+  closeLastWindows(nw.windows, attr);
+  const { rows: allRows, labelMismatches, windowsWithoutRecord } = iterationRows(nw, attr, records, !!source.numberSteps);
 
   // Steps the capture window cut leave the rows (their ops leave the placed counts).
-  const cutIndex = own.flatMap((o, i) => (o.cut ? [i] : []));
-  const rows = allRows.filter((_, i) => !own[i]?.cut);
+  const cutIndex = nw.own.flatMap((o, i) => (o.cut ? [i] : []));
+  const rows = allRows.filter((_, i) => !nw.own[i]?.cut);
   const cov = { ...attr.coverage };
   const cutStepOps = cutIndex.reduce((a, i) => a + attr.kernelCount[i] + attr.graphLaunches[i] + attr.memcpyCount[i] + attr.memsetCount[i], 0);
   const cutStepNs = cutIndex.reduce((a, i) => a + attr.kernelNs[i] + attr.memcpyNs[i] + attr.memsetNs[i], 0);
@@ -348,47 +386,23 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
   cov.placedNs -= cutStepNs;
 
   // Joined by the window's own numbering (SGLang) or by iteration number: what no window took.
-  const taken = new Set(source.numberSteps ? own.flatMap((o) => (o.record ? [o.record.iter] : [])) : windows.map((w) => w.iter));
+  const taken = new Set(source.numberSteps ? nw.own.flatMap((o) => (o.record ? [o.record.iter] : [])) : nw.windows.map((w) => w.iter));
   const recordsOutsideCapture = [...records.keys()].filter((k) => !taken.has(k)).sort((a, b) => a - b);
   const joined = rows.filter((r) => r.matched).length;
-  const notes: string[] = [...sourceNotes, ...counters.notes];
-  for (const nb of numbering) notes.push(`pid ${nb.pid}: ${nb.detail}`);
-  notes.push(...ownNotes);
-  notes.push(`${rows.length} iterations found (${compactRanges(rows.map((r) => r.iter).sort((a, b) => a - b))})`);
-  if (opts.logs?.length) {
-    notes.push(...logNotes, `${joined} of ${rows.length} iterations joined to a log record`);
-    if (windowsWithoutRecord.length) notes.push(`iterations without a log record: ${compactRanges(windowsWithoutRecord)}`);
-    if (recordsOutsideCapture.length) {
-      notes.push(`log records outside the capture: ${compactRanges(recordsOutsideCapture)}${joined === 0 && !source.numberSteps ? ' (no overlap with the capture: is the log from another run?)' : ''}`);
-    }
-    if (labelMismatches.length) notes.push(`NVTX label counts differ from the log in iterations ${compactRanges(labelMismatches)}`);
-    const skipped = opts.logs.reduce((a, l) => a + l.skippedLines, 0);
-    if (skipped) notes.push(`${skipped} log lines were not iteration records (skipped)`);
-  }
-  if (cov.gpuOps) {
-    notes.push(`${cov.placedOps} of ${cov.gpuOps} GPU ops (${((cov.placedNs / (cov.gpuOpNs || 1)) * 100).toFixed(1)}% of GPU op time) placed in iterations`);
-    if (cov.outsideOps) notes.push(`${cov.outsideOps} GPU ops launched outside any iteration window`);
-    if (cov.noRuntimeOps) notes.push(`${cov.noRuntimeOps} GPU ops have no CUDA API row in the export (time-trimmed?) and could not be placed`);
-    if (cov.otherProcessOps) notes.push(`${cov.otherProcessOps} GPU ops belong to processes without iteration ranges`);
-    if (cutStepOps) notes.push(`${cutStepOps} GPU ops (${(cutStepNs / 1e6).toFixed(3)} ms) launched in the cut steps are in no iteration row`);
-  }
-  const dpRanks = dpRanksOf(opts.logs ?? []);
-  if (dpRanks.length > 1) notes.push(`the vLLM log lines come from DP ranks ${dpRanks.join(', ')}: Iteration(N) counts each engine core's steps, so records of one N were merged across ranks; pass one rank's lines per export`);
   // A marker range that never closed: the capture stopped inside that iteration (--duration, a
   // crash). Log-timestamp windows have no range of their own to close.
-  const unclosedRanges = source.id === 'log-timestamps' ? [] : windows.filter((w) => w.rangeEndNs == null).map((w) => w.iter);
-  if (unclosedRanges.length) notes.push(`iteration range never closed in ${compactRanges([...unclosedRanges].sort((a, b) => a - b))}: the capture ended inside it`);
-  if (found.ignoredOtherThreads) notes.push(`${found.ignoredOtherThreads} matching ranges on non-executor threads were ignored`);
+  const unclosedRanges = source.id === 'log-timestamps' ? [] : nw.windows.filter((w) => w.rangeEndNs == null).map((w) => w.iter);
+  const notes = iterationNotes({ fw, counters, nw, rows, logs, logNotes, joined, windowsWithoutRecord, recordsOutsideCapture, labelMismatches, cov, cutStepOps, cutStepNs, unclosedRanges });
 
   return {
-    file: handle.path,
+    file: loaded.path,
     categories: attr.categories,
     iterations: rows,
     coverage: {
       ...cov,
       source: { id: source.id, engine: source.engine },
-      windows: windows.length,
-      numbering,
+      windows: nw.windows.length,
+      numbering: nw.numbering,
       joined,
       windowsWithoutRecord,
       recordsOutsideCapture,
@@ -396,10 +410,57 @@ export function analyzeIterations(handle: ExportHandle, opts: IterationOptions =
       logSkippedLines: opts.logs?.reduce((a, l) => a + l.skippedLines, 0) ?? 0,
       labelMismatches,
       unclosedRanges,
-      ignoredOtherThreadRanges: found.ignoredOtherThreads,
-      ...(phaseRule ? { phaseRule } : {}),
-      ...(cutIndex.length ? { cutSteps: cutIndex.map((i) => windows[i].iter), cutStepOps, cutStepNs } : {}),
+      ignoredOtherThreadRanges: fw.found.ignoredOtherThreads,
+      ...(nw.phaseRule ? { phaseRule: nw.phaseRule } : {}),
+      ...(cutIndex.length ? { cutSteps: cutIndex.map((i) => nw.windows[i].iter), cutStepOps, cutStepNs } : {}),
       notes,
     },
   };
+}
+
+/** The iteration analysis's notes for people, in order. */
+function iterationNotes(x: {
+  fw: FoundWindows;
+  counters: { notes: string[] };
+  nw: NumberedWindows;
+  rows: IterationRow[];
+  logs: readonly ParsedIterationLog[];
+  logNotes: string[];
+  joined: number;
+  windowsWithoutRecord: number[];
+  recordsOutsideCapture: number[];
+  labelMismatches: number[];
+  cov: AttributionCoverage;
+  cutStepOps: number;
+  cutStepNs: number;
+  unclosedRanges: number[];
+}): string[] {
+  const { rows, cov, logs } = x;
+  const source = x.fw.found.source;
+  const notes: string[] = [...x.fw.sourceNotes, ...x.counters.notes];
+  for (const nb of x.nw.numbering) notes.push(`pid ${nb.pid}: ${nb.detail}`);
+  notes.push(...x.nw.ownNotes);
+  notes.push(`${rows.length} iterations found (${compactRanges(rows.map((r) => r.iter).sort((a, b) => a - b))})`);
+  if (logs.length) {
+    notes.push(...x.logNotes, `${x.joined} of ${rows.length} iterations joined to a log record`);
+    if (x.windowsWithoutRecord.length) notes.push(`iterations without a log record: ${compactRanges(x.windowsWithoutRecord)}`);
+    if (x.recordsOutsideCapture.length) {
+      notes.push(`log records outside the capture: ${compactRanges(x.recordsOutsideCapture)}${x.joined === 0 && !source.numberSteps ? ' (no overlap with the capture: is the log from another run?)' : ''}`);
+    }
+    if (x.labelMismatches.length) notes.push(`NVTX label counts differ from the log in iterations ${compactRanges(x.labelMismatches)}`);
+    const skipped = logs.reduce((a, l) => a + l.skippedLines, 0);
+    if (skipped) notes.push(`${skipped} log lines were not iteration records (skipped)`);
+  }
+  if (cov.gpuOps) {
+    notes.push(`${cov.placedOps} of ${cov.gpuOps} GPU ops (${((cov.placedNs / (cov.gpuOpNs || 1)) * 100).toFixed(1)}% of GPU op time) placed in iterations`);
+    if (cov.outsideOps) notes.push(`${cov.outsideOps} GPU ops launched outside any iteration window`);
+    if (cov.noRuntimeOps) notes.push(`${cov.noRuntimeOps} GPU ops have no CUDA API row in the export (time-trimmed?) and could not be placed`);
+    if (cov.otherProcessOps) notes.push(`${cov.otherProcessOps} GPU ops belong to processes without iteration ranges`);
+    if (x.cutStepOps) notes.push(`${x.cutStepOps} GPU ops (${(x.cutStepNs / 1e6).toFixed(3)} ms) launched in the cut steps are in no iteration row`);
+  }
+  const dpRanks = dpRanksOf([...logs]);
+  if (dpRanks.length > 1) notes.push(`the vLLM log lines come from DP ranks ${dpRanks.join(', ')}: Iteration(N) counts each engine core's steps, so records of one N were merged across ranks; pass one rank's lines per export`);
+  if (x.unclosedRanges.length) notes.push(`iteration range never closed in ${compactRanges([...x.unclosedRanges].sort((a, b) => a - b))}: the capture ended inside it`);
+  if (x.fw.found.ignoredOtherThreads) notes.push(`${x.fw.found.ignoredOtherThreads} matching ranges on non-executor threads were ignored`);
+  return notes;
 }

@@ -1,11 +1,7 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
-import { stringLookup } from '../../queries/strings.js';
-import { loadGpuOpColumns, unionOfAllOps, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
-import { loadApiCallColumns, type ApiCallColumns } from '../analysis/apiCallColumns.js';
-import { apiCallIndex } from '../analysis/apiCallIndex.js';
-import { Float64Buffer } from '../analysis/durationStats.js';
-import { unionIntervals, type IntervalSet } from '../analysis/intervals.js';
+import { GpuOpKind } from '../load/gpuOpColumns.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { Float64Buffer } from '../math/durationStats.js';
+import { unionIntervals, type IntervalSet } from '../math/intervals.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 
 /** An iteration's place on the timeline (one process's executor thread). */
@@ -107,15 +103,9 @@ function windowAt(pw: ProcessWindows, t: number): number {
  * by kind and kernel category, and builds each process's and device's busy-interval union.
  * Graph-node kernels share their cudaGraphLaunch's correlationId, so they follow the launch.
  * Work launched from other threads of the process is placed by launch time too, and counted.
- * One pass over the op columns (`loadGpuOpColumns`, or `opsIn` already loaded).
+ * One pass over the loaded op columns.
  */
-export function attributeGpuWork(
-  handle: ExportHandle,
-  windows: IterationWindow[],
-  classifier: CategoryClassifier,
-  opsIn?: GpuOpColumns,
-  apiIn?: ApiCallColumns,
-): GpuAttribution {
+export function attributeGpuWork(loaded: LoadedExport, windows: IterationWindow[], classifier: CategoryClassifier): GpuAttribution {
   const n = windows.length;
   const categories = classifier.categories;
   const nc = categories.length;
@@ -135,12 +125,12 @@ export function attributeGpuWork(
     busyByPid: new Map(),
     coverage: { gpuOps: 0, gpuOpNs: 0, placedOps: 0, placedNs: 0, noRuntimeOps: 0, noRuntimeNs: 0, outsideOps: 0, outsideNs: 0, otherProcessOps: 0, otherProcessNs: 0 },
   };
-  const ops = opsIn ?? loadGpuOpColumns(handle);
+  const ops = loaded.gpuOps();
   if (ops.count === 0) return acc;
   const byPid = indexWindows(windows);
-  const api = apiIn ?? loadApiCallColumns(handle);
-  const calls = apiCallIndex(api);
-  const nameOf = stringLookup(handle);
+  const api = loaded.apiCalls();
+  const calls = loaded.apiCallIndex();
+  const nameOf = (id: number) => loaded.stringOf(id);
   const categoryOfName = new Map<number, number>();
   const graphCategory = classifier.classify('[CUDA graph]');
   const intervalsByPid = new Map<number, { s: Float64Buffer; e: Float64Buffer }>();
@@ -212,7 +202,7 @@ export function attributeGpuWork(
         break;
     }
   }
-  if (singlePid) acc.busyByPid.set(ops.pid[0], unionOfAllOps(ops));
+  if (singlePid) acc.busyByPid.set(ops.pid[0], loaded.busyUnion());
   for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, unionIntervals(b.s.view(), b.e.view()));
   return acc;
 }

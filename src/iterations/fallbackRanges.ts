@@ -1,7 +1,6 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { selectLastApiCallEnd, selectLaunchCallsPerThread } from '../../queries/launchCalls.js';
-import { readSessionStartEpochNs, selectAnalysisDetails } from '../../queries/session.js';
-import { allRows } from '../../queries/run.js';
+import { sessionStartEpochNs } from '../load/infoReads.js';
+import { busiestLaunchingThread, sessionEndNs } from '../load/iterationRangeReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { IterationError } from '../errors.js';
 import { recordsByIter } from '../logs/parse.js';
 import type { ParsedIterationLog } from '../logs/types.js';
@@ -34,45 +33,27 @@ export interface FallbackRanges {
   numberingDetail?: string;
 }
 
-/** The thread that made the most kernel-launch calls; null when the capture has none. */
-export function launchingThread(handle: ExportHandle): { pid: number; tid: number } | null {
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') || !handle.hasTable('StringIds')) return null;
-  const top = allRows(handle, selectLaunchCallsPerThread(handle).limit(1))[0];
-  return top ? { pid: top.pid, tid: top.tid } : null;
-}
-
-/** End of the capture (ns from session start): ANALYSIS_DETAILS.duration, else the last API call's end. */
-function sessionEndNs(handle: ExportHandle): number | undefined {
-  if (handle.hasTable('ANALYSIS_DETAILS')) {
-    const d = allRows(handle, selectAnalysisDetails(handle))[0];
-    if (d && Number(d.duration) > 0) return Number(d.duration);
-  }
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return undefined;
-  const e = allRows(handle, selectLastApiCallEnd(handle))[0]?.endNs;
-  return e == null ? undefined : Number(e);
-}
-
 /**
  * Iteration windows when the capture has neither the PyTorch executor's nor the C++ runtime's
  * NVTX ranges, in order: PyTorch `ProfilerStep#N` ranges; the iteration log's IterationStats
  * `timestamp`s (`logTz`: the zone the log was written in, default UTC). Null when neither is
  * available (the caller keeps its own error).
  */
-export function fallbackIterationRanges(handle: ExportHandle, logs: readonly ParsedIterationLog[], logTz?: string): FallbackRanges | null {
+export function fallbackIterationRanges(loaded: LoadedExport, logs: readonly ParsedIterationLog[], logTz?: string): FallbackRanges | null {
   try {
-    const steps = findIterationRanges(handle, PROFILER_STEP_SPEC);
+    const steps = findIterationRanges(loaded, PROFILER_STEP_SPEC);
     return { found: steps, notes: ['iterations from the PyTorch profiler ProfilerStep#N ranges'], numberingDetail: 'numbers from the ProfilerStep#N ranges' };
   } catch (err) {
     if (!(err instanceof IterationError)) throw err;
   }
   if (logs.length === 0) return null;
   const zone = resolveLogTimeZone(logTz);
-  const start = readSessionStartEpochNs(handle);
-  const thread = launchingThread(handle);
+  const start = sessionStartEpochNs(loaded);
+  const thread = busiestLaunchingThread(loaded);
   if (start === null || thread === null) return null;
   // SGLang's batch lines are stamped when logged (1 s resolution, after the step): they delimit nothing.
   const records = [...recordsByIter([...logs]).values()].filter((r) => r.format !== 'sglang-batch');
-  const endNs = sessionEndNs(handle);
+  const endNs = sessionEndNs(loaded);
   const ranges = logTimestampWindows(records, start, zone, thread, { sessionEndNs: endNs });
   if (ranges.length === 0) {
     const stamped = records.filter((r) => r.timestamp != null && logTimestampToUtcNs(r.timestamp, zone) !== null);
@@ -80,7 +61,7 @@ export function fallbackIterationRanges(handle: ExportHandle, logs: readonly Par
     const startIso = new Date(Number(start / 1_000_000n)).toISOString();
     throw new IterationError(
       `no iteration marker in the capture, and none of the ${stamped.length} log timestamps (read as ${zone}) falls in the capture (${startIso} + ${((endNs ?? 0) / 1e6).toFixed(2)} ms): is the log from this run, or written in another zone (--log-tz)?`,
-      handle.path,
+      loaded.path,
     );
   }
   return {

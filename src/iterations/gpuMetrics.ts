@@ -1,4 +1,4 @@
-import type { ExportHandle } from '../../queries/handle.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { iterationMetrics, phaseMetrics, type IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import type { IterationAnalysis } from './analyze.js';
 import type { PhaseSummary } from './summary.js';
@@ -8,8 +8,8 @@ import type { PhaseSummary } from './summary.js';
  * GPC clock) to every iteration when the export sampled GPU metrics; otherwise adds no field and
  * a note saying why.
  */
-export function addGpuMetrics(handle: ExportHandle, analysis: IterationAnalysis): IterationMetricsResult {
-  const m = iterationMetrics(handle, analysis.iterations);
+export function addGpuMetrics(loaded: LoadedExport, analysis: IterationAnalysis): IterationMetricsResult {
+  const m = iterationMetrics(loaded, analysis.iterations);
   analysis.coverage.notes.push(...m.notes);
   if (m.available) {
     analysis.metricNames = m.metricNames;

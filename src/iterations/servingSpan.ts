@@ -1,12 +1,8 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { selectProfilerApiStart } from '../../queries/health.js';
-import { allRows } from '../../queries/run.js';
-import { stringLookup } from '../../queries/strings.js';
-import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { profilerApiStarted } from '../load/healthReads.js';
 import type { LaunchPhases } from '../analysis/captureHealth.js';
-import type { CaptureSettings } from '../analysis/exportInfo.js';
-import type { GpuOpColumns } from '../analysis/gpuOpColumns.js';
-import { overlapLength } from '../analysis/intervals.js';
+import type { CaptureSettings } from '../load/captureSettings.js';
+import { overlapLength } from '../math/intervals.js';
 import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { compactRanges, type IterationAnalysis, type IterationRow } from './analyze.js';
@@ -86,8 +82,6 @@ export interface ServingSpan {
 
 export interface ServingSpanInput {
   iterations: IterationAnalysis | null;
-  gpuOps: GpuOpColumns;
-  apiCalls: ApiCallColumns;
   /** Graph capture against the work after it (`launchPhases`); null when not read. */
   launches: LaunchPhases | null;
   capture: CaptureSettings;
@@ -101,15 +95,15 @@ type SpanWork = Pick<ServingSpan, 'processes' | 'steps' | 'kernelNs' | 'kernels'
  * The serving span of an export with GPU work (`gpuOps.count > 0`); see `ServingSpan`. Null when
  * no GPU op could be placed in it (none has its CUDA API call in the export).
  */
-export function servingSpan(handle: ExportHandle, input: ServingSpanInput): ServingSpan | null {
+export function servingSpan(loaded: LoadedExport, input: ServingSpanInput): ServingSpan | null {
   const rows = input.iterations?.iterations ?? [];
-  const boundary = rows.length ? { kind: 'iterations' as const, fromNs: -Infinity } : boundaryWithoutSteps(handle, input);
-  const work = rows.length ? workOfSteps(input.iterations!) : workWithoutSteps(handle, input, boundary.fromNs);
+  const boundary = rows.length ? { kind: 'iterations' as const, fromNs: -Infinity } : boundaryWithoutSteps(loaded, input);
+  const work = rows.length ? workOfSteps(input.iterations!) : workWithoutSteps(loaded, input, boundary.fromNs);
   if (work.processes.length === 0) return null;
   const startNs = Math.min(...work.processes.map((p) => p.startNs));
   const endNs = Math.max(...work.processes.map((p) => p.endNs));
   const occupied = work.busyNs + work.idleNs;
-  const traffic = trafficInSpan(handle, work.processes, input.apiCalls);
+  const traffic = trafficInSpan(loaded, work.processes);
   const notes = spanNotes(work, input.iterations);
   return {
     boundary: boundary.kind,
@@ -126,17 +120,11 @@ export function servingSpan(handle: ExportHandle, input: ServingSpanInput): Serv
 }
 
 /** Without steps: after the last graph capture call, else a profiler-API window, else nothing told apart. */
-function boundaryWithoutSteps(handle: ExportHandle, input: ServingSpanInput): { kind: ServingBoundary; fromNs: number } {
+function boundaryWithoutSteps(loaded: LoadedExport, input: ServingSpanInput): { kind: ServingBoundary; fromNs: number } {
   const l = input.launches;
   if (l && l.captureEndNs !== null && l.opsAfterCapture > 0) return { kind: 'graph-capture', fromNs: l.captureEndNs };
-  if (input.capture.profilerApiGated === true || startedByProfilerApi(handle)) return { kind: 'profiler-window', fromNs: -Infinity };
+  if (input.capture.profilerApiGated === true || profilerApiStarted(loaded)) return { kind: 'profiler-window', fromNs: -Infinity };
   return { kind: 'none', fromNs: -Infinity };
-}
-
-/** nsys says the capture began at the program's cudaProfilerStart. */
-function startedByProfilerApi(handle: ExportHandle): boolean {
-  if (!handle.hasColumn('DIAGNOSTIC_EVENT', 'text') || !handle.hasColumn('DIAGNOSTIC_EVENT', 'timestamp')) return false;
-  return allRows(handle, selectProfilerApiStart(handle)).length > 0;
 }
 
 /** The steps summed: the iterations table's rows, each process's span from its first step's start to its last step's end. */
@@ -191,12 +179,12 @@ function stepTokens(rows: readonly IterationRow[]): Pick<SpanWork, 'contextToken
  * by launch call (`attributeGpuWork`, as the steps' is); each process's span runs from the first
  * to the last GPU work launched in it.
  */
-function workWithoutSteps(handle: ExportHandle, input: ServingSpanInput, fromNs: number): SpanWork {
-  const ops = input.gpuOps;
+function workWithoutSteps(loaded: LoadedExport, input: ServingSpanInput, fromNs: number): SpanWork {
+  const ops = loaded.gpuOps();
   const pids = new Set<number>();
   for (let i = 0; i < ops.count; i++) pids.add(ops.pid[i]);
   const windows: IterationWindow[] = [...pids].sort((a, b) => a - b).map((pid, i) => ({ iter: i, pid, tid: -1, startNs: fromNs, endNs: Infinity, launchEndNs: Infinity, rangeEndNs: null, text: '' }));
-  const attr = attributeGpuWork(handle, windows, input.classifier, ops, input.apiCalls);
+  const attr = attributeGpuWork(loaded, windows, input.classifier);
   const processes: ProcessSpan[] = [];
   const categoryNs: Record<string, number> = {};
   let kernelNs = 0, kernels = 0, graphLaunches = 0, busyNs = 0, idleNs = 0;
@@ -238,11 +226,11 @@ const ALLOCATION_CALL = /^(cudaMalloc|cuMemAlloc)/;
  * Copies by direction (GPU start in a process's span) and allocations in the span: the memory
  * traffic of the spans as windows (`analyzeMemoryTraffic`), and the allocation calls by name.
  */
-function trafficInSpan(handle: ExportHandle, processes: readonly ProcessSpan[], calls: ApiCallColumns): Pick<ServingSpan, 'h2dCopies' | 'h2dBytes' | 'd2hCopies' | 'd2hBytes' | 'allocationCalls' | 'allocationsTraced' | 'allocations' | 'allocationBytes'> {
-  const mem = analyzeMemoryTraffic(handle, processes.map((p, i) => ({ iter: i, pid: p.pid, startNs: p.startNs, endNs: p.endNs })));
+function trafficInSpan(loaded: LoadedExport, processes: readonly ProcessSpan[]): Pick<ServingSpan, 'h2dCopies' | 'h2dBytes' | 'd2hCopies' | 'd2hBytes' | 'allocationCalls' | 'allocationsTraced' | 'allocations' | 'allocationBytes'> {
+  const mem = analyzeMemoryTraffic(loaded, processes.map((p, i) => ({ iter: i, pid: p.pid, startNs: p.startNs, endNs: p.endNs })));
   const sum = (f: (x: (typeof mem.iterations)[number]) => number) => mem.iterations.reduce((a, x) => a + f(x), 0);
   const spanOf = new Map(processes.map((p) => [p.pid, p]));
-  const names = stringLookup(handle);
+  const calls = loaded.apiCalls();
   const isAllocation = new Map<number, boolean>();
   let allocationCalls = 0;
   for (let i = 0; i < calls.count; i++) {
@@ -250,7 +238,7 @@ function trafficInSpan(handle: ExportHandle, processes: readonly ProcessSpan[], 
     if (!p || calls.start[i] < p.startNs || calls.start[i] >= p.endNs) continue;
     const id = calls.nameId[i];
     let alloc = isAllocation.get(id);
-    if (alloc === undefined) isAllocation.set(id, (alloc = ALLOCATION_CALL.test(names(id) ?? '')));
+    if (alloc === undefined) isAllocation.set(id, (alloc = ALLOCATION_CALL.test(loaded.stringOf(id) ?? '')));
     if (alloc) allocationCalls++;
   }
   return {

@@ -5,7 +5,6 @@
  * the steps no line describes. Never a number that is not SGLang's: without a unique alignment the
  * steps are numbered 0, 1, ... in capture order, and the notes and `numbering.source` say so.
  */
-import { stringLookup } from '../../queries/strings.js';
 import type { IterationLogRecord, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import { sglangLineOf } from '../logs/sglangBatchLines.js';
 import type { Phase } from './analyze.js';
@@ -63,13 +62,13 @@ function threadEventSpan(ranges: readonly IterationRange[], ctx: StepNumberingCo
   const { pid, tid } = ranges[0];
   let firstNs = Infinity;
   let lastNs = -Infinity;
-  const api = ctx.apiCalls;
+  const api = ctx.loaded.apiCalls();
   for (let i = 0; i < api.count; i++) {
     if (api.pid[i] !== pid || api.tid[i] !== tid) continue;
     firstNs = Math.min(firstNs, api.start[i]);
     lastNs = Math.max(lastNs, api.end[i]);
   }
-  const others = collectRanges(ctx.handle, SCHEDULER_RANGES, (t) => t.startsWith('scheduler.') && t !== ranges[0].text).byPid.get(pid) ?? [];
+  const others = collectRanges(ctx.loaded, SCHEDULER_RANGES, (t) => t.startsWith('scheduler.') && t !== ranges[0].text).byPid.get(pid) ?? [];
   for (const r of others) {
     if (r.tid !== tid) continue;
     firstNs = Math.min(firstNs, r.startNs);
@@ -144,11 +143,12 @@ function phaseRuleOf(rule: LaunchRule, used: number, checked: number, aligned: b
 /** See the module comment. */
 export function numberSglangSteps(ranges: IterationRange[], ctx: StepNumberingContext): StepNumbering {
   const n = ranges.length;
-  const nameOf = stringLookup(ctx.handle);
-  const cut = cutReasons(ranges, threadEventSpan(ranges, ctx), (k) => launchesWithoutWork(ranges[k], ctx.apiCalls, ctx.gpuOps, nameOf));
+  const nameOf = (id: number) => ctx.loaded.stringOf(id);
+  const apiCalls = ctx.loaded.apiCalls();
+  const cut = cutReasons(ranges, threadEventSpan(ranges, ctx), (k) => launchesWithoutWork(ranges[k], apiCalls, ctx.loaded.gpuOps(), nameOf));
   const groups = lineGroups(ctx.logs);
   const rule = launchRuleOf(groups);
-  const { steps, fromLaunches } = stepsOf(ranges, launchesPerStep(ranges, ctx.apiCalls, nameOf), rule, cut);
+  const { steps, fromLaunches } = stepsOf(ranges, launchesPerStep(ranges, apiCalls, nameOf), rule, cut);
   const { chosen, why } = chooseAlignment(steps, groups);
   const notes: string[] = [];
 
@@ -158,7 +158,7 @@ export function numberSglangSteps(ranges: IterationRange[], ctx: StepNumberingCo
   });
   let numbering: { iters: number[]; source: StepNumbering['source']; detail: string };
   if (ctx.firstIter !== undefined || ctx.profileRanges?.length) {
-    numbering = numberWindows(ranges, { firstIter: ctx.firstIter, profileRanges: ctx.profileRanges, semantics: 'closed' }, ctx.handle.path);
+    numbering = numberWindows(ranges, { firstIter: ctx.firstIter, profileRanges: ctx.profileRanges, semantics: 'closed' }, ctx.loaded.path);
   } else if (chosen?.fit.numbers) {
     numbering = { iters: chosen.fit.numbers, source: 'log-alignment', detail: alignmentDetail(chosen.fit, chosen.group, n) };
   } else {

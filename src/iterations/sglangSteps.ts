@@ -3,8 +3,8 @@
  * it ran (from the torch trace's `step[...]` span, else from what its `scheduler.run_batch`
  * launched), and whether the capture window cut it.
  */
-import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
-import type { GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import type { ApiCallColumns } from '../load/apiCallColumns.js';
+import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import type { LabelCounts } from './rangeSpec.js';
 import type { IterationRange } from './windows.js';
 

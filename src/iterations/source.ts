@@ -1,6 +1,4 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import type { ApiCallColumns } from '../analysis/apiCallColumns.js';
-import type { GpuOpColumns } from '../analysis/gpuOpColumns.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import type { MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
 import type { Phase } from './analyze.js';
 import type { Numbering } from './numbering.js';
@@ -12,12 +10,10 @@ export type Engine = 'tensorrt-llm' | 'vllm' | 'sglang' | 'unknown';
 
 export type IterationSourceId = 'trtllm-pytorch' | 'trtllm-cpp' | 'vllm' | 'sglang' | 'nvtx-range' | 'log-timestamps';
 
-/** What `IterationSource.numberSteps` gets beside one process's ranges (all already loaded). */
+/** What `IterationSource.numberSteps` gets beside one process's ranges (the GPU ops and API calls are read). */
 export interface StepNumberingContext {
-  handle: ExportHandle;
+  loaded: LoadedExport;
   logs: readonly ParsedIterationLog[];
-  apiCalls: ApiCallColumns;
-  gpuOps: GpuOpColumns;
   firstIter?: number;
   profileRanges?: ProfileRange[];
 }
@@ -58,7 +54,7 @@ export interface IterationSource {
   /** PyTorch executors capture A..B-1 of TLLM_PROFILE_START_STOP=A-B, the C++ one A..B. */
   readonly profileRangeSemantics: 'half-open' | 'closed';
   /** The ranges that mark iterations in this export (per process, executor thread); empty when none. */
-  findRanges(handle: ExportHandle): FoundIterationRanges;
+  findRanges(loaded: LoadedExport): FoundIterationRanges;
   /** Batch composition carried by a range's text (log alignment; phases without a log). */
   parseLabel(text: string): LabelCounts | null;
   /** Whether an NVTX text is one of this source's markers: a cheap existence probe for `detectEngine`. */

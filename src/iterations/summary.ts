@@ -1,4 +1,4 @@
-import { aq, column, op } from '../analysis/arqueroOps.js';
+import { aq, column, op } from '../math/arqueroOps.js';
 import { PHASES, type IterationRow, type Phase } from './analyze.js';
 
 /** Statistics of one phase (context-only, mixed, generation-only, ...). */
@@ -33,7 +33,7 @@ export interface PhaseSummary {
 }
 
 /** Kept importable from here; the aggregate `op.percentile` (analysis/arqueroOps) is the same function. */
-export { percentile } from '../analysis/percentile.js';
+export { percentile } from '../math/percentile.js';
 
 /** Column of category `c` in the per-iteration table (prefixed: a category may be named like a field). */
 const categoryColumn = (c: string) => `category:${c}`;

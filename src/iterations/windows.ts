@@ -1,8 +1,6 @@
-import { isValidNvtxTimes, noteExcludedRows } from '../export/rowChecks.js';
-import type { ExportHandle } from '../../queries/handle.js';
-import { forEachMatchingNvtxRange, matchingNvtxTexts, type NvtxRangeVisitor } from '../../queries/iterationRanges.js';
-import { cachedNvtxColumns, forEachMatchingRangeRow } from '../analysis/nvtxColumns.js';
-import { loadNvtxDomains } from '../analysis/nvtxSummary.js';
+import { forEachNvtxRangeMatching, type NvtxRangeVisitor } from '../load/iterationRangeReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { nvtxDomains } from '../load/nvtxReads.js';
 import type { LabelCounts } from './rangeSpec.js';
 import type { IterationSource } from './source.js';
 
@@ -40,23 +38,16 @@ export interface FoundIterationRanges {
  * The one helper every source finds its ranges with; the SQL is in queries/iterationRanges.ts.
  */
 export function collectRanges(
-  handle: ExportHandle,
+  loaded: LoadedExport,
   source: IterationSource,
   match: (text: string) => boolean,
   numberOf: (text: string, label: LabelCounts | null) => number | null = (_t, label) => label?.iter ?? null,
 ): FoundIterationRanges {
   const all: IterationRange[] = [];
-  let invalidRanges = 0;
   let domains: ReadonlyMap<number, string> | undefined;
   const visit: NvtxRangeVisitor = (start, end, pid, tid, domainId, text) => {
-    if (!match(text)) return;
-    // Few rows (the iteration ranges): checked here, excluded and counted (rowChecks.ts).
-    if (!isValidNvtxTimes(start, end)) {
-      invalidRanges++;
-      return;
-    }
     const label = source.parseLabel(text);
-    domains ??= loadNvtxDomains(handle);
+    domains ??= nvtxDomains(loaded);
     all.push({
       pid,
       tid,
@@ -68,19 +59,10 @@ export function collectRanges(
       number: numberOf(text, label),
     });
   };
-  // With the pipeline's NVTX columns in memory (`report`), from them: no second scan of
-  // NVTX_EVENTS. The query when the columns left rows out (it counts the unusable matches) or
-  // when a match has no thread.
-  const cols = cachedNvtxColumns(handle);
-  if (!(cols && cols.invalidRows === 0 && forEachMatchingRangeRow(cols, match, visit))) {
-    const matching = matchingNvtxTexts(handle, match);
-    if (matching.ids.length === 0 && matching.texts.length === 0) return { source, byPid: new Map(), ignoredOtherThreads: 0 };
-    domains = loadNvtxDomains(handle);
-    forEachMatchingNvtxRange(handle, matching, visit);
-  }
-  noteExcludedRows(handle, 'NVTX_EVENTS', invalidRanges);
+  const { matched, invalid } = forEachNvtxRangeMatching(loaded, match, visit);
+  if (!matched) return { source, byPid: new Map(), ignoredOtherThreads: 0 };
   const { byPid, ignoredOtherThreads } = executorThreadPerProcess(all);
-  return { source, byPid, ignoredOtherThreads, invalidRanges };
+  return { source, byPid, ignoredOtherThreads, invalidRanges: invalid };
 }
 
 /** Per process, keeps the thread with the most matches: the executor loop. */

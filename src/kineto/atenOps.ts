@@ -1,7 +1,7 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
-import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
-import { hostSideByIteration, loadCpuOps, loadLaunchCalls, type GroupHostSide, type HostSideTotals, type HostWindow, type IterationHostSide } from './hostSide.js';
+import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
+import { cpuOps, launchCalls } from '../load/kinetoReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { hostSideByIteration, type GroupHostSide, type HostSideTotals, type HostWindow, type IterationHostSide } from './hostSide.js';
 
 export interface AtenOpAnalysis {
   file: string;
@@ -38,14 +38,14 @@ export function kernelsOf(ops: GpuOpColumns) {
  * inside an aten op, GPU time by launching op, and the time from the iteration's first op to its
  * first kernel. `iterations` are `analyzeIterations` rows (or any numbered windows).
  */
-export function analyzeAtenOps(handle: ExportHandle, iterations: readonly HostWindow[], opts: { topN?: number; gpuOps?: GpuOpColumns; groupOf?: (iter: number) => string | null } = {}): AtenOpAnalysis {
-  const ops = loadCpuOps(handle);
+export function analyzeAtenOps(loaded: LoadedExport, iterations: readonly HostWindow[], opts: { topN?: number; groupOf?: (iter: number) => string | null } = {}): AtenOpAnalysis {
+  const ops = cpuOps(loaded);
   const notes: string[] = [];
-  if (!handle.hasTable('KINETO_CPU_OPS')) notes.push('not a PyTorch profiler trace: no aten ops (pass the trace itself, or use --torch-trace beside an nsys export)');
+  if (!loaded.hasTable('KINETO_CPU_OPS')) notes.push('not a PyTorch profiler trace: no aten ops (pass the trace itself, or use --torch-trace beside an nsys export)');
   else if (ops.count === 0) notes.push('the PyTorch profiler trace has no aten ops (cpu_op events)');
-  const { iterations: rows, totals, groups } = hostSideByIteration(ops, loadLaunchCalls(handle), kernelsOf(opts.gpuOps ?? loadGpuOpColumns(handle)), iterations, { topN: opts.topN, groupOf: opts.groupOf });
+  const { iterations: rows, totals, groups } = hostSideByIteration(ops, launchCalls(loaded), kernelsOf(loaded.gpuOps()), iterations, { topN: opts.topN, groupOf: opts.groupOf });
   if (totals.attributedShare !== null) {
     notes.push(`${totals.attributedLaunchCalls} of ${totals.launchCalls} kernel-launch calls in iterations (${(totals.attributedShare * 100).toFixed(1)}%) were made inside an aten op; graph launches: ${totals.attributedGraphLaunches} of ${totals.graphLaunches}`);
   }
-  return { file: handle.path, iterations: rows, totals, groups, cpuOps: ops.count, notes };
+  return { file: loaded.path, iterations: rows, totals, groups, cpuOps: ops.count, notes };
 }

@@ -1,11 +1,8 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { readSessionStartEpochNs } from '../../queries/session.js';
-import { loadGpuOpColumns, type GpuOpColumns } from '../analysis/gpuOpColumns.js';
-import { KinetoTraceError } from '../errors.js';
-import { openInput } from '../export/openExport.js';
+import { launchCalls, readTorchTrace, sessionStartUtcNs } from '../load/kinetoReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { kernelsOf } from './atenOps.js';
 import { alignTorchClock, type TorchAlignmentOptions, type TorchClockAlignment } from './clockAlignment.js';
-import { hostSideByIteration, loadCpuOps, loadLaunchCalls, type CpuOpColumns, type GroupHostSide, type HostSideTotals, type HostWindow, type IterationHostSide, type LaunchCallColumns } from './hostSide.js';
+import { hostSideByIteration, type CpuOpColumns, type GroupHostSide, type HostSideTotals, type HostWindow, type IterationHostSide, type LaunchCallColumns } from './hostSide.js';
 
 /** Dual mode: an nsys export and the PyTorch profiler trace of the same run, on one clock. */
 export interface TorchTraceAttachment {
@@ -22,12 +19,6 @@ export interface TorchTraceAttachment {
   /** The Kineto thread renamed to nsys's launching thread when their ids differ (other pid namespace); null when they agree. */
   threadMapping: { kineto: string; nsys: string } | null;
   notes: string[];
-}
-
-function sessionStartUtcNs(handle: ExportHandle, file: string): bigint {
-  const start = readSessionStartEpochNs(handle);
-  if (start === null) throw new KinetoTraceError(file, 'no session start time (TARGET_INFO_SESSION_START_TIME): the two clocks cannot be aligned');
-  return start;
 }
 
 /** The busiest thread of each side, when no Kineto thread is one nsys saw launching. */
@@ -59,26 +50,17 @@ function mapThreads(ops: CpuOpColumns, launches: LaunchCallColumns): TorchTraceA
  * contains it. Plain data; says what could not be matched.
  */
 export function attachTorchTrace(
-  handle: ExportHandle,
+  loaded: LoadedExport,
   kinetoFile: string,
   iterations: readonly HostWindow[],
-  opts: TorchAlignmentOptions & { topN?: number; gpuOps?: GpuOpColumns; groupOf?: (iter: number) => string | null } = {},
+  opts: TorchAlignmentOptions & { topN?: number; groupOf?: (iter: number) => string | null } = {},
 ): TorchTraceAttachment {
-  const kineto = openInput(kinetoFile);
-  let ops: CpuOpColumns;
-  let kinetoStart: bigint;
-  try {
-    if (!kineto.hasTable('KINETO_CPU_OPS')) throw new KinetoTraceError(kinetoFile, '--torch-trace needs a PyTorch profiler trace (.json or .json.gz), not an nsys export');
-    ops = loadCpuOps(kineto);
-    kinetoStart = sessionStartUtcNs(kineto, kinetoFile);
-  } finally {
-    kineto.close();
-  }
-  const launches = loadLaunchCalls(handle);
+  const { ops, sessionStartUtcNs: kinetoStart } = readTorchTrace(kinetoFile);
+  const launches = launchCalls(loaded);
   const threadMapping = mapThreads(ops, launches);
-  const initial = Number(kinetoStart - sessionStartUtcNs(handle, handle.path));
+  const initial = Number(kinetoStart - sessionStartUtcNs(loaded, loaded.path));
   const alignment = alignTorchClock(ops, launches, initial, opts);
-  const { iterations: rows, totals, groups } = hostSideByIteration(ops, launches, kernelsOf(opts.gpuOps ?? loadGpuOpColumns(handle)), iterations, {
+  const { iterations: rows, totals, groups } = hostSideByIteration(ops, launches, kernelsOf(loaded.gpuOps()), iterations, {
     shiftNs: alignment.offsetNs,
     topN: opts.topN,
     groupOf: opts.groupOf,

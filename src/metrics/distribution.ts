@@ -1,7 +1,7 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { unionIntervals } from '../analysis/intervals.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { unionIntervals } from '../math/intervals.js';
 import { chooseMetricGpu, readMetricCatalog, type MetricCatalog, type MetricDef, type MetricGpu } from './catalog.js';
-import { scanSegments, type ScanStats, type SegmentSink } from './scan.js';
+import { scanSegments, type ScanStats, type SegmentSink } from '../load/metricScan.js';
 import { seriesFor, type TimeInterval } from './timeWeighted.js';
 
 /**
@@ -118,13 +118,13 @@ export function weightedPercentile(hist: Map<number, number>, p: number): number
   return values[values.length - 1];
 }
 
-function noMetricsSummary(handle: ExportHandle, catalog: MetricCatalog, scope: MetricsSummary['scope']): MetricsSummary {
-  return { file: handle.path, available: false, scope, gpus: [], samplingHz: null, metrics: [], notes: [catalog.reason ?? 'no GPU metrics in this export'], scan: null };
+function noMetricsSummary(loaded: LoadedExport, catalog: MetricCatalog, scope: MetricsSummary['scope']): MetricsSummary {
+  return { file: loaded.path, available: false, scope, gpus: [], samplingHz: null, metrics: [], notes: [catalog.reason ?? 'no GPU metrics in this export'], scan: null };
 }
 
-function summarize(handle: ExportHandle, windows: { starts: Float64Array; ends: Float64Array }, scope: MetricsSummary['scope'], opts: MetricsStatsOptions): MetricsSummary {
-  const catalog = opts.catalog ?? readMetricCatalog(handle);
-  if (!catalog.available) return noMetricsSummary(handle, catalog, scope);
+function summarize(loaded: LoadedExport, windows: { starts: Float64Array; ends: Float64Array }, scope: MetricsSummary['scope'], opts: MetricsStatsOptions): MetricsSummary {
+  const catalog = opts.catalog ?? readMetricCatalog(loaded);
+  if (!catalog.available) return noMetricsSummary(loaded, catalog, scope);
   const gpuIds = opts.gpu !== undefined ? [chooseMetricGpu(catalog, opts.gpu)] : catalog.gpus.map((g) => g.gpuId);
   const series: MetricDef[] = [];
   const notes: string[] = [];
@@ -137,7 +137,7 @@ function summarize(handle: ExportHandle, windows: { starts: Float64Array; ends: 
   // An empty window reads nothing (scanSegments with no series runs no query).
   const scanSeries = n === 0 ? [] : series;
   const scanWindow = scope.kind === 'capture' || n === 0 ? null : { lo: windows.starts[0], hi: windows.ends[n - 1] };
-  const scanned = scanSegments(handle, scanSeries, scanWindow, () => new WindowDistribution(windows.starts, windows.ends, series.length), { samplingHz: catalog.samplingHz });
+  const scanned = scanSegments(loaded, scanSeries, scanWindow, () => new WindowDistribution(windows.starts, windows.ends, series.length), { samplingHz: catalog.samplingHz });
   const { sink, stats } = scanned;
   const scale = n === 0 ? new Float64Array(series.length).fill(1) : scanned.scale;
   const gpuName = new Map(catalog.gpus.map((g) => [g.gpuId, g.name]));
@@ -168,14 +168,14 @@ function summarize(handle: ExportHandle, windows: { starts: Float64Array; ends: 
   if (stats.restarts.length) notes.push(`GPU metrics read in ${stats.passes} passes (${stats.restarts.join('; ')})`);
   const uncovered = metrics.filter((m) => m.coveredNs === 0).length;
   if (uncovered) notes.push(`${uncovered} metric(s) have no sample inside the window`);
-  return { file: handle.path, available: true, scope, gpus: catalog.gpus.filter((g) => gpuIds.includes(g.gpuId)), samplingHz: catalog.samplingHz, metrics, notes, scan: stats };
+  return { file: loaded.path, available: true, scope, gpus: catalog.gpus.filter((g) => gpuIds.includes(g.gpuId)), samplingHz: catalog.samplingHz, metrics, notes, scan: stats };
 }
 
 /**
  * Every metric's time-weighted mean, p50, p90, min, max over the capture (no bounds: from each
  * series' first sample to its last) or over [startNs, endNs).
  */
-export function metricsOverCapture(handle: ExportHandle, opts: MetricsStatsOptions & { startNs?: number; endNs?: number } = {}): MetricsSummary {
+export function metricsOverCapture(loaded: LoadedExport, opts: MetricsStatsOptions & { startNs?: number; endNs?: number } = {}): MetricsSummary {
   const bounded = opts.startNs !== undefined || opts.endNs !== undefined;
   const lo = opts.startNs ?? -Infinity;
   const hi = opts.endNs ?? Infinity;
@@ -184,11 +184,11 @@ export function metricsOverCapture(handle: ExportHandle, opts: MetricsStatsOptio
     : { kind: 'capture', startNs: null, endNs: null, intervals: 1, windowNs: null };
   const windows = hi > lo ? { starts: Float64Array.of(lo), ends: Float64Array.of(hi) } : { starts: new Float64Array(0), ends: new Float64Array(0) };
   // A half-open span (only a start or only an end) reads the table unfiltered (scan.ts filters finite windows only).
-  return summarize(handle, windows, scope, opts);
+  return summarize(loaded, windows, scope, opts);
 }
 
 /** The same statistics over the union of intervals (e.g. the windows of iterations A..B). */
-export function metricsOverIntervals(handle: ExportHandle, intervals: readonly TimeInterval[], opts: MetricsStatsOptions = {}): MetricsSummary {
+export function metricsOverIntervals(loaded: LoadedExport, intervals: readonly TimeInterval[], opts: MetricsStatsOptions = {}): MetricsSummary {
   const u = unionIntervals(
     intervals.map((i) => i.startNs),
     intervals.map((i) => i.endNs),
@@ -202,5 +202,5 @@ export function metricsOverIntervals(handle: ExportHandle, intervals: readonly T
     intervals: intervals.length,
     windowNs,
   };
-  return summarize(handle, u, scope, opts);
+  return summarize(loaded, u, scope, opts);
 }

@@ -1,5 +1,5 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { aq } from '../analysis/arqueroOps.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { aq } from '../math/arqueroOps.js';
 import { PHASES, type Phase } from '../iterations/analyze.js';
 import { ITERATION_METRICS, metricGpuByPid, readMetricCatalog, resolveMetrics, type MetricCatalog, type MetricDef } from './catalog.js';
 import { accumulateIntervals, meanOf } from './timeWeighted.js';
@@ -54,17 +54,17 @@ function unavailable(n: number, notes: string[], t0: number): IterationMetricsRe
  * Metrics of each iteration window. On an export without GPU metrics this returns at once
  * (`available: false`, one note) after a table-existence check.
  */
-export function iterationMetrics(handle: ExportHandle, iterations: readonly IterationWindowLike[], opts: IterationMetricsOptions = {}): IterationMetricsResult {
+export function iterationMetrics(loaded: LoadedExport, iterations: readonly IterationWindowLike[], opts: IterationMetricsOptions = {}): IterationMetricsResult {
   const t0 = performance.now();
   const n = iterations.length;
-  const catalog = opts.catalog ?? readMetricCatalog(handle);
+  const catalog = opts.catalog ?? readMetricCatalog(loaded);
   if (!catalog.available) return unavailable(n, [catalog.reason ?? 'no GPU metrics in this export'], t0);
   const wanted = opts.metrics ?? ITERATION_METRICS;
   const notes: string[] = [];
 
   // GPU of each iteration.
   const pids = [...new Set(iterations.map((r) => r.pid))];
-  const gpuOfPid = opts.gpu !== undefined ? new Map(pids.map((p) => [p, opts.gpu!])) : metricGpuByPid(handle, catalog, pids);
+  const gpuOfPid = opts.gpu !== undefined ? new Map(pids.map((p) => [p, opts.gpu!])) : metricGpuByPid(loaded, catalog, pids);
   const gpuIds = iterations.map((r) => gpuOfPid.get(r.pid) ?? catalog.gpus[0].gpuId);
   const usedGpus = [...new Set(gpuIds)].sort((a, b) => a - b);
 
@@ -88,7 +88,7 @@ export function iterationMetrics(handle: ExportHandle, iterations: readonly Iter
   }
   if (usedGpus.length > 1) notes.push(`GPU metrics per iteration read from each process's GPU (${pids.map((p) => `pid ${p}: GPU ${gpuOfPid.get(p)}`).join(', ')})`);
 
-  const acc = accumulateIntervals(handle, catalog, series, iterations);
+  const acc = accumulateIntervals(loaded, catalog, series, iterations);
   const ns = series.length;
   const K = metricNames.length;
   const sums = new Float64Array(n * K);

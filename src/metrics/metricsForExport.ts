@@ -6,6 +6,7 @@ import { parseIterationSelection, type IterationSelectionOptions } from '../iter
 import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { ParsedIterationLog } from '../logs/types.js';
 import { readMetricCatalog } from './catalog.js';
+import { LoadedExport } from '../load/loadedExport.js';
 import { metricsOverCapture, metricsOverIntervals, type MetricsSummary } from './distribution.js';
 import { parseNonNegativeInt } from '../optionValues.js';
 
@@ -47,8 +48,9 @@ export function parseMetricsRequest(opts: Omit<MetricsRequest, 'logs'>) {
 export function metricsForExport(file: string, opts: MetricsRequest): MetricsCommandResult {
   const { ranges, gpu, selection, metrics } = parseMetricsRequest(opts);
   return withExport(file, (h) => {
-    const catalog = readMetricCatalog(h);
-    if (!catalog.available || !ranges) return { ...metricsOverCapture(h, { catalog, gpu, metrics }), iterations: null };
+    const loaded = new LoadedExport(h);
+    const catalog = readMetricCatalog(loaded);
+    if (!catalog.available || !ranges) return { ...metricsOverCapture(loaded, { catalog, gpu, metrics }), iterations: null };
     const analysis = analyzeExport(h, { parts: ['iterations'], logs: opts.logs, selection, requireIterations: true }).iterations!;
     const inRange = (iter: number) => ranges.some((r) => iter >= r.first && iter <= r.last);
     const selected = analysis.iterations.filter((r) => inRange(r.iter));
@@ -56,7 +58,7 @@ export function metricsForExport(file: string, opts: MetricsRequest): MetricsCom
       const found = [...new Set(analysis.iterations.map((r) => r.iter))].sort((a, b) => a - b);
       throw new UsageError(`--iters ${opts.iters}: no such iterations in ${file} (found ${found.length ? compactRanges(found) : 'none'})`);
     }
-    const summary = metricsOverIntervals(h, selected, { catalog, gpu, metrics });
+    const summary = metricsOverIntervals(loaded, selected, { catalog, gpu, metrics });
     const iters = [...new Set(selected.map((r) => r.iter))].sort((a, b) => a - b);
     return { ...summary, notes: [`over the windows of iterations ${compactRanges(iters)}`, ...summary.notes], iterations: iters };
   });

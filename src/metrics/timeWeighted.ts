@@ -1,6 +1,6 @@
-import type { ExportHandle } from '../../queries/handle.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { chooseMetricGpu, metricsOfGpu, readMetricCatalog, resolveMetrics, type MetricCatalog, type MetricDef } from './catalog.js';
-import { scanSegments, type ScanStats, type SegmentSink } from './scan.js';
+import { scanSegments, type ScanStats, type SegmentSink } from '../load/metricScan.js';
 
 /**
  * Time-weighted means of GPU metrics over many intervals at once, in one streaming pass.
@@ -84,7 +84,7 @@ class IntervalAccumulator implements SegmentSink {
 }
 
 /** One pass accumulating every interval for every series given (any GPUs). Intervals keep their input order in the result. */
-export function accumulateIntervals(handle: ExportHandle, catalog: MetricCatalog, series: MetricDef[], intervals: readonly TimeInterval[]): IntervalSums {
+export function accumulateIntervals(loaded: LoadedExport, catalog: MetricCatalog, series: MetricDef[], intervals: readonly TimeInterval[]): IntervalSums {
   const n = intervals.length;
   const ns = series.length;
   const order = Array.from({ length: n }, (_, i) => i).filter((i) => intervals[i].endNs > intervals[i].startNs);
@@ -105,7 +105,7 @@ export function accumulateIntervals(handle: ExportHandle, catalog: MetricCatalog
   if (m === 0 || ns === 0) {
     return { series, sums, coveredNs, scale: new Float64Array(ns).fill(1), stats: { passes: 0, restarts: [], timeFiltered: false, orderedBySql: false, rows: 0, ms: 0 } };
   }
-  const { sink, scale, stats } = scanSegments(handle, series, { lo: starts[0], hi: run }, () => new IntervalAccumulator(starts, ends, maxEnd, ns), { samplingHz: catalog.samplingHz });
+  const { sink, scale, stats } = scanSegments(loaded, series, { lo: starts[0], hi: run }, () => new IntervalAccumulator(starts, ends, maxEnd, ns), { samplingHz: catalog.samplingHz });
   // Back to input order, scaled.
   for (let j = 0; j < m; j++) {
     const i = order[j];
@@ -128,12 +128,12 @@ export function seriesFor(catalog: MetricCatalog, gpuId: number, metrics?: reado
  * Sums and covered time of the chosen metrics of one GPU inside each interval (input order).
  * Null when the export has no GPU metrics.
  */
-export function timeWeightedSums(handle: ExportHandle, intervals: readonly TimeInterval[], opts: TimeWeightedOptions = {}): (IntervalSums & { gpuId: number; missing: string[] }) | null {
-  const catalog = opts.catalog ?? readMetricCatalog(handle);
+export function timeWeightedSums(loaded: LoadedExport, intervals: readonly TimeInterval[], opts: TimeWeightedOptions = {}): (IntervalSums & { gpuId: number; missing: string[] }) | null {
+  const catalog = opts.catalog ?? readMetricCatalog(loaded);
   if (!catalog.available) return null;
   const gpuId = chooseMetricGpu(catalog, opts.gpu);
   const { series, missing } = seriesFor(catalog, gpuId, opts.metrics);
-  return { ...accumulateIntervals(handle, catalog, series, intervals), gpuId, missing };
+  return { ...accumulateIntervals(loaded, catalog, series, intervals), gpuId, missing };
 }
 
 /** `sum / covered`, or null when nothing was covered. */
@@ -145,10 +145,10 @@ export function meanOf(sum: number, covered: number): number | null {
  * Time-weighted mean of each metric inside each interval: one record per interval (input order),
  * keyed by nsys metric name (`SMs Active [Throughput %]`), null where no sample held. Intervals may
  * be many (thousands of gaps) and unsorted. An export without GPU metrics gives `{}` per interval
- * (check `readMetricCatalog(handle).available` to tell).
+ * (check `readMetricCatalog(loaded).available` to tell).
  */
-export function timeWeightedMeans(handle: ExportHandle, intervals: readonly TimeInterval[], opts: TimeWeightedOptions = {}): Record<string, number | null>[] {
-  const r = timeWeightedSums(handle, intervals, opts);
+export function timeWeightedMeans(loaded: LoadedExport, intervals: readonly TimeInterval[], opts: TimeWeightedOptions = {}): Record<string, number | null>[] {
+  const r = timeWeightedSums(loaded, intervals, opts);
   if (!r) return intervals.map(() => ({}));
   const ns = r.series.length;
   return intervals.map((_, i) => {
@@ -159,8 +159,8 @@ export function timeWeightedMeans(handle: ExportHandle, intervals: readonly Time
 }
 
 /** Time-weighted mean of each metric over a whole set of intervals (e.g. every gap >= 1 ms), one pass. */
-export function timeWeightedMeanOverSet(handle: ExportHandle, intervals: readonly TimeInterval[], opts: TimeWeightedOptions = {}): Record<string, number | null> {
-  const r = timeWeightedSums(handle, intervals, opts);
+export function timeWeightedMeanOverSet(loaded: LoadedExport, intervals: readonly TimeInterval[], opts: TimeWeightedOptions = {}): Record<string, number | null> {
+  const r = timeWeightedSums(loaded, intervals, opts);
   if (!r) return {};
   const ns = r.series.length;
   const out: Record<string, number | null> = {};

@@ -1,5 +1,5 @@
 import type { ColumnTable } from 'arquero';
-import { aq, op } from '../analysis/arqueroOps.js';
+import { aq, op } from '../math/arqueroOps.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { PHASES, type IterationAnalysis, type Phase } from '../iterations/analyze.js';

@@ -1,34 +1,10 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { selectNvtxRangesNamed } from '../../queries/hostRanges.js';
-import { allRows } from '../../queries/run.js';
-import { selectStringIdsOf } from '../../queries/strings.js';
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
-import { coveredLength, unionIntervals } from '../analysis/intervals.js';
-import { loadNvtxDomains, nvtxEndOfTime } from '../analysis/nvtxSummary.js';
+import { coveredLength, unionIntervals } from '../math/intervals.js';
 import type { GapAnalysis } from '../gaps/analyze.js';
-import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE, threadKey } from '../gaps/hostCauses.js';
-import { cachedNvtxColumns, forEachRangeWithText, type NvtxColumns } from '../analysis/nvtxColumns.js';
-
-/** A range as `selectNvtxRangesNamed` returns it (`textId` null: `text` is the resolved text). */
-interface NamedRangeRow {
-  pid: number;
-  tid: number;
-  domainId: number;
-  textId: number | null;
-  text: string | null;
-  start: number;
-  end: number | null;
-}
-
-/** `selectNvtxRangesNamed` over the shared NVTX columns, in table order. */
-function rangesNamed(c: NvtxColumns, names: readonly string[]): NamedRangeRow[] {
-  const out: NamedRangeRow[] = [];
-  forEachRangeWithText(c, names, (i) => {
-    const end = c.end[i];
-    out.push({ pid: c.pid[i], tid: c.tid[i], domainId: c.domainId[i], textId: null, text: c.texts[c.text[i]], start: c.start[i], end: end === end ? end : null });
-  });
-  return out;
-}
+import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE } from '../gaps/hostCauses.js';
+import { rangesNamed, threadKey } from '../load/hostRangeReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { nvtxDomains as nvtxDomainNames, nvtxEndOfTime } from '../load/nvtxReads.js';
 
 /** Python garbage collections (`Python GC` NVTX ranges, TLLM_PROFILE_RECORD_GC=1). */
 export interface GcSummary {
@@ -79,7 +55,7 @@ export interface HostSummary {
  * lost to each comes from the gap analysis itself (nothing is recomputed).
  */
 export function summarizeHost(
-  handle: ExportHandle,
+  loaded: LoadedExport,
   gaps: GapAnalysis,
   iterations: readonly { pid: number; startNs: number; endNs: number }[] = [],
   /** NVTX domains as `describeExport` lists them (saves reading them again). */
@@ -88,7 +64,7 @@ export function summarizeHost(
   const primary = (cause: string) => gaps.gaps.filter((g) => g.cause === cause).length;
   const gc: GcSummary = { traced: gaps.gcTraced, collections: 0, totalNs: 0, coveredNs: 0, longestNs: 0, gapIdleNs: gaps.idleByCauseNs.gc ?? 0, gapsPrimary: primary('gc') };
   const gil: GilSummary = { traced: gaps.gilTraced, executorThreads: [], gapIdleNs: gaps.idleByCauseNs.gil_wait ?? 0, gapsPrimary: primary('gil_wait') };
-  if (!handle.hasTable('NVTX_EVENTS') || !(gaps.gcTraced || gaps.gilTraced)) return { gc, gil };
+  if (!loaded.hasTable('NVTX_EVENTS') || !(gaps.gcTraced || gaps.gilTraced)) return { gc, gil };
 
   const executor = new Map<number, GilThreadSummary>();
   // Iteration windows of a process are back to back: one span per process.
@@ -111,30 +87,19 @@ export function summarizeHost(
   if (nvtxDomains) {
     for (const d of nvtxDomains) if (d.name === GIL_DOMAIN) gilDomains.add(d.domainId * 16777216 + d.pid);
   } else {
-    for (const [key, name] of loadNvtxDomains(handle)) if (name === GIL_DOMAIN) gilDomains.add(key);
+    for (const [key, name] of nvtxDomainNames(loaded)) if (name === GIL_DOMAIN) gilDomains.add(key);
   }
 
-  const names = [GC_RANGE, GIL_WAIT_RANGE];
-  // Names by StringIds id (registered strings), resolved up front: the NVTX scan compares integers.
-  const nameOfId = new Map<number, string>();
-  const cols = cachedNvtxColumns(handle);
-  let rows: NamedRangeRow[];
-  if (cols) rows = rangesNamed(cols, names);
-  else {
-    const hasTextId = handle.hasColumn('NVTX_EVENTS', 'textId') && handle.hasTable('StringIds');
-    const hasText = handle.hasColumn('NVTX_EVENTS', 'text');
-    if (hasTextId) for (const r of allRows(handle, selectStringIdsOf(handle, names))) nameOfId.set(r.id, r.value);
-    const query = selectNvtxRangesNamed(handle, { textIds: [...nameOfId.keys()], texts: names, hasTextId, hasText });
-    if (query === null) return { gc, gil };
-    rows = allRows(handle, query);
-  }
+  // From the NVTX columns when read, else one query over the few rows with these names.
+  const rows = rangesNamed(loaded, [GC_RANGE, GIL_WAIT_RANGE]);
+  if (rows === null) return { gc, gil };
   let endOfTime: number | null | undefined;
   const gcStarts: number[] = [];
   const gcEnds: number[] = [];
   for (const r of rows) {
-    const name = r.textId != null ? nameOfId.get(r.textId) : r.text;
+    const name = r.name;
     let end = r.end;
-    if (end == null) end = endOfTime ??= nvtxEndOfTime(handle) ?? r.start;
+    if (end == null) end = endOfTime ??= nvtxEndOfTime(loaded) ?? r.start;
     const d = Math.max(0, end - r.start);
     if (name === GC_RANGE && r.domainId === 0) {
       gc.collections++;

@@ -1,6 +1,7 @@
-import type { ExportMetadata } from '../../queries/handle.js';
-import type { CaptureSettings, ExportInfo } from '../analysis/exportInfo.js';
-import type { GroupHostSide, HostSideTotals, IterationHostSide } from '../kineto/hostSide.js';
+import type { ExportMetadata } from '../export/openExport.js';
+import type { ExportInfo } from '../analysis/exportInfo.js';
+import type { CaptureSettings } from '../load/captureSettings.js';
+import type { PytorchHostSide } from '../kineto/pytorchHostSide.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
@@ -102,13 +103,4 @@ export type ReportData = ExportAnalysis & {
 /** Narrows an analysis to `ReportData` (it was asked for `REPORT_PARTS`). */
 export function isReportData(a: ExportAnalysis): a is ReportData {
   return !!(a.info && a.kernels && a.nvtx && a.gaps && a.host && a.categories && a.coverage && a.health && a.gilHolders && a.memory && a.findings);
-}
-
-/** The "Host side (PyTorch profiler)" data: aten ops per iteration and per phase. */
-export interface PytorchHostSide {
-  iterations: IterationHostSide[];
-  byPhase: GroupHostSide[];
-  totals: HostSideTotals;
-  /** Clock alignment, launch attribution, what could not be matched. */
-  notes: string[];
 }

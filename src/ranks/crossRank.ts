@@ -1,5 +1,5 @@
 import type { ColumnTable } from 'arquero';
-import { aq, op } from '../analysis/arqueroOps.js';
+import { aq, op } from '../math/arqueroOps.js';
 import { compactRanges } from '../iterations/analyze.js';
 import type { RankSource } from './identify.js';
 import type { RankFigures } from './rankFigures.js';

@@ -5,7 +5,7 @@ import { workerExecArgv } from '../load/workerExecArgv.js';
 import { Worker } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions, type TaskResults } from './tasks.js';
 import { fromWireError, toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
-import { sayExcludedRowNotes } from '../export/rowChecks.js';
+import { sayExcludedRowNotes } from '../load/excludedRows.js';
 
 export interface ManyOptions {
   /** Worker threads at most (default: os.availableParallelism(); never more than the exports). */

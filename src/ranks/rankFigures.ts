@@ -1,10 +1,8 @@
 import { WindowIndex } from '../iterations/windowIndex.js';
-import { loadKernelNames } from '../../queries/kernels.js';
-import { selectKernelsNamed, selectLaunchesOfKernelsNamed } from '../../queries/kernelLaunches.js';
-import type { ExportHandle } from '../../queries/handle.js';
-import { forEachRow } from '../../queries/run.js';
-import { readSessionStartEpochNs } from '../../queries/session.js';
-import { Float64Buffer } from '../analysis/durationStats.js';
+import { sessionStartEpochNs } from '../load/infoReads.js';
+import { forEachKernelNamed, forEachLaunchOfKernelsNamed, kernelNames } from '../load/kernelReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
+import { Float64Buffer } from '../math/durationStats.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import type { IterationAnalysis } from '../iterations/analyze.js';
 import type { RunSummary } from '../summary/runSummary.js';
@@ -54,10 +52,10 @@ export interface RankFigures {
  * String ids of the kernel names the classifier files under `category`. Only integer ids: an id
  * stored as text (a damaged or edited export) names no kernel and is never passed on to SQL.
  */
-function collectiveNameIds(handle: ExportHandle, classifier: CategoryClassifier, category: string): number[] {
+function collectiveNameIds(loaded: LoadedExport, classifier: CategoryClassifier, category: string): number[] {
   const cat = classifier.categories.indexOf(category);
   if (cat < 0) return [];
-  return [...loadKernelNames(handle)].filter(([id, name]) => Number.isSafeInteger(id) && classifier.classify(name) === cat).map(([id]) => id);
+  return [...kernelNames(loaded)].filter(([id, name]) => Number.isSafeInteger(id) && classifier.classify(name) === cat).map(([id]) => id);
 }
 
 /**
@@ -65,38 +63,30 @@ function collectiveNameIds(handle: ExportHandle, classifier: CategoryClassifier,
  * API call that launched it (as `attributeGpuWork` places all GPU work: correlationId + PID ->
  * runtime row -> call start). Reads only the collective kernels and their launch calls.
  */
-export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysis, classifier: CategoryClassifier, category = COMMUNICATION_CATEGORY): CollectiveTimes | null {
-  const ids = collectiveNameIds(handle, classifier, category);
+export function collectiveTimes(loaded: LoadedExport, analysis: IterationAnalysis, classifier: CategoryClassifier, category = COMMUNICATION_CATEGORY): CollectiveTimes | null {
+  const ids = collectiveNameIds(loaded, classifier, category);
   const rows = analysis.iterations;
-  if (ids.length === 0 || !handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
+  if (ids.length === 0 || !loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
   // Launch call start by (pid, correlationId); the first row wins (2022.x backtrace duplicates).
   const launch = new Map<number, number>();
   const key = (pid: number, corr: number) => pid * 2 ** 32 + corr;
-  forEachRow(
-    handle,
-    selectLaunchesOfKernelsNamed(handle, ids),
-    (pid: number, corr: number, start: number) => {
-      const k = key(pid, corr);
-      if (!launch.has(k)) launch.set(k, start);
-    },
-  );
+  forEachLaunchOfKernelsNamed(loaded, ids, (pid, corr, start) => {
+    const k = key(pid, corr);
+    if (!launch.has(k)) launch.set(k, start);
+  });
   // Launch windows: an iteration's window runs to the next one's start, the last one to its end.
   const windows = new WindowIndex(rows);
   const rowOf = (pid: number, t: number) => windows.at(pid, t);
   const perRow: { s: Float64Buffer; e: Float64Buffer }[] = rows.map(() => ({ s: new Float64Buffer(8), e: new Float64Buffer(8) }));
-  forEachRow(
-    handle,
-    selectKernelsNamed(handle, ids),
-    (start: number, end: number, corr: number | null, pid: number) => {
-      if (corr == null) return;
-      const t = launch.get(key(pid, corr));
-      if (t === undefined) return;
-      const r = rowOf(pid, t);
-      if (r < 0) return;
-      perRow[r].s.push(start);
-      perRow[r].e.push(end);
-    },
-  );
+  forEachKernelNamed(loaded, ids, (start, end, corr, pid) => {
+    if (corr == null) return;
+    const t = launch.get(key(pid, corr));
+    if (t === undefined) return;
+    const r = rowOf(pid, t);
+    if (r < 0) return;
+    perRow[r].s.push(start);
+    perRow[r].e.push(end);
+  });
   const offsets = new Int32Array(rows.length + 1);
   for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i] + perRow[i].s.length;
   const startNs = new Float64Array(offsets[rows.length]);
@@ -114,11 +104,11 @@ export function collectiveTimes(handle: ExportHandle, analysis: IterationAnalysi
  * Each holds the iteration analysis's figures (busy time, kernel time, collective time) plus when
  * each collective kernel ran, for the arrival estimate.
  */
-export function rankFiguresFromIterations(handle: ExportHandle, analysis: IterationAnalysis, classifier: CategoryClassifier, category = COMMUNICATION_CATEGORY): RankFigures[] {
+export function rankFiguresFromIterations(loaded: LoadedExport, analysis: IterationAnalysis, classifier: CategoryClassifier, category = COMMUNICATION_CATEGORY): RankFigures[] {
   const notes: string[] = [];
-  if (!classifier.categories.includes(category)) notes.push(`${handle.path}: no category '${category}' in the category table: no collective time`);
-  const coll = collectiveTimes(handle, analysis, classifier, category);
-  const utc = readSessionStartEpochNs(handle);
+  if (!classifier.categories.includes(category)) notes.push(`${loaded.path}: no category '${category}' in the category table: no collective time`);
+  const coll = collectiveTimes(loaded, analysis, classifier, category);
+  const utc = sessionStartEpochNs(loaded);
   const pids = [...new Set(analysis.iterations.map((r) => r.pid))].sort((a, b) => a - b);
   return pids.map((pid) => {
     const idx: number[] = [];
@@ -138,7 +128,7 @@ export function rankFiguresFromIterations(handle: ExportHandle, analysis: Iterat
       collectives = { offsets, startNs, endNs };
     }
     return {
-      file: handle.path,
+      file: loaded.path,
       source: 'export' as const,
       sessionStartUtcNs: utc,
       communicationCategory: category,

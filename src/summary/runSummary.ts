@@ -1,5 +1,5 @@
-import type { ExportHandle } from '../../queries/handle.js';
-import { aq, column, op } from '../analysis/arqueroOps.js';
+import type { ExportHandle } from '../export/openExport.js';
+import { aq, column, op } from '../math/arqueroOps.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';

@@ -1,11 +1,11 @@
-import { GpuOpKind, GPU_OP_KIND_NAMES } from '../../queries/gpuOps.js';
-import { forEachInStartOrder } from '../analysis/startOrder.js';
+import { GpuOpKind, GPU_OP_KIND_NAMES } from '../load/gpuOpColumns.js';
+import { forEachInStartOrder } from '../math/startOrder.js';
 import type { Timeline } from '../analysis/timeline.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { num, str, usText } from './events.js';
 import { Lanes } from './lanes.js';
 import { streamTrack, gpuPid, type TrackRegistry } from './tracks.js';
-import { NO_STRING_ID } from '../analysis/typedColumn.js';
+import { NO_STRING_ID } from '../load/typedColumn.js';
 
 export interface GpuOpSliceOptions {
   classifier: CategoryClassifier;

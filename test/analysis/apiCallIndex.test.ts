@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiCallIndex, firstAtLeast } from '../../src/analysis/apiCallIndex.js';
-import { loadApiCallColumns, type ApiCallColumns } from '../../src/analysis/apiCallColumns.js';
+import { ApiCallIndex, firstAtLeast } from '../../src/load/apiCallIndex.js';
+import { loadApiCallColumns, type ApiCallColumns } from '../../src/load/apiCallColumns.js';
 import { withExport } from '../../src/export/openExport.js';
 import { fixture } from '../helpers/fixtures.js';
 

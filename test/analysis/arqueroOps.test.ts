@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { aq, op } from '../../src/analysis/arqueroOps.js';
-import { percentile } from '../../src/analysis/percentile.js';
+import { aq, op } from '../../src/math/arqueroOps.js';
+import { percentile } from '../../src/math/percentile.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 /** The registered `op.percentile` of each group, as a Map group -> value. */
 function groupPercentiles(t: ReturnType<typeof aq.table>, p: number): Map<string, number> {
@@ -26,7 +27,7 @@ describe('op.percentile (arquero aggregate) = percentile (nearest rank)', () => 
   });
 
   it('on the GPU busy time of the pytorch-dense iterations, per phase', () => {
-    const rows = withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => analyzeIterations(h, {}).iterations);
+    const rows = withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => analyzeIterations(new LoadedExport(h), {}).iterations);
     const t = aq.table({ g: rows.map((r) => r.phase), v: rows.map((r) => r.gpuBusyNs) });
     const phases = [...new Set(rows.map((r) => r.phase))];
     expect(phases.length).toBeGreaterThan(1);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { durationStats, selectInPlace } from '../../src/analysis/durationStats.js';
+import { durationStats, selectInPlace } from '../../src/math/durationStats.js';
 
 /** The statistics by a full sort, as nsys's SQL computes them (median: mean of the middle two). */
 function bySort(values: number[]) {

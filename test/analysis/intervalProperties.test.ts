@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coveredLength, sortAscending, unionIntervals } from '../../src/analysis/intervals.js';
+import { coveredLength, sortAscending, unionIntervals } from '../../src/math/intervals.js';
 
 /** Intervals as [start, length] pairs, lengths >= 0 (zero-length ones included). */
 const arbIntervals = fc.array(fc.tuple(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 50_000 })), { maxLength: 60 });

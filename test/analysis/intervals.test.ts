@@ -11,7 +11,7 @@ import {
   subtractIntervals,
   unionIntervals,
   type IntervalSet,
-} from '../../src/analysis/intervals.js';
+} from '../../src/math/intervals.js';
 
 const set = (pairs: [number, number][]): IntervalSet => ({ starts: Float64Array.from(pairs, (p) => p[0]), ends: Float64Array.from(pairs, (p) => p[1]) });
 const pairs = (s: IntervalSet): [number, number][] => Array.from(s.starts, (v, i) => [v, s.ends[i]]);

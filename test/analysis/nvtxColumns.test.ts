@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { loadNvtxColumns } from '../../src/analysis/nvtxColumns.js';
+import { loadNvtxColumns } from '../../src/load/nvtxEventColumns.js';
 import { withExport } from '../../src/export/openExport.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture } from '../helpers/fixtures.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { orderByStart } from '../../src/analysis/startOrder.js';
+import { orderByStart } from '../../src/math/startOrder.js';
 
 /** The specification: indices by (start, index), a stable sort. */
 const stableOrder = (xs: number[]): number[] => xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b] || a - b);

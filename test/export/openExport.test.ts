@@ -9,6 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openExport, withExport } from '../../src/export/openExport.js';
 import { describeExport, type ExportInfo } from '../../src/analysis/exportInfo.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 import { FIXTURES, fixture } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -43,7 +44,7 @@ const infoCache = new Map<string, ExportInfo>();
 /** describeExport through the library (memoised: the per-file tests ask twice). */
 function info(file: string): ExportInfo {
   let i = infoCache.get(file);
-  if (!i) infoCache.set(file, (i = withExport(file, describeExport)));
+  if (!i) infoCache.set(file, (i = withExport(file, (h) => describeExport(new LoadedExport(h)))));
   return i;
 }
 

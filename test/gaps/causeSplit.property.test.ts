@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { unionIntervals, type IntervalSet } from '../../src/analysis/intervals.js';
+import { unionIntervals, type IntervalSet } from '../../src/math/intervals.js';
 import { NVTX_CAUSE_PREFIX, splitGapCauses, type NamedSegments } from '../../src/gaps/attributeCauses.js';
 
 const arbSet = fc.array(fc.tuple(fc.integer({ min: -50, max: 250 }), fc.integer({ min: 0, max: 60 })), { maxLength: 6 }).map((ps): IntervalSet =>

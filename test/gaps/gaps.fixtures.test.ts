@@ -4,9 +4,10 @@ import { openExport } from '../../src/export/openExport.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../../src/gaps/index.js';
 import { analyzeIterations } from '../../src/iterations/analyze.js';
-import { unionIntervals, overlapLength } from '../../src/analysis/intervals.js';
+import { unionIntervals, overlapLength } from '../../src/math/intervals.js';
 import { fixture } from '../helpers/fixtures.js';
 import { gapsOf } from '../helpers/pipeline.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const DENSE = fixture('pytorch-dense', 'trace.sqlite');
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
@@ -127,8 +128,8 @@ describe('gaps on pytorch-dense', () => {
     it(`same gap list as nsys's gpu_gaps rule in SQL at ${label}`, () => {
       const nsysStrict = nsysGpuGaps(db, t);
       const nsysAtLeast = nsysGpuGaps(db, t - 1);
-      const ours = analyzeGaps(h, { minGapNs: t, iterations: null });
-      const oursStrict = analyzeGaps(h, { minGapNs: t + 1, iterations: null });
+      const ours = analyzeGaps(new LoadedExport(h), { minGapNs: t, iterations: null });
+      const oursStrict = analyzeGaps(new LoadedExport(h), { minGapNs: t + 1, iterations: null });
       expect(ours.gaps.map(key)).toEqual(nsysAtLeast.map(key));
       expect(oursStrict.gaps.map(key)).toEqual(nsysStrict.map(key));
       // and on this fixture no gap lasts exactly T ns, so `--min-gap T` equals nsys's `> T` list too.
@@ -191,7 +192,7 @@ describe('gaps on pytorch-dense', () => {
 
   it('gaps are placed in iterations and phases; idleByCausePerIteration sums them', () => {
     expect(dflt.iterationsFound).toBe(true);
-    const its = analyzeIterations(h).iterations;
+    const its = analyzeIterations(new LoadedExport(h)).iterations;
     expect(dflt.iterations.map((i) => i.iter)).toEqual(its.map((i) => i.iter));
     for (const g of dflt.gaps) {
       if (g.iter == null) {
@@ -216,12 +217,12 @@ describe('gaps on pytorch-dense', () => {
     const phaseIdle = dflt.phases.reduce((a, p) => a + p.gapIdleNs + p.fragmentedIdleNs, 0);
     expect(phaseIdle).toBe(dflt.devices.reduce((a, d) => a + d.idleNs, 0));
     // passing the iterations in gives the same analysis as finding them
-    const passed = analyzeGaps(h, { iterations: its });
+    const passed = analyzeGaps(new LoadedExport(h), { iterations: its });
     expect(passed.gaps).toEqual(dflt.gaps);
   });
 
   it('--device filter: an absent device yields nothing, the present one the same gaps', () => {
-    expect(analyzeGaps(h, { deviceId: 7, iterations: null }).gaps).toEqual([]);
+    expect(analyzeGaps(new LoadedExport(h), { deviceId: 7, iterations: null }).gaps).toEqual([]);
     expect(gapsOf(h, { deviceId: 0 }).gaps.map(key)).toEqual(dflt.gaps.map(key));
   });
 });

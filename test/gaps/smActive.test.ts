@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { unionIntervals } from '../../src/analysis/intervals.js';
+import { unionIntervals } from '../../src/math/intervals.js';
 import { timeWeightedMeanOverSet } from '../../src/metrics/timeWeighted.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
 import { gapsOf } from '../helpers/pipeline.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const metricsExport = fixture('pytorch-gpu-metrics', 'trace.sqlite');
 
@@ -19,7 +20,7 @@ describe('gaps carry the mean SMs Active inside them (pytorch-gpu-metrics)', () 
       const rows = h.sqlite.prepare('SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMSET').raw(true).all() as [number, number][];
       const busy = unionIntervals(rows.map((r) => r[0]), rows.map((r) => r[1]));
       const intervals = Array.from(busy.starts, (s, i) => ({ startNs: s, endNs: busy.ends[i] }));
-      const rec = timeWeightedMeanOverSet(h, intervals, { metrics: ['SMs Active'] });
+      const rec = timeWeightedMeanOverSet(new LoadedExport(h), intervals, { metrics: ['SMs Active'] });
       return Object.values(rec)[0]!;
     });
     expect(weighted).toBeLessThan(busyMean);

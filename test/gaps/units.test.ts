@@ -3,7 +3,7 @@ import { UsageError } from '../../src/errors.js';
 import { parseDurationNs } from '../../src/gaps/duration.js';
 import { innermostSegments, layeredSegments, primaryCause, splitGapCauses } from '../../src/gaps/attributeCauses.js';
 import { isBlockingSyncApi, nvtxCauseName, ThreadRanges } from '../../src/gaps/hostCauses.js';
-import type { IntervalSet } from '../../src/analysis/intervals.js';
+import type { IntervalSet } from '../../src/math/intervals.js';
 
 const set = (pairs: [number, number][]): IntervalSet => ({ starts: Float64Array.from(pairs, (p) => p[0]), ends: Float64Array.from(pairs, (p) => p[1]) });
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { DurationStats } from '../../src/analysis/durationStats.js';
+import type { DurationStats } from '../../src/math/durationStats.js';
 
 /** The statistics columns `nsys stats` prints for cuda_gpu_kern_sum and nvtx_sum. */
 export const STAT_HEADERS = ['Time (%)', 'Total Time (ns)', 'Instances', 'Avg (ns)', 'Med (ns)', 'Min (ns)', 'Max (ns)', 'StdDev (ns)'] as const;

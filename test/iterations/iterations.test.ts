@@ -3,9 +3,10 @@ import { openExport, withExport } from '../../src/export/openExport.js';
 import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyze.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 function analyze(file: string, logs: string[] = [], opts: Parameters<typeof analyzeIterations>[1] = {}): IterationAnalysis {
-  return withExport(file, (h) => analyzeIterations(h, { logs: logs.map(parseIterationLogFile), ...opts }));
+  return withExport(file, (h) => analyzeIterations(new LoadedExport(h), { logs: logs.map(parseIterationLogFile), ...opts }));
 }
 
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);

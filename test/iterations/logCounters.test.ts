@@ -15,6 +15,7 @@ import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/
 import { parseIterationLogFile, parseIterationLogText, type IterationLogRecord } from '../../src/logs/index.js';
 import { counterShift } from '../../src/iterations/numbering.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const EXPORT = fixture('pytorch-dense', 'trace.sqlite');
 const STATS_FILE = fixture('pytorch-dense', 'iteration_log.txt');
@@ -32,7 +33,7 @@ function tritonLine(r: IterationLogRecord, counter: number): string {
 
 function analyzeWith(text: string, file: string): IterationAnalysis {
   const log = parseIterationLogText(text, file);
-  return withExport(EXPORT, (h) => analyzeIterations(h, { logs: [log] }));
+  return withExport(EXPORT, (h) => analyzeIterations(new LoadedExport(h), { logs: [log] }));
 }
 
 /** Every iteration that has a record: does the record describe that iteration's batch? */
@@ -73,7 +74,7 @@ describe('the counter offset of a log, found at the join', () => {
 
   it("the run's own logs keep their documented offsets", () => {
     const logs = [parseIterationLogFile(STATS_FILE), parseIterationLogFile(fixture('pytorch-dense', 'executor.log'))];
-    const a = withExport(EXPORT, (h) => analyzeIterations(h, { logs }));
+    const a = withExport(EXPORT, (h) => analyzeIterations(new LoadedExport(h), { logs }));
     expect(joinedAndAgreeing(a)).toEqual({ joined: 120, disagree: [] });
     expect(a.coverage.notes.filter((n) => /counter K read as/.test(n)).map((n) => n.replace(/^.*\((.*)\): counter K read as iteration (\S+),.*$/, '$1 $2'))).toEqual(['iteration-stats-pyrepr K', 'pytorch-text K-1']);
   });

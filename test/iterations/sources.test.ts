@@ -1,6 +1,5 @@
 /** Iteration sources as plug-ins: each default source on the fixture that carries its markers, the order, and the alignment's token check. */
 import { describe, expect, it } from 'vitest';
-import { nvtxColumnsOf } from '../../src/analysis/nvtxColumns.js';
 import { withExport } from '../../src/export/openExport.js';
 import { alignToLog } from '../../src/iterations/numbering.js';
 import { parseIterationRangeSpec } from '../../src/iterations/rangeSpec.js';
@@ -9,6 +8,7 @@ import { nvtxRangeSource } from '../../src/iterations/sources/nvtxRange.js';
 import { parseVllmStepLabel } from '../../src/iterations/sources/vllm.js';
 import type { IterationRange } from '../../src/iterations/windows.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 /** Ranges per process as plain SQL counts them: matching text, on the thread with the most matches. */
 function rangesOnBusiestThread(file: string, where: string): number {
@@ -37,31 +37,32 @@ describe('default iteration sources', () => {
     ['sglang', 'trace.sqlite', 'sglang', "coalesce(s.value, n.text) = 'scheduler.run_batch'"],
   ])('%s/%s: the first source with ranges is %s, with every matching range', (dir, file, id, where) => {
     const path = fixture(dir, file);
-    const found = withExport(path, (h) => findIterationRanges(h));
+    const found = withExport(path, (h) => findIterationRanges(new LoadedExport(h)));
     expect(found.source.id).toBe(id);
     const total = [...found.byPid.values()].reduce((a, l) => a + l.length, 0);
     expect(total).toBe(rangesOnBusiestThread(path, where));
     // detectEngine's cheap probe agrees with the full search.
-    expect(withExport(path, detectEngine)).toEqual({ engine: found.source.engine, source: id });
+    expect(withExport(path, (h) => detectEngine(new LoadedExport(h)))).toEqual({ engine: found.source.engine, source: id });
     // Every other default source finds nothing here: exactly one engine's markers per fixture.
-    for (const s of DEFAULT_ITERATION_SOURCES) if (s.id !== id) expect(withExport(path, (h) => s.findRanges(h)).byPid.size).toBe(0);
+    for (const s of DEFAULT_ITERATION_SOURCES) if (s.id !== id) expect(withExport(path, (h) => s.findRanges(new LoadedExport(h))).byPid.size).toBe(0);
     // With the pipeline's NVTX columns in memory the ranges come from them, not from SQL: the same
     // ranges, in the same order, with the same texts, domains and numbers.
     const fromColumns = withExport(path, (h) => {
-      nvtxColumnsOf(h);
-      return findIterationRanges(h);
+      const loaded = new LoadedExport(h);
+      loaded.nvtx();
+      return findIterationRanges(loaded);
     });
     expect(fromColumns.byPid).toEqual(found.byPid);
     expect(fromColumns.ignoredOtherThreads).toBe(found.ignoredOtherThreads);
   });
 
   it('an export without any engine markers: no engine', () => {
-    expect(withExport(fixture('external', 'nsys2024.6_nvfuser_matmul.sqlite'), detectEngine)).toBeNull();
+    expect(withExport(fixture('external', 'nsys2024.6_nvfuser_matmul.sqlite'), (h) => detectEngine(new LoadedExport(h)))).toBeNull();
   });
 
   it('--iteration-range builds an nvtx-range source of unknown engine', () => {
     const spec = parseIterationRangeSpec('/^execute_context_(\\d+)/');
-    const found = withExport(fixture('vllm-dense', 'trace.sqlite'), (h) => findIterationRanges(h, spec));
+    const found = withExport(fixture('vllm-dense', 'trace.sqlite'), (h) => findIterationRanges(new LoadedExport(h), spec));
     expect(found.source).toMatchObject({ id: 'nvtx-range', engine: 'unknown' });
     expect(found.byPid.get(638)?.length).toBe(40);
     expect(nvtxRangeSource({ kind: 'name', name: 'x' }).parseLabel('execute_context_1(2)_generation_3(4)')).toBeNull();

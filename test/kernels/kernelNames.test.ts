@@ -14,6 +14,7 @@ import { kernelSummaryNotes, summarizeKernels, type KernelSummary } from '../../
 import { copyExport, editExport, retypeColumn } from '../helpers/hostileExport.js';
 import { fixture } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/cli.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const DENSE = fixture('pytorch-dense', 'trace.sqlite');
 const K = 'CUPTI_ACTIVITY_KIND_KERNEL';
@@ -30,13 +31,13 @@ function summaries(path: string): Record<'query' | 'inline' | 'background', Kern
       expect('launchIndexes' in a.timingsMs, nvtxRead).toBe(nvtxRead === 'background');
       return a.kernels!;
     };
-    return { query: summarizeKernels(h), inline: byPipeline('inline'), background: byPipeline('background') };
+    return { query: summarizeKernels(new LoadedExport(h)), inline: byPipeline('inline'), background: byPipeline('background') };
   });
 }
 
 const total = (s: KernelSummary) => s.rows.reduce((a, r) => a + r.total, 0);
 const instances = (s: KernelSummary) => s.rows.reduce((a, r) => a + r.count, 0);
-const untouched = withExport(DENSE, (h) => summarizeKernels(h));
+const untouched = withExport(DENSE, (h) => summarizeKernels(new LoadedExport(h)));
 
 describe('kernel names an edited export lost', () => {
   it('NULL demangledName: one <no name> row and one note, on every path; no kernel time lost', () => {

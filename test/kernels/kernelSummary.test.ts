@@ -13,6 +13,7 @@ import { fixture } from '../helpers/fixtures.js';
 import { parseCsv, parseCsvObjects } from '../helpers/csv.js';
 import { runCli } from '../helpers/cli.js';
 import { expectStatsMatch, exactInt, STAT_HEADERS } from '../helpers/nsysStats.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const KERN_SUM_HEADER = [...STAT_HEADERS, 'Name'];
 
@@ -42,7 +43,7 @@ describe.each(WITH_KERNELS)('kernels agrees with nsys cuda_gpu_kern_sum on $name
   let oracleText: string;
   let oracle: Record<string, string>[];
   beforeAll(() => {
-    summary = withExport(c.export, (h) => summarizeKernels(h));
+    summary = withExport(c.export, (h) => summarizeKernels(new LoadedExport(h)));
     oracleText = readFileSync(c.oracle, 'utf8');
     const parsed = parseCsvObjects(oracleText);
     expect(parsed.header).toEqual(KERN_SUM_HEADER);
@@ -93,7 +94,7 @@ describe.each(WITHOUT_KERNELS)('kernels on $name (graph-level trace, no kernel t
 
   it('nsys printed nothing, and the library returns zero rows and counts the graph rows it left out', () => {
     expect(readFileSync(c.oracle, 'utf8')).toBe('');
-    const s = withExport(c.export, (h) => summarizeKernels(h));
+    const s = withExport(c.export, (h) => summarizeKernels(new LoadedExport(h)));
     expect(s.rows).toEqual([]);
     expect(s.kernelTablePresent).toBe(false);
     expect(s.graphTraceRows).toBe(graphRows);
@@ -140,7 +141,7 @@ describe('kernels --graphs on cpp-legacy-windows trace.2', () => {
   });
 
   it('library: one [CUDA graph <id>] row per graphId with counts and totals of a plain SQL group-by', () => {
-    const s = withExport(file, (h) => summarizeKernels(h, { includeGraphs: true }));
+    const s = withExport(file, (h) => summarizeKernels(new LoadedExport(h), { includeGraphs: true }));
     expect(s.graphsIncluded).toBe(true);
     expect(s.rows.map((r) => ({ graphId: Number(/^\[CUDA graph (\d+)\]$/.exec(r.name)?.[1]), n: r.count, total: r.total, min: r.min, max: r.max }))).toEqual(expected);
     const grand = expected.reduce((a, g) => a + g.total, 0);
@@ -187,7 +188,7 @@ describe('kernels --by short on pytorch-dense', () => {
   });
 
   it('library groups by short name like SQL GROUP BY shortName', () => {
-    const s = withExport(file, (h) => summarizeKernels(h, { nameBy: 'short' }));
+    const s = withExport(file, (h) => summarizeKernels(new LoadedExport(h), { nameBy: 'short' }));
     expect(s.rows.map((r) => ({ name: r.name, n: r.count, total: r.total, min: r.min, max: r.max }))).toEqual(expected);
   });
 
@@ -250,7 +251,7 @@ describe('kernels on a small hand-made export: ties, statistics, grouping by nam
         .pluck()
         .all(),
     );
-    const s = withExport(file, (h) => summarizeKernels(h));
+    const s = withExport(file, (h) => summarizeKernels(new LoadedExport(h)));
     expect(s.rows.map((r) => r.name)).toEqual(nsysOrder);
     expect(nsysOrder).toEqual(['void kern<float, 4>(float *, int)', 'B', 'A', 'C', 'D']);
   });

@@ -15,6 +15,7 @@ import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { IterationError, KinetoTraceError } from '../../src/errors.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const KINETO_2026 = join(REPO_ROOT, 'test', 'fixtures-field', 'kineto', 'kineto-2026-before_fix_trace.json');
 const dir = mkdtempSync(join(tmpdir(), 'iterscope-field-shapes-'));
@@ -55,7 +56,7 @@ describe('the 2026 libkineto trace without baseTimeNanoseconds (ts relative to a
   it('reads the same kernels, writes no session start, and says the clock is unknown', () => {
     expect(text).not.toContain('baseTimeNanoseconds');
     withExport(write('no-base-time.json', text), (h) => {
-      expect(summarizeKernels(h).rows.map((r) => [r.name, r.total])).toEqual([['Kernel', independentKernelNs(real)]]);
+      expect(summarizeKernels(new LoadedExport(h)).rows.map((r) => [r.name, r.total])).toEqual([['Kernel', independentKernelNs(real)]]);
       expect(sessionStart(h)).toEqual([]);
       expect(exportNotes(h).some((n) => /no absolute clock/.test(n))).toBe(true);
     });
@@ -65,9 +66,9 @@ describe('the 2026 libkineto trace without baseTimeNanoseconds (ts relative to a
 describe('no ProfilerStep#N (the 2026 libkineto trace: a test program, no profiler.step())', () => {
   it('reads the kernels; iterations are refused with one line that says what marks them', () => {
     withExport(KINETO_2026, (h) => {
-      expect(summarizeKernels(h).rows).toHaveLength(1);
-      expect(() => analyzeIterations(h)).toThrow(IterationError);
-      expect(() => analyzeIterations(h)).toThrow(/without NVTX iteration ranges or ProfilerStep#N, pass --log/);
+      expect(summarizeKernels(new LoadedExport(h)).rows).toHaveLength(1);
+      expect(() => analyzeIterations(new LoadedExport(h))).toThrow(IterationError);
+      expect(() => analyzeIterations(new LoadedExport(h))).toThrow(/without NVTX iteration ranges or ProfilerStep#N, pass --log/);
     });
   });
 });
@@ -81,7 +82,7 @@ describe('displayTimeUnit "ns" (libkineto built with DISPLAY_TRACE_IN_NS)', () =
   it('reads ts and dur in µs as with "ms", and says so', () => {
     expect(text).toContain('"displayTimeUnit": "ns"');
     withExport(write('display-ns.json', text), (h) => {
-      expect(summarizeKernels(h).rows.map((r) => r.total)).toEqual([independentKernelNs(text)]);
+      expect(summarizeKernels(new LoadedExport(h)).rows.map((r) => r.total)).toEqual([independentKernelNs(text)]);
       expect(sessionStart(h)).toEqual([{ utcEpochNs: 1775078550000000000n + 88437691101719n }]);
       expect(exportNotes(h).some((n) => /displayTimeUnit "ns" only sets the unit a trace viewer shows/.test(n))).toBe(true);
     });
@@ -158,7 +159,7 @@ describe('one rank of an NCCL run: distributedInfo after the events, collective 
 
   it('totals the kernels as the JSON does, per device and stream, and keeps the rank', () => {
     withExport(file, (h) => {
-      const rows = summarizeKernels(h).rows;
+      const rows = summarizeKernels(new LoadedExport(h)).rows;
       expect(rows.reduce((a, r) => a + r.total, 0)).toBe(independentKernelNs(readFileSync(file, 'utf8')));
       expect(rows.map((r) => [r.name.slice(0, 22), r.count])).toEqual([
         ['ncclDevKernel_AllReduc', 2],
@@ -188,7 +189,7 @@ describe('one rank of an NCCL run: distributedInfo after the events, collective 
         })
         .reduce((a, k) => a + Math.round(k.dur! * 1000), 0),
     );
-    const a = withExport(file, (h) => analyzeIterations(h));
+    const a = withExport(file, (h) => analyzeIterations(new LoadedExport(h)));
     expect(a.iterations.map((r) => r.iter)).toEqual([3, 4]);
     a.iterations.forEach((r, i) => expect(Math.abs(r.kernelNs - expected[i]) / expected[i], `step ${r.iter}`).toBeLessThanOrEqual(0.02));
   });
@@ -220,8 +221,8 @@ describe('a CPU-only trace (gloo, no GPU): read, no kernels, iterations with no 
 
   it('has no kernels and three iterations with 0 ns kernel time; the rank is kept', () => {
     withExport(file, (h) => {
-      expect(summarizeKernels(h).rows).toEqual([]);
-      const a = analyzeIterations(h);
+      expect(summarizeKernels(new LoadedExport(h)).rows).toEqual([]);
+      const a = analyzeIterations(new LoadedExport(h));
       expect(a.iterations.map((r) => [r.iter, r.kernelNs, r.kernelCount])).toEqual([
         [0, 0, 0],
         [1, 0, 0],
@@ -252,7 +253,7 @@ describe('counter events, negative values included, beside the real 2026 trace',
   it('reads the same kernels and says 3 counter events were not read', () => {
     expect(JSON.parse(text)).toBeTruthy();
     withExport(write('counters.json', text), (h) => {
-      expect(summarizeKernels(h).rows.map((r) => r.total)).toEqual([independentKernelNs(real)]);
+      expect(summarizeKernels(new LoadedExport(h)).rows.map((r) => r.total)).toEqual([independentKernelNs(real)]);
       expect(exportNotes(h).some((n) => /: 3 counter events \(ph C/.test(n))).toBe(true);
     });
   });

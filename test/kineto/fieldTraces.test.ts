@@ -16,6 +16,7 @@ import { allRows } from '../../queries/run.js';
 import { selectLaunchCalls } from '../../queries/launchCalls.js';
 import { REPO_ROOT, fixture } from '../helpers/fixtures.js';
 import { tablesReadBy } from '../../src/export/contract.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const FIELD = join(REPO_ROOT, 'test', 'fixtures-field', 'kineto');
 const PT18 = join(FIELD, 'pytorch1.8-gpu_metrics_input.trimmed.json');
@@ -47,7 +48,7 @@ function kernelTotalNs(file: string): number {
 
 describe('a PyTorch 1.8 trace (kineto tb_plugin test data): Operator/Runtime/Kernel, text tids, epoch-µs ts, no baseTimeNanoseconds', () => {
   it('is read: the kernel summary totals the JSON kernels, one row per name', () => {
-    const summary = withExport(PT18, (h) => summarizeKernels(h));
+    const summary = withExport(PT18, (h) => summarizeKernels(new LoadedExport(h)));
     const raw = rawEvents(PT18).filter(isKernel);
     expect(summary.rows.reduce((a, r) => a + r.total, 0)).toBe(kernelTotalNs(PT18));
     expect(summary.rows.reduce((a, r) => a + r.count, 0)).toBe(raw.length);
@@ -64,7 +65,7 @@ describe('a PyTorch 1.8 trace (kineto tb_plugin test data): Operator/Runtime/Ker
       const t = launchUs.get(k.args!.correlation as number)!;
       if (t >= step.ts! && t < step.ts! + step.dur!) expected += ns(k.dur!);
     }
-    const a = withExport(PT18, (h) => analyzeIterations(h));
+    const a = withExport(PT18, (h) => analyzeIterations(new LoadedExport(h)));
     expect(a.iterations.map((r) => r.iter)).toEqual([2]);
     expect(expected).toBeGreaterThan(0);
     expect(Math.abs(a.iterations[0].kernelNs - expected) / expected).toBeLessThanOrEqual(0.02);
@@ -91,7 +92,7 @@ describe('a PyTorch 1.8 trace (kineto tb_plugin test data): Operator/Runtime/Ker
 describe("today's libkineto writer (kineto docs/traces): cuda_sync records, flows that point nowhere, 8 GPUs listed", () => {
   it('reads the one kernel, leaves the cuda_sync records and the flows out with notes, and lists every GPU', () => {
     withExport(KINETO_2026, (h) => {
-      expect(summarizeKernels(h).rows.map((r) => [r.name, r.total])).toEqual([['Kernel', kernelTotalNs(KINETO_2026)]]);
+      expect(summarizeKernels(new LoadedExport(h)).rows.map((r) => [r.name, r.total])).toEqual([['Kernel', kernelTotalNs(KINETO_2026)]]);
       expect((h.sqlite.prepare('SELECT count(*) AS n FROM TARGET_INFO_GPU').get() as { n: number }).n).toBe(8);
       const notes = exportNotes(h);
       expect(notes.some((n) => /4 flow events .* a flow that points nowhere changes nothing/.test(n))).toBe(true);
@@ -106,7 +107,7 @@ describe("today's libkineto writer (kineto docs/traces): cuda_sync records, flow
 describe('a ROCm trace (TraceLens eval data): hipExtModuleLaunchKernel, no correlation ids, kernels with only an External id', () => {
   it('totals the kernels as the JSON does, on device 2 (their pid) and stream 0 (their tid)', () => {
     withExport(ROCM, (h) => {
-      expect(summarizeKernels(h).rows.reduce((a, r) => a + r.total, 0)).toBe(kernelTotalNs(ROCM));
+      expect(summarizeKernels(new LoadedExport(h)).rows.reduce((a, r) => a + r.total, 0)).toBe(kernelTotalNs(ROCM));
       expect(h.sqlite.prepare('SELECT DISTINCT deviceId, streamId FROM CUPTI_ACTIVITY_KIND_KERNEL').all()).toEqual([{ deviceId: 2, streamId: 0 }]);
     });
   });
@@ -131,8 +132,8 @@ describe('a ROCm trace (TraceLens eval data): hipExtModuleLaunchKernel, no corre
 describe('`kernels` converts only the kernels, reading only the events that can be kernels', () => {
   const TORCH_ONLY = fixture('pytorch-torch-only', 'trace.json');
   it.each([PT18, KINETO_2026, ROCM, TORCH_ONLY])('%s: the same kernel summary as the whole conversion', (file) => {
-    const whole = withExport(file, (h) => summarizeKernels(h));
-    const lean = withExport(file, (h) => summarizeKernels(h), { tables: tablesReadBy(['kernelSummary']) });
+    const whole = withExport(file, (h) => summarizeKernels(new LoadedExport(h)));
+    const lean = withExport(file, (h) => summarizeKernels(new LoadedExport(h)), { tables: tablesReadBy(['kernelSummary']) });
     expect(lean).toEqual(whole);
     expect(whole.rows.reduce((a, r) => a + r.total, 0)).toBe(kernelTotalNs(file));
   });

@@ -11,9 +11,10 @@ import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { analyzeAtenOps } from '../../src/kineto/atenOps.js';
 import { attachTorchTrace } from '../../src/kineto/attachTorchTrace.js';
 import { alignTorchClock } from '../../src/kineto/clockAlignment.js';
-import { loadCpuOps, loadLaunchCalls } from '../../src/kineto/hostSide.js';
+import { cpuOps, launchCalls } from '../../src/load/kinetoReads.js';
 import { fixture } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/cli.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const ONLY = (f: string) => fixture('pytorch-torch-only', f);
 const DUAL = (f: string) => fixture('pytorch-torch-trace', f);
@@ -21,8 +22,8 @@ const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i)
 
 describe('pytorch-torch-only: aten ops per iteration from the trace alone', () => {
   const { analysis, host } = withExport(ONLY('trace.json'), (h) => {
-    const a = analyzeIterations(h, { logs: [parseIterationLogFile(ONLY('iteration_log.txt'))] });
-    return { analysis: a, host: analyzeAtenOps(h, a.iterations) };
+    const a = analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(ONLY('iteration_log.txt'))] });
+    return { analysis: a, host: analyzeAtenOps(new LoadedExport(h), a.iterations) };
   });
   const doc = JSON.parse(readFileSync(ONLY('trace.json'), 'utf8')) as { traceEvents: { ph?: string; cat?: string; name?: string; ts?: number; dur?: number }[] };
   const t0 = Math.min(...doc.traceEvents.filter((e) => e.ph === 'X' && typeof e.ts === 'number').map((e) => e.ts!));
@@ -47,7 +48,7 @@ describe('pytorch-torch-only: aten ops per iteration from the trace alone', () =
     let self = 0;
     for (const r of host.iterations) expect(r.topOps.length).toBeGreaterThan(0);
     withExport(ONLY('trace.json'), (h) => {
-      const ops = loadCpuOps(h);
+      const ops = cpuOps(new LoadedExport(h));
       expect(ops.count).toBe(doc.traceEvents.filter((e) => e.cat === 'cpu_op').length);
       let outer = 0;
       for (let i = 0; i < ops.count; i++) {
@@ -65,7 +66,7 @@ describe('pytorch-torch-only: aten ops per iteration from the trace alone', () =
       expected += op.e - op.s - direct.reduce((a, c) => a + c.e - c.s, 0);
     }
     withExport(ONLY('trace.json'), (h) => {
-      const ops = loadCpuOps(h);
+      const ops = cpuOps(new LoadedExport(h));
       let got = 0;
       for (let i = 0; i < ops.count; i++) if (ops.names.get(ops.nameId[i]) === 'aten::matmul') got += ops.selfNs[i];
       expect(expected).toBeGreaterThan(0);
@@ -86,7 +87,8 @@ describe('pytorch-torch-only: aten ops per iteration from the trace alone', () =
   it('finds the true clock offset (0: one clock) from a start 300 us off, within its spread', () => {
     const h = openInput(ONLY('trace.json'));
     try {
-      const a = alignTorchClock(loadCpuOps(h), loadLaunchCalls(h), 300_000);
+      const loaded = new LoadedExport(h);
+      const a = alignTorchClock(cpuOps(loaded), launchCalls(loaded), 300_000);
       expect(a.matchedLaunches).toBe(a.sampledLaunches);
       expect(a.spreadNs).toBeLessThan(20_000);
       expect(Math.abs(a.offsetNs)).toBeLessThanOrEqual(a.spreadNs / 2);
@@ -98,8 +100,8 @@ describe('pytorch-torch-only: aten ops per iteration from the trace alone', () =
 
 describe('pytorch-torch-trace: dual mode (nsys export + CPU-only Kineto trace)', () => {
   const { analysis, dual } = withExport(DUAL('trace.sqlite'), (h) => {
-    const a = analyzeIterations(h, { logs: [parseIterationLogFile(DUAL('iteration_log.txt'))] });
-    return { analysis: a, dual: attachTorchTrace(h, DUAL('trace.json'), a.iterations) };
+    const a = analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(DUAL('iteration_log.txt'))] });
+    return { analysis: a, dual: attachTorchTrace(new LoadedExport(h), DUAL('trace.json'), a.iterations) };
   });
 
   it('aligns the clocks: most launch calls fall inside an aten op, offset known to a few us', () => {

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { analyzeAtenOps } from '../../src/kineto/atenOps.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'iterscope-kineto-steps-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,8 +51,8 @@ describe('ProfilerStep#N marks the iterations of a Kineto trace', () => {
     ['json.gz', gz],
   ])('%s: iterations 5..7 from the steps, one 10 us kernel and one attributed launch each', (_kind, file) => {
     const { a, host } = withExport(file, (h) => {
-      const a = analyzeIterations(h);
-      return { a, host: analyzeAtenOps(h, a.iterations) };
+      const a = analyzeIterations(new LoadedExport(h));
+      return { a, host: analyzeAtenOps(new LoadedExport(h), a.iterations) };
     });
     expect(a.iterations.map((r) => r.iter)).toEqual([5, 6, 7]);
     expect(a.iterations.map((r) => r.kernelNs)).toEqual([10_000, 10_000, 10_000]);

@@ -11,6 +11,7 @@ import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const TRACE = fixture('pytorch-torch-only', 'trace.json');
 const LOG = fixture('pytorch-torch-only', 'iteration_log.txt');
@@ -54,8 +55,8 @@ function independentReading() {
 
 describe('pytorch-torch-only: a Kineto trace through the nsys pipeline', () => {
   const truth = independentReading();
-  const analysis = withExport(TRACE, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(LOG)] }));
-  const kernels = withExport(TRACE, (h) => summarizeKernels(h));
+  const analysis = withExport(TRACE, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(LOG)] }));
+  const kernels = withExport(TRACE, (h) => summarizeKernels(new LoadedExport(h)));
 
   it('finds iterations 30..49 from the log timestamps and joins each to its iteration_log.txt record', () => {
     expect(analysis.iterations.map((r) => r.iter)).toEqual(Array.from({ length: 20 }, (_, i) => 30 + i));

@@ -9,6 +9,7 @@ import { withExport } from '../../src/export/openExport.js';
 import { metricsOverCapture } from '../../src/metrics/distribution.js';
 import { metricCells, metricColumns, metricsTable } from '../../reports/metricsReport.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const file = fixture('pytorch-gpu-metrics', 'trace.sqlite');
 const log = fixture('pytorch-gpu-metrics', 'iteration_log.txt');
@@ -83,7 +84,7 @@ describe('iterscope metrics', () => {
 
 describe('report tables', () => {
   it('metricsTable and the iteration/phase metric columns', () => {
-    const s = withExport(file, (h) => metricsOverCapture(h, { metrics: ['SMs Active', 'GPC Clock Frequency'] }));
+    const s = withExport(file, (h) => metricsOverCapture(new LoadedExport(h), { metrics: ['SMs Active', 'GPC Clock Frequency'] }));
     const t = metricsTable(s);
     expect(t.title).toContain('whole capture');
     expect(t.rows.map((r) => r.metric)).toEqual([SMS, 'GPC Clock Frequency [MHz] (from Hz)']);

@@ -10,6 +10,7 @@ import { timeWeightedMeanOverSet, timeWeightedMeans, type TimeInterval } from '.
 import { gpuIdOfMetricsTypeId } from '../../queries/gpuMetrics.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const SMS = 'SMs Active [Throughput %]';
 const file = fixture('pytorch-gpu-metrics', 'trace.sqlite');
@@ -42,7 +43,7 @@ describe('pytorch-gpu-metrics: metric catalog', () => {
   afterAll(() => h.close());
 
   it('resolves the 22 metrics by name on GPU 0, whose typeId low byte is TARGET_INFO_GPU.id', () => {
-    const c = readMetricCatalog(h);
+    const c = readMetricCatalog(new LoadedExport(h));
     expect(c.available).toBe(true);
     expect(c.samplingHz).toBe(2000);
     expect(c.gpus).toEqual([{ gpuId: 0, name: 'NVIDIA H100 80GB HBM3', cuDevice: 0, busLocation: '0000:00:06.0', vmIdMatches: true }]);
@@ -65,8 +66,8 @@ describe('pytorch-gpu-metrics: metrics per iteration', () => {
   let r: IterationMetricsResult;
   beforeAll(() => {
     h = openExport(file);
-    rows = analyzeIterations(h, { logs: [parseIterationLogFile(fixture('pytorch-gpu-metrics', 'iteration_log.txt'))] }).iterations;
-    r = iterationMetrics(h, rows);
+    rows = analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(fixture('pytorch-gpu-metrics', 'iteration_log.txt'))] }).iterations;
+    r = iterationMetrics(new LoadedExport(h), rows);
   });
   afterAll(() => h.close());
 
@@ -111,11 +112,11 @@ describe('pytorch-gpu-metrics: metrics per iteration', () => {
 
   it('timeWeightedMeans on the iteration windows gives the same numbers, and the SQL reference agrees', () => {
     const windows = rows.map((r) => ({ startNs: r.startNs, endNs: r.endNs }));
-    const means = timeWeightedMeans(h, windows, { metrics: ['SMs Active'] });
+    const means = timeWeightedMeans(new LoadedExport(h), windows, { metrics: ['SMs Active'] });
     expect(means).toHaveLength(60);
     for (let i = 0; i < 60; i++) expect(means[i][SMS]).toBeCloseTo(r.perIteration[i]![SMS]!, 9);
     // Unsorted input: same result per interval.
-    const reversed = timeWeightedMeans(h, [...windows].reverse(), { metrics: ['SMs Active'] });
+    const reversed = timeWeightedMeans(new LoadedExport(h), [...windows].reverse(), { metrics: ['SMs Active'] });
     expect(reversed.reverse().map((m) => m[SMS])).toEqual(means.map((m) => m[SMS]));
   });
 
@@ -124,7 +125,7 @@ describe('pytorch-gpu-metrics: metrics per iteration', () => {
     expect([...byPhase.keys()]).toEqual(['context', 'mixed', 'generation']);
     for (const [phase, rec] of byPhase) {
       const windows = rows.filter((x) => x.phase === phase);
-      const ref = timeWeightedMeanOverSet(h, windows, { metrics: ['SMs Active'] })[SMS]!;
+      const ref = timeWeightedMeanOverSet(new LoadedExport(h), windows, { metrics: ['SMs Active'] })[SMS]!;
       expect(rec[SMS]).toBeCloseTo(ref, 9);
     }
     // Decode-heavy generation iterations keep more SMs busy than the short context ones here.
@@ -132,9 +133,9 @@ describe('pytorch-gpu-metrics: metrics per iteration', () => {
   });
 
   it('the pass reads only the iteration span, in one pass, well under a second', () => {
-    expect(iterationMetrics(h, rows).ms).toBeLessThan(1000);
+    expect(iterationMetrics(new LoadedExport(h), rows).ms).toBeLessThan(1000);
     const t0 = performance.now();
-    const cap = metricsOverCapture(h);
+    const cap = metricsOverCapture(new LoadedExport(h));
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(cap.scan!.passes).toBe(1);
     expect(cap.scan!.rows).toBe(341_902);
@@ -175,11 +176,11 @@ describe('pytorch-gpu-metrics: SMs Active inside GPU idle gaps', () => {
     const { busy, gaps } = busyAndGaps(h.sqlite);
     expect(gaps.length).toBeGreaterThan(10);
     expect(busy.length).toBeGreaterThan(1000);
-    const inGaps = timeWeightedMeanOverSet(h, gaps, { metrics: ['SMs Active'] })[SMS]!;
-    const inBusy = timeWeightedMeanOverSet(h, busy, { metrics: ['SMs Active'] })[SMS]!;
+    const inGaps = timeWeightedMeanOverSet(new LoadedExport(h), gaps, { metrics: ['SMs Active'] })[SMS]!;
+    const inBusy = timeWeightedMeanOverSet(new LoadedExport(h), busy, { metrics: ['SMs Active'] })[SMS]!;
     expect(inGaps).toBeLessThan(inBusy);
     // Per gap (what the gaps module asks for): one value each, and the set mean is their time-weighted mean.
-    const perGap = timeWeightedMeans(h, gaps, { metrics: ['SMs Active'] });
+    const perGap = timeWeightedMeans(new LoadedExport(h), gaps, { metrics: ['SMs Active'] });
     expect(perGap).toHaveLength(gaps.length);
     let num = 0;
     let den = 0;
@@ -203,7 +204,7 @@ describe('pytorch-gpu-metrics: capture statistics', () => {
   afterAll(() => h.close());
 
   it('over the whole capture: time-weighted mean equals the SQL mean between the first and last sample', () => {
-    const s = metricsOverCapture(h);
+    const s = metricsOverCapture(new LoadedExport(h));
     expect(s.available).toBe(true);
     expect(s.metrics).toHaveLength(22);
     const sms = s.metrics.find((m) => m.metric === SMS)!;
@@ -224,11 +225,11 @@ describe('pytorch-gpu-metrics: capture statistics', () => {
   });
 
   it('over a span and over the union of iteration windows', () => {
-    const rows = analyzeIterations(h).iterations.filter((r) => r.iter >= 10 && r.iter <= 19);
-    const u = metricsOverIntervals(h, rows, { metrics: ['SMs Active', 'Tensor Active'] });
+    const rows = analyzeIterations(new LoadedExport(h)).iterations.filter((r) => r.iter >= 10 && r.iter <= 19);
+    const u = metricsOverIntervals(new LoadedExport(h), rows, { metrics: ['SMs Active', 'Tensor Active'] });
     expect(u.scope.kind).toBe('intervals');
     expect(u.metrics.map((m) => m.metric)).toEqual([SMS, 'Tensor Active [Throughput %]']);
-    const span = metricsOverCapture(h, { startNs: rows[0].startNs, endNs: rows[rows.length - 1].endNs, metrics: ['SMs Active'] });
+    const span = metricsOverCapture(new LoadedExport(h), { startNs: rows[0].startNs, endNs: rows[rows.length - 1].endNs, metrics: ['SMs Active'] });
     // Iteration windows are contiguous: the union is the span.
     expect(u.metrics[0].mean!).toBeCloseTo(span.metrics[0].mean!, 9);
     expect(Math.abs(span.metrics[0].mean! - sqlTimeWeightedMean(h.sqlite, SMS, rows[0].startNs, rows[rows.length - 1].endNs))).toBeLessThan(0.01);
@@ -240,12 +241,12 @@ describe('pytorch-gpu-metrics: CUDA device to sampled GPU', () => {
   it('device 0 of the serving process is GPU 0; an unknown device has no metrics', () => {
     const h = openExport(file);
     try {
-      const c = readMetricCatalog(h);
+      const c = readMetricCatalog(new LoadedExport(h));
       const pid = h.sqlite.prepare('SELECT pid FROM TARGET_INFO_CUDA_DEVICE').pluck().get() as number;
-      expect(metricGpuForCudaDevice(h, c, 0, pid)).toBe(0);
-      expect(metricGpuForCudaDevice(h, c, 0)).toBe(0);
-      expect(metricGpuForCudaDevice(h, c, 5)).toBeNull();
-      expect(metricGpuByPid(h, c, [pid])).toEqual(new Map([[pid, 0]]));
+      expect(metricGpuForCudaDevice(new LoadedExport(h), c, 0, pid)).toBe(0);
+      expect(metricGpuForCudaDevice(new LoadedExport(h), c, 0)).toBe(0);
+      expect(metricGpuForCudaDevice(new LoadedExport(h), c, 5)).toBeNull();
+      expect(metricGpuByPid(new LoadedExport(h), c, [pid])).toEqual(new Map([[pid, 0]]));
     } finally {
       h.close();
     }

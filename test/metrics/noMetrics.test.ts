@@ -6,6 +6,7 @@ import { metricsOverCapture } from '../../src/metrics/distribution.js';
 import { iterationMetrics, phaseMetrics } from '../../src/metrics/iterationMetrics.js';
 import { timeWeightedMeans } from '../../src/metrics/timeWeighted.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 describe('exports without GPU metrics: no metrics fields, a note, no error', () => {
   for (const parts of [
@@ -15,20 +16,20 @@ describe('exports without GPU metrics: no metrics fields, a note, no error', () 
   ]) {
     it(parts.join('/'), () => {
       withExport(fixture(...parts), (h) => {
-        const catalog = readMetricCatalog(h);
+        const catalog = readMetricCatalog(new LoadedExport(h));
         expect(catalog.available).toBe(false);
         expect(catalog.reason).toMatch(/^no GPU metrics in this export \(no GPU_METRICS \/ TARGET_INFO_GPU_METRICS table/);
 
         const windows = [{ startNs: 0, endNs: 1e9 }];
-        expect(timeWeightedMeans(h, windows)).toEqual([{}]);
+        expect(timeWeightedMeans(new LoadedExport(h), windows)).toEqual([{}]);
 
-        const summary = metricsOverCapture(h);
+        const summary = metricsOverCapture(new LoadedExport(h));
         expect(summary).toMatchObject({ available: false, metrics: [], scan: null });
         expect(summary.notes).toEqual([catalog.reason]);
 
-        const rows = parts[0] === 'pytorch-dense' ? analyzeIterations(h).iterations : [{ iter: 0, pid: 1, startNs: 0, endNs: 1e9, phase: 'unknown' as const }];
+        const rows = parts[0] === 'pytorch-dense' ? analyzeIterations(new LoadedExport(h)).iterations : [{ iter: 0, pid: 1, startNs: 0, endNs: 1e9, phase: 'unknown' as const }];
         const t0 = performance.now();
-        const r = iterationMetrics(h, rows);
+        const r = iterationMetrics(new LoadedExport(h), rows);
         // Table-existence checks only: effectively free.
         expect(performance.now() - t0).toBeLessThan(50);
         expect(r.available).toBe(false);

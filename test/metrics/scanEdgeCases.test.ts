@@ -8,6 +8,7 @@ import { readMetricCatalog, resolveMetrics } from '../../src/metrics/catalog.js'
 import { metricsOverCapture, weightedPercentile } from '../../src/metrics/distribution.js';
 import { iterationMetrics } from '../../src/metrics/iterationMetrics.js';
 import { timeWeightedMeans, timeWeightedSums } from '../../src/metrics/timeWeighted.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 /**
  * Small hand-made exports (nsys 2025.3 table layout) for what the real fixture cannot show:
@@ -71,9 +72,9 @@ describe('sample-and-hold semantics on hand-made exports', () => {
   it('the sample holding at an interval start counts; uncovered time does not; overlapping intervals are fine', () => {
     const h = openExport(sorted);
     try {
-      const means = timeWeightedMeans(h, intervals).map((r) => r[SMS]);
+      const means = timeWeightedMeans(new LoadedExport(h), intervals).map((r) => r[SMS]);
       means.forEach((v, i) => (expected[i] === null ? expect(v).toBeNull() : expect(v).toBeCloseTo(expected[i]!, 9)));
-      const sums = timeWeightedSums(h, intervals)!;
+      const sums = timeWeightedSums(new LoadedExport(h), intervals)!;
       // Covered time of [25 ms, 40 ms): 5 ms (coverage ends at the last sample).
       expect(sums.coveredNs[3]).toBe(5 * MS);
     } finally {
@@ -84,10 +85,10 @@ describe('sample-and-hold semantics on hand-made exports', () => {
   it('rows out of time order: the pass detects it and reads again with ORDER BY timestamp', () => {
     const h = openExport(shuffled);
     try {
-      const r = timeWeightedSums(h, intervals)!;
+      const r = timeWeightedSums(new LoadedExport(h), intervals)!;
       expect(r.stats.orderedBySql).toBe(true);
       expect(r.stats.restarts.join()).toContain('not in time order');
-      const means = timeWeightedMeans(h, intervals).map((x) => x[SMS]);
+      const means = timeWeightedMeans(new LoadedExport(h), intervals).map((x) => x[SMS]);
       means.forEach((v, i) => (expected[i] === null ? expect(v).toBeNull() : expect(v).toBeCloseTo(expected[i]!, 9)));
     } finally {
       h.close();
@@ -103,7 +104,7 @@ describe('sample-and-hold semantics on hand-made exports', () => {
     ]);
     const h = openExport(path);
     try {
-      const r = timeWeightedSums(h, [{ startNs: 1500 * MS, endNs: 1600 * MS }])!;
+      const r = timeWeightedSums(new LoadedExport(h), [{ startNs: 1500 * MS, endNs: 1600 * MS }])!;
       expect(r.stats.passes).toBe(2);
       expect(r.stats.timeFiltered).toBe(false);
       expect(r.sums[0] / r.coveredNs[0]).toBe(50);
@@ -116,12 +117,12 @@ describe('sample-and-hold semantics on hand-made exports', () => {
     const h = openExport(sorted);
     try {
       // 10 for 10 ms, 30 for 10 ms, 0 for 10 ms: p50 = 10, p90 = 30 (sample percentiles over 4 samples would differ).
-      const s = metricsOverCapture(h);
+      const s = metricsOverCapture(new LoadedExport(h));
       expect(s.metrics).toHaveLength(1);
       expect(s.metrics[0]).toMatchObject({ metric: SMS, p50: 10, p90: 30, min: 0, max: 30, samples: 3, coveredNs: 30 * MS });
       expect(s.metrics[0].mean).toBeCloseTo(40 / 3, 9);
       // A span clips the holds.
-      const span = metricsOverCapture(h, { startNs: 15 * MS, endNs: 25 * MS });
+      const span = metricsOverCapture(new LoadedExport(h), { startNs: 15 * MS, endNs: 25 * MS });
       expect(span.metrics[0]).toMatchObject({ mean: 15, p50: 0, p90: 30, min: 0, max: 30, coveredNs: 10 * MS });
       expect(weightedPercentile(new Map([[1, 1], [2, 3]]), 25)).toBe(1);
       expect(weightedPercentile(new Map([[1, 1], [2, 3]]), 26)).toBe(2);
@@ -160,7 +161,7 @@ describe('two GPUs, metric ids that differ per GPU, typeId above 2^53', () => {
   it('maps typeId & 0xFF to TARGET_INFO_GPU.id and resolves metrics by name per GPU', () => {
     const h = openExport(path);
     try {
-      const c = readMetricCatalog(h);
+      const c = readMetricCatalog(new LoadedExport(h));
       expect(c.gpus.map((g) => [g.gpuId, g.name, g.vmIdMatches])).toEqual([
         [0, 'GPU zero', true],
         [1, 'GPU one', true],
@@ -168,10 +169,10 @@ describe('two GPUs, metric ids that differ per GPU, typeId above 2^53', () => {
       expect(resolveMetrics(c, 1, ['sms active']).found.map((m) => m.metricId)).toEqual([7]);
       expect(resolveMetrics(c, 0, ['SMs Active [Throughput %]', 'No Such Metric'])).toMatchObject({ found: [{ metricId: 3 }], missing: ['No Such Metric'] });
       const w = [{ startNs: 0, endNs: 20 * MS }];
-      expect(timeWeightedMeans(h, w, { gpu: 0 })[0]).toEqual({ 'GPC Clock Frequency [MHz]': 1500, [SMS]: 30 });
-      expect(timeWeightedMeans(h, w, { gpu: 1 })[0]).toEqual({ [SMS]: 70, 'GPC Clock Frequency [MHz]': 1800 });
-      expect(() => timeWeightedMeans(h, w, { gpu: 2 })).toThrow(/not sampled/);
-      const all = metricsOverCapture(h);
+      expect(timeWeightedMeans(new LoadedExport(h), w, { gpu: 0 })[0]).toEqual({ 'GPC Clock Frequency [MHz]': 1500, [SMS]: 30 });
+      expect(timeWeightedMeans(new LoadedExport(h), w, { gpu: 1 })[0]).toEqual({ [SMS]: 70, 'GPC Clock Frequency [MHz]': 1800 });
+      expect(() => timeWeightedMeans(new LoadedExport(h), w, { gpu: 2 })).toThrow(/not sampled/);
+      const all = metricsOverCapture(new LoadedExport(h));
       expect(all.metrics.map((m) => [m.gpuId, m.metric, m.mean])).toEqual([
         [0, 'GPC Clock Frequency [MHz]', 1500],
         [0, SMS, 30],
@@ -179,7 +180,7 @@ describe('two GPUs, metric ids that differ per GPU, typeId above 2^53', () => {
         [1, SMS, 70],
       ]);
       // Iterations of one process on GPU 1 (forced; the hand-made export has no kernels to infer it).
-      const it = iterationMetrics(h, [{ iter: 0, pid: 1, startNs: 0, endNs: 10 * MS, phase: 'generation' }], { gpu: 1, metrics: ['SMs Active'] });
+      const it = iterationMetrics(new LoadedExport(h), [{ iter: 0, pid: 1, startNs: 0, endNs: 10 * MS, phase: 'generation' }], { gpu: 1, metrics: ['SMs Active'] });
       expect(it.perIteration[0]).toEqual({ [SMS]: 80 });
     } finally {
       h.close();
@@ -192,12 +193,12 @@ describe('an export whose metric tables are absent or empty', () => {
     const path = makeExport('empty', [[TYPE0, 3, SMS]], []);
     const h = openExport(path);
     try {
-      const c = readMetricCatalog(h);
+      const c = readMetricCatalog(new LoadedExport(h));
       expect(c.available).toBe(false);
       expect(c.reason).toMatch(/GPU_METRICS is empty/);
-      expect(timeWeightedMeans(h, [{ startNs: 0, endNs: 1 }])).toEqual([{}]);
-      expect(timeWeightedSums(h, [{ startNs: 0, endNs: 1 }])).toBeNull();
-      const it = iterationMetrics(h, [{ iter: 0, pid: 1, startNs: 0, endNs: 1 }]);
+      expect(timeWeightedMeans(new LoadedExport(h), [{ startNs: 0, endNs: 1 }])).toEqual([{}]);
+      expect(timeWeightedSums(new LoadedExport(h), [{ startNs: 0, endNs: 1 }])).toBeNull();
+      const it = iterationMetrics(new LoadedExport(h), [{ iter: 0, pid: 1, startNs: 0, endNs: 1 }]);
       expect(it).toMatchObject({ available: false, perIteration: [null], metricNames: [] });
       expect(it.notes).toHaveLength(1);
     } finally {

@@ -15,6 +15,7 @@ import { projectNvtxOntoGpu, type NvtxGpuProjection, type NvtxGpuProjectionInsta
 import { fixture } from '../helpers/fixtures.js';
 import { parseCsvObjects } from '../helpers/csv.js';
 import { DERIVED_TOLERANCE, exactInt } from '../helpers/nsysStats.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const HEADER = [
   'Range',
@@ -54,7 +55,7 @@ describe.each(CASES)('nvtx GPU projection agrees with nsys nvtx_gpu_proj_sum on 
   let proj: NvtxGpuProjection;
   let oracle: Record<string, string>[];
   beforeAll(() => {
-    proj = withExport(c.export, (h) => projectNvtxOntoGpu(h));
+    proj = withExport(c.export, (h) => projectNvtxOntoGpu(new LoadedExport(h)));
     const parsed = parseCsvObjects(readFileSync(c.oracle, 'utf8'));
     expect(parsed.header).toEqual(HEADER);
     oracle = parsed.rows;
@@ -132,7 +133,7 @@ describe('projected instances on pytorch-dense, recomputed by plain SQL', () => 
   let instances: NvtxGpuProjectionInstance[];
   let brute: { rangeId: number; projStart: number; projEnd: number; numGpuOps: number }[];
   beforeAll(() => {
-    instances = withExport(path, (h) => projectNvtxOntoGpu(h, { includeInstances: true })).instances!;
+    instances = withExport(path, (h) => projectNvtxOntoGpu(new LoadedExport(h), { includeInstances: true })).instances!;
     const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
     try {
       brute = db.prepare(BRUTE).all() as typeof brute;
@@ -303,7 +304,7 @@ function bruteForce(path: string): RefInstance[] {
 }
 
 function project(path: string, pid?: number): NvtxGpuProjection {
-  return withExport(path, (h) => projectNvtxOntoGpu(h, { includeInstances: true, pid }));
+  return withExport(path, (h) => projectNvtxOntoGpu(new LoadedExport(h), { includeInstances: true, pid }));
 }
 
 function asRef(p: NvtxGpuProjection): RefInstance[] {

@@ -11,6 +11,7 @@ import { fixture } from '../helpers/fixtures.js';
 import { parseCsvObjects } from '../helpers/csv.js';
 import { runCli } from '../helpers/cli.js';
 import { expectStatsMatch, exactInt, STAT_HEADERS } from '../helpers/nsysStats.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const NVTX_SUM_HEADER = [...STAT_HEADERS, 'Style', 'Range'];
 
@@ -31,7 +32,7 @@ describe.each(CASES)('nvtx agrees with nsys nvtx_sum on $name', (c) => {
   let oracleText: string;
   let oracle: Record<string, string>[];
   beforeAll(() => {
-    summary = withExport(c.export, (h) => summarizeNvtx(h));
+    summary = withExport(c.export, (h) => summarizeNvtx(new LoadedExport(h)));
     oracleText = readFileSync(c.oracle, 'utf8');
     const parsed = parseCsvObjects(oracleText);
     expect(parsed.header).toEqual(NVTX_SUM_HEADER);
@@ -68,7 +69,7 @@ describe.each(CASES)('nvtx agrees with nsys nvtx_sum on $name', (c) => {
 
 describe('nvtx range labels on pytorch-dense', () => {
   it('prints named domains as Domain:Text and the default domain as :Text', () => {
-    const s = withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => summarizeNvtx(h));
+    const s = withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => summarizeNvtx(new LoadedExport(h)));
     const labels = new Set(s.rows.map((r) => `${r.style} ${r.range}`));
     expect(labels).toContain('PushPop GIL Trace:Holding GIL');
     expect(labels).toContain('PushPop TensorRT-LLM:_schedule');

@@ -11,15 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/export/rowChecks.js';
+import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/load/excludedRows.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import type { NvtxReadMode } from '../../src/pipeline/request.js';
 import { projectNvtxOntoGpu, type NvtxGpuProjection } from '../../src/analysis/nvtxGpuProjection.js';
-import { loadGpuOpColumns } from '../../src/analysis/gpuOpColumns.js';
-import { loadApiCallColumns } from '../../src/analysis/apiCallColumns.js';
+import { loadGpuOpColumns } from '../../src/load/gpuOpColumns.js';
+import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';
 import { copyExport, editExport, retypeColumn } from '../helpers/hostileExport.js';
 import { fixture } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/cli.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const DENSE = fixture('pytorch-dense', 'trace.sqlite');
 const K = 'CUPTI_ACTIVITY_KIND_KERNEL';
@@ -52,7 +53,7 @@ function baseline(table: string, where: string): NvtxGpuProjection {
   let p = baselines.get(key);
   if (!p) {
     const path = editExport(copyExport(DENSE, join(tmp, `without-${baselines.size}.sqlite`)), (db) => db.exec(`DELETE FROM "${table}" WHERE ${where}`));
-    baselines.set(key, (p = withExport(path, (h) => projectNvtxOntoGpu(h))));
+    baselines.set(key, (p = withExport(path, (h) => projectNvtxOntoGpu(new LoadedExport(h)))));
   }
   return p;
 }
@@ -60,7 +61,7 @@ function baseline(table: string, where: string): NvtxGpuProjection {
 /** The projection by one path, with the export's excluded-row notes. */
 function projectBy(path: string, how: 'queries' | NvtxReadMode): { projection: NvtxGpuProjection; notes: string[] } {
   return withExport(path, (h) => {
-    if (how === 'queries') return { projection: projectNvtxOntoGpu(h), notes: excludedRowNotes(h) };
+    if (how === 'queries') return { projection: projectNvtxOntoGpu(new LoadedExport(h)), notes: excludedRowNotes(h) };
     const a = analyzeExport(h, { parts: ['nvtxGpu', 'iterations'], nvtxRead: how });
     // Only the worker path times what this thread builds while the worker projects.
     expect('launchIndexes' in a.timingsMs, how).toBe(how === 'background');
@@ -96,7 +97,7 @@ describe.each(CASES)('$name', ({ name, table, where, edit }) => {
 
 describe('the rows the damaged ones are', () => {
   it('matter to the projection: without them it has fewer GPU ops and calls in ranges', () => {
-    const whole = withExport(DENSE, (h) => projectNvtxOntoGpu(h));
+    const whole = withExport(DENSE, (h) => projectNvtxOntoGpu(new LoadedExport(h)));
     for (const [table, where] of [
       [K, KERNEL_ROWS],
       [R, CALL_ROWS],
@@ -112,7 +113,11 @@ describe('the rows the damaged ones are', () => {
     withExport(path, (h) => {
       const gpuOps = loadGpuOpColumns(h, { launchIds: true });
       const apiCalls = loadApiCallColumns(h);
-      const instances = (ops: typeof gpuOps) => projectNvtxOntoGpu(h, { launches: { gpuOps: ops, apiCalls }, includeInstances: true }).instances!;
+      const instances = (ops: typeof gpuOps) => {
+        const loaded = new LoadedExport(h);
+        loaded.adoptLaunches({ gpuOps: ops, apiCalls });
+        return projectNvtxOntoGpu(loaded, { includeInstances: true }).instances!;
+      };
       // Every op 1 ns later: every projected instance starts 1 ns later (read from the columns, not the tables).
       const shifted = { ...gpuOps, start: gpuOps.start.map((t) => t + 1), end: gpuOps.end.map((t) => t + 1) };
       const here = instances(gpuOps);

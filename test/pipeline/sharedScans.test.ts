@@ -12,10 +12,10 @@ import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { summarizeNvtx } from '../../src/analysis/nvtxSummary.js';
 import { projectNvtxOntoGpu } from '../../src/analysis/nvtxGpuProjection.js';
 import { withExport } from '../../src/export/openExport.js';
-import { cachedNvtxColumns } from '../../src/analysis/nvtxColumns.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { REPORT_PARTS } from '../../src/pipeline/request.js';
 import { FIXTURES } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 function exportsUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -29,18 +29,19 @@ describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIX
   it('info, kernels and nvtx from the shared scans equal the standalone analyses', () => {
     withExport(file, (h) => {
       const a = analyzeExport(h, { parts: REPORT_PARTS });
-      expect(a.info).toEqual(describeExport(h));
-      expect(a.kernels).toEqual(summarizeKernels(h));
-      expect(a.nvtx).toEqual(summarizeNvtx(h));
+      expect(a.info).toEqual(describeExport(new LoadedExport(h)));
+      expect(a.kernels).toEqual(summarizeKernels(new LoadedExport(h)));
+      expect(a.nvtx).toEqual(summarizeNvtx(new LoadedExport(h)));
       // The projection read the pipeline's GPU-op and API-call columns; standalone it queries them.
-      expect(a.projection).toEqual(projectNvtxOntoGpu(h));
+      expect(a.projection).toEqual(projectNvtxOntoGpu(new LoadedExport(h)));
     });
   });
 
   it('gaps with host causes, GC/GIL and GIL holders from the shared NVTX columns equal their own queries', () => {
     withExport(file, (h) => {
       const shared = analyzeExport(h, { parts: REPORT_PARTS });
-      expect(cachedNvtxColumns(h)).toBeUndefined(); // let go after the analysis
+      // The columns are let go with the analysis: another one reads NVTX_EVENTS again.
+      expect(analyzeExport(h, { parts: ['nvtx'] }).timingsMs).toHaveProperty('nvtxColumns');
       // Without nvtx/nvtxGpu the pipeline loads no columns: each part queries NVTX_EVENTS itself.
       const own = analyzeExport(h, { parts: ['iterations', 'metrics', 'gaps', 'host', 'gilHolders', 'info'] });
       expect(own.timingsMs).not.toHaveProperty('nvtxColumns');

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { presentGpuOpSources, selectGpuOpProcessCount, selectGpuOps } from '../../queries/gpuOps.js';
 import { allRows } from '../../queries/run.js';
-import { orderByStart } from '../../src/analysis/startOrder.js';
+import { orderByStart } from '../../src/math/startOrder.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { FIXTURES, fixture } from '../helpers/fixtures.js';
-import { NO_STRING_ID } from '../../src/analysis/typedColumn.js';
+import { NO_STRING_ID } from '../../src/load/typedColumn.js';
 
 function exportsUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

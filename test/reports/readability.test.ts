@@ -12,12 +12,13 @@ import { shortKernelName } from '../../reports/kernelName.js';
 import { runReport } from '../../src/cli/commands/report.js';
 import { fixture } from '../helpers/fixtures.js';
 import { mdCells } from '../report/markdownTables.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 describe('report readability', () => {
   let analysis: IterationAnalysis;
   let kernels: KernelSummary;
   beforeAll(() => {
-    [analysis, kernels] = withExport(fixture('pytorch-moe-window', 'trace.sqlite'), (h) => [analyzeIterations(h), summarizeKernels(h)] as const);
+    [analysis, kernels] = withExport(fixture('pytorch-moe-window', 'trace.sqlite'), (h) => [analyzeIterations(new LoadedExport(h)), summarizeKernels(new LoadedExport(h))] as const);
   });
 
   it('headers match cells: human units under unit-free headers, raw ns under "(ns)" in CSV', () => {

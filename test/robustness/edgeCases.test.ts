@@ -10,6 +10,7 @@ import { nvtxSummaryTable } from '../../reports/nvtxReport.js';
 import { fixture } from '../helpers/fixtures.js';
 import { gapsOf } from '../helpers/pipeline.js';
 import { buildMiniExport } from '../helpers/miniExport.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 // Process 100: executor thread 100, another thread 101. globalTid = pid << 24 | tid.
 const G = 100 * 2 ** 24 + 100;
@@ -47,7 +48,7 @@ buildMiniExport(file, fixture('pytorch-dense', 'trace.sqlite'), {
 
 describe('edge cases, built from the real DDL: handled and counted, never silently dropped', () => {
   it('NVTX: an unclosed range ends at the latest NVTX timestamp; marks, cross-thread and zero-length ranges are counted', () => {
-    const s = withExport(file, (h) => summarizeNvtx(h));
+    const s = withExport(file, (h) => summarizeNvtx(new LoadedExport(h)));
     expect(s.maxTimestampNs).toBe(3500);
     const open = s.rows.find((r) => r.range === ':open forever')!;
     expect(open.total).toBe(0); // 3500 - 3500: it starts at the latest timestamp
@@ -62,7 +63,7 @@ describe('edge cases, built from the real DDL: handled and counted, never silent
   });
 
   it('kernels: zero-length kernels and kernels without an API row are in the summary', () => {
-    const k = withExport(file, (h) => summarizeKernels(h));
+    const k = withExport(file, (h) => summarizeKernels(new LoadedExport(h)));
     expect(k.rows).toHaveLength(1);
     expect(k.rows[0].count).toBe(4);
     expect(k.rows[0].min).toBe(0);
@@ -70,7 +71,7 @@ describe('edge cases, built from the real DDL: handled and counted, never silent
   });
 
   it('iterations: the kernel without an API row is counted as unplaced; the zero-length kernel is placed', () => {
-    const a = withExport(file, (h) => analyzeIterations(h));
+    const a = withExport(file, (h) => analyzeIterations(new LoadedExport(h)));
     expect(a.iterations.map((r) => r.iter)).toEqual([0, 1, 2]);
     expect(a.iterations[0].kernelCount).toBe(2);
     expect(a.iterations[0].kernelNs).toBe(150);

@@ -10,6 +10,7 @@ import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { parseIterationRangeSpec } from '../../src/iterations/rangeSpec.js';
 import { runCli } from '../helpers/cli.js';
 import { FIXTURES, fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 /**
  * The workload's own NVTX range per external export (where it has one), for `iterations
@@ -48,9 +49,9 @@ describe('every external export (nsys 2021.x .. 2026.2): a result or a one-line 
     const file = fixture('external', name);
     it(`${name}: info, kernels, nvtx and gaps give results`, () => {
       withExport(file, (h) => {
-        const info = describeExport(h);
-        const kernels = summarizeKernels(h);
-        const nvtx = summarizeNvtx(h);
+        const info = describeExport(new LoadedExport(h));
+        const kernels = summarizeKernels(new LoadedExport(h));
+        const nvtx = summarizeNvtx(new LoadedExport(h));
         const gaps = gapsOf(h, { minGapNs: 1_000_000 });
         // Nothing is dropped: kernel instances add up to the table's rows, NVTX ranges to theirs.
         expect(kernels.rows.reduce((a, r) => a + r.count, 0)).toBe(info.rowCounts.CUPTI_ACTIVITY_KIND_KERNEL ?? 0);
@@ -64,7 +65,7 @@ describe('every external export (nsys 2021.x .. 2026.2): a result or a one-line 
       const own = OWN_RANGES[name];
       const res = withExport(file, (h) => {
         try {
-          return analyzeIterations(h, own ? { selection: { rangeSpec: parseIterationRangeSpec(own.range), firstIter: 0 } } : {});
+          return analyzeIterations(new LoadedExport(h), own ? { selection: { rangeSpec: parseIterationRangeSpec(own.range), firstIter: 0 } } : {});
         } catch (e) {
           return e as Error;
         }
@@ -89,20 +90,20 @@ describe('every external export (nsys 2021.x .. 2026.2): a result or a one-line 
 
 describe('quirks seen in the external files', () => {
   it('2022.2: CUDA-backtrace runtime rows do not double the kernels placed in iterations', () => {
-    const a = withExport(fixture('external', 'nsys2022.2_mpi_saxpy_pipit.sqlite'), (h) => analyzeIterations(h, { selection: { rangeSpec: { kind: 'name', name: 'saxpy' }, firstIter: 0 } }));
+    const a = withExport(fixture('external', 'nsys2022.2_mpi_saxpy_pipit.sqlite'), (h) => analyzeIterations(new LoadedExport(h), { selection: { rangeSpec: { kind: 'name', name: 'saxpy' }, firstIter: 0 } }));
     const kernels = a.iterations.reduce((x, r) => x + r.kernelCount, 0);
     expect(kernels).toBeLessThanOrEqual(5);
     expect(a.coverage.placedOps + a.coverage.outsideOps + a.coverage.noRuntimeOps).toBe(a.coverage.gpuOps);
   });
 
   it('2026.2 time-trimmed: GPU ops without a CUDA API row are counted, not dropped', () => {
-    const a = withExport(fixture('external', 'nsys2026.2_mfu_2gpu_after_nsysai.sqlite'), (h) => analyzeIterations(h, { selection: { rangeSpec: { kind: 'name', name: 'ncclGroupStart' }, firstIter: 0 } }));
+    const a = withExport(fixture('external', 'nsys2026.2_mfu_2gpu_after_nsysai.sqlite'), (h) => analyzeIterations(new LoadedExport(h), { selection: { rangeSpec: { kind: 'name', name: 'ncclGroupStart' }, firstIter: 0 } }));
     expect(a.coverage.noRuntimeOps).toBeGreaterThan(0);
     expect(a.coverage.notes.some((n) => /no CUDA API row/.test(n))).toBe(true);
   });
 
   it('a /regex/ capture group numbers the windows', () => {
-    const a = withExport(fixture('pytorch-moe-window', 'trace.sqlite'), (h) => analyzeIterations(h, { selection: { rangeSpec: parseIterationRangeSpec('/_forward_step (\\d+):/g') } }));
+    const a = withExport(fixture('pytorch-moe-window', 'trace.sqlite'), (h) => analyzeIterations(new LoadedExport(h), { selection: { rangeSpec: parseIterationRangeSpec('/_forward_step (\\d+):/g') } }));
     expect(a.iterations.map((r) => r.iter)).toEqual(Array.from({ length: 50 }, (_, i) => 100 + i));
   });
 

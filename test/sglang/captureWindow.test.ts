@@ -15,6 +15,7 @@ import { analyzeIterations } from '../../src/iterations/analyze.js';
 import { parseIterationLogFile } from '../../src/logs/index.js';
 import { fixture } from '../helpers/fixtures.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const NSYS = fixture('sglang', 'trace.sqlite');
 const LOG = fixture('sglang', 'sglang.log');
@@ -52,11 +53,11 @@ function cutLastKernels(db: BetterSqlite3.Database): void {
 describe('sglang/ cut by the capture window', () => {
   const dir = mkdtempSync(join(tmpdir(), 'iterscope-sglang-window-'));
   const logs = [parseIterationLogFile(LOG)];
-  const whole = withExport(NSYS, (h) => analyzeIterations(h, { logs }));
+  const whole = withExport(NSYS, (h) => analyzeIterations(new LoadedExport(h), { logs }));
 
   it('first step seen from its middle, last never closed: both left out with a note; steps 41..118 keep their numbers, counts and GPU time', () => {
     const path = editExport(copyExport(NSYS, join(dir, 'both-ends.sqlite')), cutBothEnds);
-    const a = withExport(path, (h) => analyzeIterations(h, { logs }));
+    const a = withExport(path, (h) => analyzeIterations(new LoadedExport(h), { logs }));
     expect(a.coverage.windows).toBe(80);
     expect(a.iterations.map((r) => r.iter)).toEqual(Array.from({ length: 78 }, (_, i) => 41 + i));
     expect(a.coverage.cutSteps).toEqual([40, 119]);
@@ -73,7 +74,7 @@ describe('sglang/ cut by the capture window', () => {
 
   it("the last step's kernels missing (its launches are there): left out, the reason names them", () => {
     const path = editExport(copyExport(NSYS, join(dir, 'last-kernels.sqlite')), cutLastKernels);
-    const a = withExport(path, (h) => analyzeIterations(h, { logs }));
+    const a = withExport(path, (h) => analyzeIterations(new LoadedExport(h), { logs }));
     expect(a.iterations.map((r) => r.iter)).toEqual(Array.from({ length: 79 }, (_, i) => 40 + i));
     expect(a.coverage.cutSteps).toEqual([119]);
     expect(a.coverage.notes.some((n) => /119 \(\d+ of its launches have no GPU work in the export\)/.test(n))).toBe(true);

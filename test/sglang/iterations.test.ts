@@ -16,6 +16,7 @@ import { summarizeByPhase } from '../../src/iterations/summary.js';
 import { parseIterationLogFile, parseIterationLogText } from '../../src/logs/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const NSYS = fixture('sglang', 'trace.sqlite');
 const NSYS_LOG = fixture('sglang', 'sglang.log');
@@ -83,7 +84,7 @@ const composition = (r: Pick<IterationRow, 'phase' | 'contextRequests' | 'contex
 const range = (first: number, n: number) => Array.from({ length: n }, (_, i) => first + i);
 
 describe('sglang/ (nsys, SGLANG_ENABLE_NVTX_SCHEDULER=1) with sglang.log', () => {
-  const a = withExport(NSYS, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(NSYS_LOG)] }));
+  const a = withExport(NSYS, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(NSYS_LOG)] }));
   const log = logOracle(NSYS_LOG);
   const truth = nsysOracle();
 
@@ -115,7 +116,7 @@ describe('sglang/ (nsys, SGLANG_ENABLE_NVTX_SCHEDULER=1) with sglang.log', () =>
   });
 
   it('info names the engine sglang', () => {
-    expect(withExport(NSYS, detectEngine)).toEqual({ engine: 'sglang', source: 'sglang' });
+    expect(withExport(NSYS, (h) => detectEngine(new LoadedExport(h)))).toEqual({ engine: 'sglang', source: 'sglang' });
     const r = runCli(['info', NSYS, '--format', 'csv']);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^engine,sglang$/m);
@@ -161,7 +162,7 @@ describe('a sparse decode log (every 40th decode line, no forward numbers)', () 
 
   it('nsys: no number that is not SGLang\'s (capture order, said in a note and in numbering.source), no wrong count, phases from the launches', () => {
     const logs = [parseIterationLogText(sparseLog(NSYS_LOG, false), 'sparse.log')];
-    const a = withExport(NSYS, (h) => analyzeIterations(h, { logs }));
+    const a = withExport(NSYS, (h) => analyzeIterations(new LoadedExport(h), { logs }));
     expect(a.iterations.map((r) => r.iter)).toEqual(range(0, 80));
     expect(a.coverage.numbering[0].source).toBe('capture-order');
     expect(a.coverage.numbering[0].detail).toMatch(/capture order \(not SGLang's forward iterations/);
@@ -182,7 +183,7 @@ describe('a sparse decode log (every 40th decode line, no forward numbers)', () 
 
   it('torch: the prefill sequence joins each EXTEND step to its Prefill line; decode steps keep their span counts', () => {
     const logs = [parseIterationLogText(sparseLog(TORCH_LOG, false), 'sparse.log')];
-    const a = withExport(TORCH, (h) => analyzeIterations(h, { logs }));
+    const a = withExport(TORCH, (h) => analyzeIterations(new LoadedExport(h), { logs }));
     const log = logOracle(TORCH_LOG);
     expect(a.iterations.map((r) => r.iter)).toEqual(range(0, 20));
     expect(a.coverage.numbering[0].source).toBe('capture-order');
@@ -198,7 +199,7 @@ describe('a sparse decode log (every 40th decode line, no forward numbers)', () 
 
   it('with forward numbers [N]: numbered 40..119 by them, each line joined to its own step', () => {
     const logs = [parseIterationLogText(sparseLog(NSYS_LOG, true), 'sparse-numbered.log')];
-    const a = withExport(NSYS, (h) => analyzeIterations(h, { logs }));
+    const a = withExport(NSYS, (h) => analyzeIterations(new LoadedExport(h), { logs }));
     expect(a.iterations.map((r) => r.iter)).toEqual(range(40, 80));
     expect(a.coverage.numbering[0].detail).toMatch(/forward-iteration numbers \[N\]/);
     expectNothingWrong(a, dense, 40);
@@ -216,7 +217,7 @@ describe('sglang/ numbering without a usable log', () => {
   const dense = logOracle(NSYS_LOG);
 
   it('no log: capture order 0..79, phases from the launches equal the log\'s, no counts', () => {
-    const a = withExport(NSYS, (h) => analyzeIterations(h));
+    const a = withExport(NSYS, (h) => analyzeIterations(new LoadedExport(h)));
     expect(a.iterations.map((r) => r.iter)).toEqual(range(0, 80));
     expect(a.coverage.numbering[0]).toMatchObject({ source: 'capture-order' });
     a.iterations.forEach((r, k) => {
@@ -226,7 +227,7 @@ describe('sglang/ numbering without a usable log', () => {
   });
 
   it('--first-iter 40: those numbers, joined by the alignment', () => {
-    const a = withExport(NSYS, (h) => analyzeIterations(h, { selection: { firstIter: 40 }, logs: [parseIterationLogFile(NSYS_LOG)] }));
+    const a = withExport(NSYS, (h) => analyzeIterations(new LoadedExport(h), { selection: { firstIter: 40 }, logs: [parseIterationLogFile(NSYS_LOG)] }));
     expect(a.iterations.map((r) => r.iter)).toEqual(range(40, 80));
     expect(a.coverage.numbering[0].source).toBe('first-iter');
     for (const r of a.iterations) expect(composition(r)).toEqual(dense[r.iter]);
@@ -234,14 +235,14 @@ describe('sglang/ numbering without a usable log', () => {
 
   it('a log that repeats itself fits at two places: capture order, no joins, a note that says why', () => {
     const text = readFileSync(NSYS_LOG, 'utf8').trimEnd();
-    const a = withExport(NSYS, (h) => analyzeIterations(h, { logs: [parseIterationLogText(`${text}\n${text}`, 'twice.log')] }));
+    const a = withExport(NSYS, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogText(`${text}\n${text}`, 'twice.log')] }));
     expect(a.coverage.numbering[0].source).toBe('capture-order');
     expect(a.coverage.numbering[0].detail).toMatch(/more than one place/);
     expect(a.coverage.joined).toBe(0);
   });
 
   it('a log from another run fits nowhere: capture order, no joins', () => {
-    const a = withExport(NSYS, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(TORCH_LOG)] }));
+    const a = withExport(NSYS, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(TORCH_LOG)] }));
     expect(a.coverage.numbering[0].source).toBe('capture-order');
     expect(a.coverage.numbering[0].detail).toMatch(/fit the 80 steps nowhere/);
     expect(a.coverage.joined).toBe(0);
@@ -258,7 +259,7 @@ interface TraceEvent {
 }
 
 describe('sglang-torch/ (PyTorch profiler, gzipped) with sglang.log', () => {
-  const a = withExport(TORCH, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(TORCH_LOG)] }));
+  const a = withExport(TORCH, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(TORCH_LOG)] }));
   const log = logOracle(TORCH_LOG);
   const events = (JSON.parse(gunzipSync(readFileSync(TORCH)).toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
 

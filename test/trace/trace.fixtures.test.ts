@@ -16,6 +16,7 @@ import { writeTrace, type TraceOptions, type TraceSummary } from '../../src/trac
 import { causeColor } from '../../src/trace/colors.js';
 import { GPU_PID_BASE } from '../../src/trace/tracks.js';
 import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const SAMPLE = join(REPO_ROOT, 'sample-data', 'moe-loops-100-119.sqlite');
 const SAMPLE_LOG = join(REPO_ROOT, 'sample-data', 'moe-iteration_log.txt');
@@ -148,8 +149,8 @@ function build(dir: string, name: string, file: string, logs: ParsedIterationLog
   try {
     const { minGapNs, ...opts } = extra;
     const summary = writeTrace(path, traceAnalysis(h, { logs, minGapNs, requireIterations: !!opts.iters }), opts);
-    const rows = analyzeIterations(h, { logs }).iterations;
-    const gaps = analyzeGaps(h, { iterations: rows }).gaps;
+    const rows = analyzeIterations(new LoadedExport(h), { logs }).iterations;
+    const gaps = analyzeGaps(new LoadedExport(h), { iterations: rows }).gaps;
     return { path, summary, trace: JSON.parse(readFileSync(path, 'utf8')) as TraceFile, rows, gaps };
   } finally {
     h.close();

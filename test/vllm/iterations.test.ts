@@ -15,6 +15,7 @@ import { summarizeByPhase } from '../../src/iterations/summary.js';
 import { parseIterationLogFile, parseIterationLogText } from '../../src/logs/index.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const DENSE = fixture('vllm-dense', 'trace.sqlite');
 const DENSE_LOG = fixture('vllm-dense', 'vllm.log');
@@ -63,7 +64,7 @@ const countsOf = (r: IterationAnalysis['iterations'][number]) => ({
 });
 
 describe('vllm-dense with vllm.log', () => {
-  const a = withExport(DENSE, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(DENSE_LOG)] }));
+  const a = withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(DENSE_LOG)] }));
   const log = logOracle(DENSE_LOG);
   const ranges = nvtxOracle(DENSE);
 
@@ -105,8 +106,8 @@ describe('vllm-dense with vllm.log', () => {
   });
 
   it('info names the engine', () => {
-    expect(withExport(DENSE, detectEngine)).toEqual({ engine: 'vllm', source: 'vllm' });
-    expect(withExport(fixture('pytorch-dense', 'trace.sqlite'), detectEngine)).toEqual({ engine: 'tensorrt-llm', source: 'trtllm-pytorch' });
+    expect(withExport(DENSE, (h) => detectEngine(new LoadedExport(h)))).toEqual({ engine: 'vllm', source: 'vllm' });
+    expect(withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => detectEngine(new LoadedExport(h)))).toEqual({ engine: 'tensorrt-llm', source: 'trtllm-pytorch' });
     const r = runCli(['info', DENSE, '--format', 'csv']);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^engine,vllm$/m);
@@ -115,9 +116,9 @@ describe('vllm-dense with vllm.log', () => {
 
 describe('vllm-dense numbering without a usable log', () => {
   it('without a log: an IterationError naming --first-iter; with --first-iter 40 the counts come from the labels', () => {
-    expect(() => withExport(DENSE, (h) => analyzeIterations(h))).toThrow(IterationError);
-    expect(() => withExport(DENSE, (h) => analyzeIterations(h))).toThrow(/--first-iter/);
-    const a = withExport(DENSE, (h) => analyzeIterations(h, { selection: { firstIter: 40 } }));
+    expect(() => withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h)))).toThrow(IterationError);
+    expect(() => withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h)))).toThrow(/--first-iter/);
+    const a = withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h), { selection: { firstIter: 40 } }));
     const ranges = nvtxOracle(DENSE);
     expect(a.iterations.map((r) => r.iter)).toEqual(Array.from({ length: 40 }, (_, i) => 40 + i));
     a.iterations.forEach((r, i) => expect(countsOf(r)).toEqual(ranges[i].counts));
@@ -128,7 +129,7 @@ describe('vllm-dense numbering without a usable log', () => {
     const text = readFileSync(DENSE_LOG, 'utf8').trimEnd().split('\n');
     const doubled = [...text, ...text.map((l) => l.replace(/Iteration\((\d+)\)/, (_, n) => `Iteration(${+n + 80})`))].join('\n');
     const logs = [parseIterationLogText(doubled, 'doubled.log')];
-    expect(() => withExport(DENSE, (h) => analyzeIterations(h, { logs }))).toThrow(/2 offsets \(40, 120\).*ambiguous.*--first-iter/);
+    expect(() => withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h), { logs }))).toThrow(/2 offsets \(40, 120\).*ambiguous.*--first-iter/);
   });
 
   it('a log from another run: one stderr line that says so, exit 2; with --first-iter the missing records are reported', () => {
@@ -136,7 +137,7 @@ describe('vllm-dense numbering without a usable log', () => {
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/another run.*--first-iter/);
-    const a = withExport(DENSE, (h) => analyzeIterations(h, { selection: { firstIter: 40 }, logs: [parseIterationLogFile(FIELD_LOG)] }));
+    const a = withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h), { selection: { firstIter: 40 }, logs: [parseIterationLogFile(FIELD_LOG)] }));
     expect(a.coverage.joined).toBe(20);
     expect(a.coverage.windowsWithoutRecord).toEqual(Array.from({ length: 20 }, (_, i) => 60 + i));
   });
@@ -146,7 +147,7 @@ describe('vllm-dense numbering without a usable log', () => {
     const path = join(dir, 'vllm.log');
     const lines = readFileSync(DENSE_LOG, 'utf8').trimEnd().split('\n');
     writeFileSync(path, ['(APIServer pid=600) INFO 11-23 06:18:50 [api_server.py:1] Starting vLLM API server', ...lines, lines[0].replace('Iteration(0)', 'Iteration(80)').slice(0, 110)].join('\n'));
-    const a = withExport(DENSE, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(path)] }));
+    const a = withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(path)] }));
     expect(a.coverage.joined).toBe(40);
     expect(a.coverage.logSkippedLines).toBe(2);
     expect(a.coverage.notes).toContain('2 log lines were not iteration records (skipped)');
@@ -158,9 +159,9 @@ describe('vLLM logs of several DP ranks', () => {
     const text = readFileSync(DENSE_LOG, 'utf8');
     const logs = [parseIterationLogText(text + text.replaceAll('EngineCore_DP0', 'EngineCore_DP1'), 'two-ranks.log')];
     expect(new Set(logs[0].records.map((r) => r.rank))).toEqual(new Set([0, 1]));
-    const a = withExport(DENSE, (h) => analyzeIterations(h, { logs }));
+    const a = withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h), { logs }));
     expect(a.coverage.notes.some((n) => n.startsWith('the vLLM log lines come from DP ranks 0, 1'))).toBe(true);
-    const one = withExport(DENSE, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(DENSE_LOG)] }));
+    const one = withExport(DENSE, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(DENSE_LOG)] }));
     expect(one.coverage.notes.some((n) => n.includes('DP ranks'))).toBe(false);
   });
 });
@@ -181,7 +182,7 @@ describe('fieldguide-vllm (whole run, the field guide command line)', () => {
   it('numbers iterations 0..N-1 from the log alone and joins every one', () => {
     const log = logOracle(FIELD_LOG);
     const ranges = nvtxOracle(FIELD);
-    const a = withExport(FIELD, (h) => analyzeIterations(h, { logs: [parseIterationLogFile(FIELD_LOG)] }));
+    const a = withExport(FIELD, (h) => analyzeIterations(new LoadedExport(h), { logs: [parseIterationLogFile(FIELD_LOG)] }));
     expect(ranges.length).toBe(log.size);
     expect(a.iterations.map((r) => r.iter)).toEqual(ranges.map((_, i) => i));
     expect(a.coverage.joined).toBe(ranges.length);

@@ -1,4 +1,4 @@
-import { traceNames, type CaptureTracing } from '../../analysis/exportInfo.js';
+import { traceNames, type CaptureTracing } from '../../load/captureSettings.js';
 import { remedyEngine, type RemedyEngine } from '../remedies.js';
 import type { Finding, RuleContext } from '../types.js';
 import { makeFinding } from './common.js';

@@ -1,5 +1,5 @@
 import { noCudaDiagnostic, processLabel, type CaptureHealth, type NsysDiagnostic, type ProfiledProcess } from '../../analysis/captureHealth.js';
-import { traceNames } from '../../analysis/exportInfo.js';
+import { traceNames } from '../../load/captureSettings.js';
 import { compactRanges, type IterationRow } from '../../iterations/analyze.js';
 import { healthRemedy, KINETO_WITHOUT_GPU_WORK, remedyEngine, type HealthRemedyId } from '../remedies.js';
 import type { Evidence, Finding, HealthRuleContext } from '../types.js';

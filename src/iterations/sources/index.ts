@@ -1,6 +1,5 @@
-import { requireContract } from '../../export/contract.js';
-import type { ExportHandle } from '../../../queries/handle.js';
-import { hasMatchingNvtxRange } from '../../../queries/iterationRanges.js';
+import { hasNvtxRangeMatching } from '../../load/iterationRangeReads.js';
+import type { LoadedExport } from '../../load/loadedExport.js';
 import { IterationError } from '../../errors.js';
 import type { IterationRangeSpec } from '../rangeSpec.js';
 import type { Engine, IterationSource } from '../source.js';
@@ -25,7 +24,7 @@ export function sourceForSpec(spec: IterationRangeSpec): IterationSource {
   if (spec.kind === 'pytorch') return trtllmPytorchSource;
   if (spec.kind === 'cpp') {
     // That one C++ range name, with the C++ source's semantics.
-    return { ...trtllmCppSource, findRanges: (h: ExportHandle) => collectRanges(h, trtllmCppSource, (t) => t === spec.name) };
+    return { ...trtllmCppSource, findRanges: (loaded: LoadedExport) => collectRanges(loaded, trtllmCppSource, (t) => t === spec.name) };
   }
   return nvtxRangeSource(spec);
 }
@@ -34,27 +33,27 @@ export function sourceForSpec(spec: IterationRangeSpec): IterationSource {
  * Finds the NVTX ranges that mark executor iterations: the user's spec, else the first default
  * source with ranges, else a fallback source. None found is an error that says which option to pass.
  */
-export function findIterationRanges(handle: ExportHandle, spec?: IterationRangeSpec): FoundIterationRanges {
-  requireContract(handle, 'nvtx');
+export function findIterationRanges(loaded: LoadedExport, spec?: IterationRangeSpec): FoundIterationRanges {
+  loaded.requireContract('nvtx');
   if (spec) {
-    const found = sourceForSpec(spec).findRanges(handle);
-    if (found.byPid.size === 0) throw new IterationError(`no NVTX ranges match --iteration-range ${describeSpec(spec)}${unusable(found.invalidRanges ?? 0)}`, handle.path);
+    const found = sourceForSpec(spec).findRanges(loaded);
+    if (found.byPid.size === 0) throw new IterationError(`no NVTX ranges match --iteration-range ${describeSpec(spec)}${unusable(found.invalidRanges ?? 0)}`, loaded.path);
     return found;
   }
   const tried = { invalidRanges: 0 };
-  const found = firstSourceWithRanges(handle, DEFAULT_ITERATION_SOURCES, tried) ?? firstSourceWithRanges(handle, FALLBACK_ITERATION_SOURCES, tried);
+  const found = firstSourceWithRanges(loaded, DEFAULT_ITERATION_SOURCES, tried) ?? firstSourceWithRanges(loaded, FALLBACK_ITERATION_SOURCES, tried);
   if (found) return found;
   throw new IterationError(
-    handle.hasTable('NVTX_EVENTS')
+    loaded.hasTable('NVTX_EVENTS')
       ? `no iteration ranges found${unusable(tried.invalidRanges)} (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync' nor vLLM's 'execute_context_...' nor SGLang's 'scheduler.run_batch' / 'step[...]'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration`
       : 'the export has no NVTX events, so iterations cannot be found; profile with `-t cuda,nvtx` (and TLLM_LLMAPI_ENABLE_NVTX=1 / an --nvtx build, or vLLM with the cuda profiler, or SGLang with SGLANG_ENABLE_NVTX_SCHEDULER=1)',
-    handle.path,
+    loaded.path,
   );
 }
 
-function firstSourceWithRanges(handle: ExportHandle, sources: readonly IterationSource[], tried: { invalidRanges: number }): FoundIterationRanges | null {
+function firstSourceWithRanges(loaded: LoadedExport, sources: readonly IterationSource[], tried: { invalidRanges: number }): FoundIterationRanges | null {
   for (const source of sources) {
-    const found = source.findRanges(handle);
+    const found = source.findRanges(loaded);
     if (found.byPid.size > 0) return found;
     tried.invalidRanges += found.invalidRanges ?? 0;
   }
@@ -67,9 +66,9 @@ function unusable(n: number): string {
 }
 
 /** Which engine's iteration markers the export carries (the first default source with ranges); null when none. */
-export function detectEngine(handle: ExportHandle): { engine: Engine; source: IterationSource['id'] } | null {
+export function detectEngine(loaded: LoadedExport): { engine: Engine; source: IterationSource['id'] } | null {
   for (const source of DEFAULT_ITERATION_SOURCES) {
-    const has = source.matchesText ? hasMatchingNvtxRange(handle, source.matchesText) : source.findRanges(handle).byPid.size > 0;
+    const has = source.matchesText ? hasNvtxRangeMatching(loaded, source.matchesText) : source.findRanges(loaded).byPid.size > 0;
     if (has) return { engine: source.engine, source: source.id };
   }
   return null;

@@ -10,8 +10,8 @@ export function nvtxRangeSource(spec: Extract<IterationRangeSpec, { kind: 'name'
     engine: 'unknown',
     profileRangeSemantics: 'closed',
     spec,
-    findRanges(handle) {
-      return collectRanges(handle, this, match, (t) => numberFromRegex(spec, t));
+    findRanges(loaded) {
+      return collectRanges(loaded, this, match, (t) => numberFromRegex(spec, t));
     },
     parseLabel: () => null,
   };

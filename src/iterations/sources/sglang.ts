@@ -1,4 +1,4 @@
-import type { ExportHandle } from '../../../queries/handle.js';
+import type { LoadedExport } from '../../load/loadedExport.js';
 import { numberSglangSteps } from '../sglangNumbering.js';
 import { isSglangStepSpan, lastStartingBy, parseSglangStepSpan, SGLANG_RUN_BATCH, stepSpanKind } from '../sglangSteps.js';
 import type { IterationSource } from '../source.js';
@@ -33,9 +33,9 @@ export const sglangSource: IterationSource = {
   engine: 'sglang',
   // `--profile-range A-B` names the steps captured, both ends included (SGLang's start_step .. start_step + num_steps - 1).
   profileRangeSemantics: 'closed',
-  findRanges(handle: ExportHandle) {
-    const runs = collectRanges(handle, this, (t) => t === SGLANG_RUN_BATCH);
-    const spans = collectRanges(handle, this, isTargetStepSpan);
+  findRanges(loaded: LoadedExport) {
+    const runs = collectRanges(loaded, this, (t) => t === SGLANG_RUN_BATCH);
+    const spans = collectRanges(loaded, this, isTargetStepSpan);
     if (runs.byPid.size === 0) return spans;
     attachStepSpans(runs, spans);
     return runs;

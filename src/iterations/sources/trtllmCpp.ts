@@ -7,10 +7,10 @@ export const trtllmCppSource: IterationSource = {
   id: 'trtllm-cpp',
   engine: 'tensorrt-llm',
   profileRangeSemantics: 'closed',
-  findRanges(handle) {
+  findRanges(loaded) {
     let found: FoundIterationRanges | undefined;
     for (const name of CPP_ITERATION_RANGES) {
-      found = collectRanges(handle, this, (t) => t === name);
+      found = collectRanges(loaded, this, (t) => t === name);
       if (found.byPid.size > 0) return found;
     }
     return found!;

@@ -7,8 +7,8 @@ export const trtllmPytorchSource: IterationSource = {
   id: 'trtllm-pytorch',
   engine: 'tensorrt-llm',
   profileRangeSemantics: 'half-open',
-  findRanges(handle) {
-    return collectRanges(handle, this, (t) => PYTORCH_FORWARD_STEP.test(t));
+  findRanges(loaded) {
+    return collectRanges(loaded, this, (t) => PYTORCH_FORWARD_STEP.test(t));
   },
   matchesText: (t) => PYTORCH_FORWARD_STEP.test(t),
   parseLabel: parseForwardStepLabel,

@@ -38,8 +38,8 @@ export const vllmSource: IterationSource = {
   engine: 'vllm',
   // `--profile-range A-B` for vLLM names the steps captured, both ends included.
   profileRangeSemantics: 'closed',
-  findRanges(handle) {
-    return collectRanges(handle, this, isVllmStepLabel);
+  findRanges(loaded) {
+    return collectRanges(loaded, this, isVllmStepLabel);
   },
   matchesText: isVllmStepLabel,
   parseLabel: parseVllmStepLabel,

@@ -140,12 +140,3 @@ export function firstAtLeast(a: Float64Array, v: number, from: number): number {
   }
   return lo;
 }
-
-const cache = new WeakMap<ApiCallColumns, ApiCallIndex>();
-
-/** The index of `calls`, built once per columns object and shared by the analyses using it. */
-export function apiCallIndex(calls: ApiCallColumns): ApiCallIndex {
-  let ix = cache.get(calls);
-  if (!ix) cache.set(calls, (ix = new ApiCallIndex(calls)));
-  return ix;
-}

@@ -2,7 +2,10 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { rowIdBound } from '../../queries/capture.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { selectApiCallRows } from '../../queries/runtime.js';
-import { noteExcludedRows } from '../export/rowChecks.js';
+
+/** An API name without nsys's version suffix (`cudaLaunchKernel_v7000` -> `cudaLaunchKernel`). */
+export { stripApiVersion } from '../../queries/runtime.js';
+import { noteExcludedRows } from './excludedRows.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';

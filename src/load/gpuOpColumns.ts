@@ -1,10 +1,12 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { rowIdBound } from '../../queries/capture.js';
 import { GpuOpKind, presentGpuOpSources, selectGpuOpsOf } from '../../queries/gpuOps.js';
+
+/** The kinds of GPU op (`GpuOpColumns.kind`), their names, and the tables they are read from. */
+export { GpuOpKind, GPU_OP_KIND_NAMES, GPU_OP_SOURCES } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
-import { noteExcludedRows } from '../export/rowChecks.js';
+import { noteExcludedRows } from './excludedRows.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { unionIntervals, type IntervalSet } from './intervals.js';
 import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
 
@@ -245,17 +247,4 @@ export function filterDevice(ops: GpuOpColumns, deviceId: number): GpuOpColumns 
     kind: pick(ops.kind),
     nameId: pick(ops.nameId),
   };
-}
-
-const unionCache = new WeakMap<GpuOpColumns, IntervalSet>();
-
-/**
- * Busy union of every op in `ops` (see `unionIntervals`), computed once per columns object: with
- * one process on one device, the iteration attribution (busy per process) and the gap analysis
- * (busy per device) need the same union, and on millions of ops its two sorts dominate.
- */
-export function unionOfAllOps(ops: GpuOpColumns): IntervalSet {
-  let u = unionCache.get(ops);
-  if (!u) unionCache.set(ops, (u = unionIntervals(ops.start, ops.end)));
-  return u;
 }

@@ -1,7 +1,7 @@
-import type { ExportHandle } from '../../queries/handle.js';
 import { selectGpuMetricSamples } from '../../queries/gpuMetrics.js';
 import { forEachRow } from '../../queries/run.js';
-import type { MetricDef } from './catalog.js';
+import type { LoadedExport } from './loadedExport.js';
+import type { MetricDef } from './metricReads.js';
 
 /**
  * The one streaming pass over `GPU_METRICS` every metric analysis shares.
@@ -74,7 +74,7 @@ function paddingNs(samplingHz: number | null | undefined): number {
  * `window` null: the whole table (no time filter).
  */
 export function scanSegments<S extends SegmentSink>(
-  handle: ExportHandle,
+  loaded: LoadedExport,
   series: readonly MetricDef[],
   window: ScanWindow | null,
   makeSink: () => S,
@@ -124,7 +124,7 @@ export function scanSegments<S extends SegmentSink>(
     count.fill(0);
     maxV.fill(-Infinity);
     const filtered = timeFilter;
-    const q = selectGpuMetricSamples(handle, {
+    const q = selectGpuMetricSamples(loaded.handle, {
       startNs: filtered ? lo - pad : undefined,
       endNs: filtered ? hi + pad : undefined,
       metricIds,
@@ -156,7 +156,7 @@ export function scanSegments<S extends SegmentSink>(
     };
     let restart: Restart | null = null;
     try {
-      forEachRow(handle, q, onRow);
+      forEachRow(loaded.handle, q, onRow);
     } catch (err) {
       if (!(err instanceof Restart)) throw err;
       restart = err;

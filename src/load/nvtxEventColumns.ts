@@ -6,9 +6,8 @@ import { stringLookup } from '../../queries/strings.js';
 import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
 import { isTimeNs, isValidNvtxTimes } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
-import { noteExcludedRows } from '../export/rowChecks.js';
+import { noteExcludedRows } from './excludedRows.js';
 import { columnMaker, type Column } from './typedColumn.js';
-import { BackgroundStep, cancelBackgroundNvtxRead, hasBackgroundStep, takeBackgroundNvtxColumns } from './nvtxColumnsInBackground.js';
 
 /**
  * Every NVTX event of an export with usable times, in column arrays, read in one scan and shared
@@ -53,37 +52,6 @@ export interface NvtxColumns {
 }
 
 const TWO_24 = 16777216;
-
-const cache = new WeakMap<ExportHandle, NvtxColumns>();
-
-/**
- * The export's NVTX columns: read on first use, then shared (the export is read-only). When a
- * read was started in a worker thread (`readNvtxColumnsInBackground`), its columns, waited for.
- * `shared`: when read here, over SharedArrayBuffers (see `loadNvtxColumns`).
- */
-export function nvtxColumnsOf(handle: ExportHandle, opts: { shared?: boolean } = {}): NvtxColumns {
-  let c = cache.get(handle);
-  if (!c) {
-    // (The rows the worker left out are noted for this export as its reply is taken.)
-    c = takeBackgroundNvtxColumns(handle) ?? loadNvtxColumns(handle, opts);
-    cache.set(handle, c);
-  }
-  return c;
-}
-
-/**
- * The shared columns when they have been read or are being read in the background (consumers that
- * can also scan on their own ask this).
- */
-export function cachedNvtxColumns(handle: ExportHandle): NvtxColumns | undefined {
-  return cache.get(handle) ?? (hasBackgroundStep(handle, BackgroundStep.Columns) ? nvtxColumnsOf(handle) : undefined);
-}
-
-/** Let go of the shared columns (the pipeline does, once every NVTX consumer has run). */
-export function releaseNvtxColumns(handle: ExportHandle): void {
-  cache.delete(handle);
-  cancelBackgroundNvtxRead(handle);
-}
 
 /** An export without NVTX_EVENTS has no NVTX columns (count 0). */
 export function emptyNvtxColumns(): NvtxColumns {

@@ -1,0 +1,72 @@
+import { coveredLength, unionIntervals, type IntervalSet } from '../math/intervals.js';
+import type { GpuOpColumns } from './gpuOpColumns.js';
+
+/** One device's busy time: the union of all its GPU work on all streams and processes. */
+export interface DeviceTimeline {
+  deviceId: number;
+  /** Sorted, disjoint busy intervals (touching ops merge; zero-length ops cover nothing). */
+  busy: IntervalSet;
+  /** First busy start .. last busy end on the device. */
+  spanStartNs: number;
+  spanEndNs: number;
+  busyNs: number;
+  /** Processes with GPU work on the device, ascending. */
+  pids: number[];
+  opCount: number;
+}
+
+/**
+ * Busy union per device from op columns. `unionOfAll`: the union of every op in `ops` when the
+ * caller holds it already (with one device it is that device's union: on millions of ops its two
+ * sorts dominate, and the iteration attribution needs the same union).
+ */
+export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => IntervalSet = () => unionIntervals(ops.start, ops.end)): DeviceTimeline[] {
+  const counts = new Map<number, number>();
+  const pids = new Map<number, Set<number>>();
+  for (let i = 0; i < ops.count; i++) {
+    const d = ops.deviceId[i];
+    counts.set(d, (counts.get(d) ?? 0) + 1);
+    let ps = pids.get(d);
+    if (!ps) pids.set(d, (ps = new Set()));
+    ps.add(ops.pid[i]);
+  }
+  const out: DeviceTimeline[] = [];
+  for (const d of [...counts.keys()].sort((a, b) => a - b)) {
+    const busy = counts.size === 1 ? unionOfAll() : deviceUnion(ops, d, counts.get(d)!);
+    const m = busy.starts.length;
+    out.push({
+      deviceId: d,
+      busy,
+      spanStartNs: m ? busy.starts[0] : 0,
+      spanEndNs: m ? busy.ends[m - 1] : 0,
+      busyNs: coveredLength(busy),
+      pids: [...pids.get(d)!].sort((a, b) => a - b),
+      opCount: counts.get(d)!,
+    });
+  }
+  return out;
+}
+
+/** The busy union of the `n` ops of device `d`. */
+function deviceUnion(ops: GpuOpColumns, d: number, n: number): IntervalSet {
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  let k = 0;
+  for (let i = 0; i < ops.count; i++) {
+    if (ops.deviceId[i] !== d) continue;
+    starts[k] = ops.start[i];
+    ends[k] = ops.end[i];
+    k++;
+  }
+  return unionIntervals(starts, ends);
+}
+
+/** Number of gaps of a timeline (between consecutive busy intervals). */
+export function gapCount(t: DeviceTimeline): number {
+  return Math.max(0, t.busy.starts.length - 1);
+}
+
+/** Gap `i` of a timeline: from the end of busy interval i to the start of busy interval i+1. */
+export function gapAt(t: DeviceTimeline, i: number): [number, number] {
+  return [t.busy.ends[i], t.busy.starts[i + 1]];
+}

@@ -1,0 +1,142 @@
+import { selectGilRanges, selectThreadNames, type GilRangeRow } from '../../queries/gilRanges.js';
+import { selectHostCauseRanges, selectNvtxRangesNamed } from '../../queries/hostRanges.js';
+import { allRows, forEachRow } from '../../queries/run.js';
+import { selectStringIdsOf } from '../../queries/strings.js';
+import type { LoadedExport } from './loadedExport.js';
+import { forEachRangeWithText, isNvtxRange, textIndexOf, type NvtxColumns } from './nvtxEventColumns.js';
+
+/**
+ * The NVTX ranges the host side reads (the causes of GPU idle gaps, GC and GIL): from the NVTX
+ * columns when they are read, else by a query over the few rows needed. Either way the same rows,
+ * in table order.
+ */
+
+/** `pid`/`tid` in one number (both 24-bit). */
+export function threadKey(pid: number, tid: number): number {
+  return pid * 16777216 + tid;
+}
+
+/** Which ranges `forEachHostCauseRange` reads. Names are the callers' (bound in the query). */
+export interface HostCauseRangeFilter {
+  /** `Python GC`: its ranges are read on every thread. */
+  gcRange: string;
+  /** `Holding GIL`: left out in the GIL domains (most of a GIL-traced export's rows). */
+  gilHoldRange: string;
+  /** Names whose StringIds ids the query resolves itself (`specialName`): the GC and GIL range names. */
+  specialNames: readonly string[];
+  /** Domain ids named `GIL Trace`. */
+  gilDomainIds: ReadonlySet<number>;
+  /** `threadKey`s of the threads whose ranges are read. */
+  threads: ReadonlySet<number>;
+}
+
+/**
+ * One range: `textId` null when `text` is the resolved text (else the caller resolves it);
+ * `specialName` the range's name when it is one of `specialNames` (else its text or undefined);
+ * `end` NaN when open; `cross`: ended on another thread.
+ */
+export type HostCauseRangeVisitor = (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, end: number, cross: boolean | number, specialName: string | null | undefined) => void;
+
+/**
+ * The ranges of `filter.threads` and `gcRange` ranges of any thread, without the GIL domains'
+ * `gilHoldRange` ranges (those are skipped in SQL: 99% of a GIL-traced export's rows).
+ */
+export function forEachHostCauseRange(loaded: LoadedExport, filter: HostCauseRangeFilter, visit: HostCauseRangeVisitor): void {
+  const cols = loaded.sharedNvtx();
+  if (cols) return hostCauseRangesOf(cols, filter, visit);
+  const special = new Map<number, string>();
+  if (loaded.hasTable('StringIds')) forEachRow(loaded.handle, selectStringIdsOf(loaded.handle, filter.specialNames), (id: number, value: string) => special.set(id, value));
+  const idsOf = (name: string) => [...special].filter(([, v]) => v === name).map(([id]) => id);
+  const q = selectHostCauseRanges(loaded.handle, {
+    gcRange: filter.gcRange,
+    gilHoldRange: filter.gilHoldRange,
+    gilDomainIds: [...filter.gilDomainIds],
+    holdTextIds: idsOf(filter.gilHoldRange),
+    gcTextIds: idsOf(filter.gcRange),
+    threadKeys: [...filter.threads],
+  });
+  forEachRow(loaded.handle, q, (pid: number, tid: number, eventType: number, domainId: number | null, textId: number | null, text: string | null, start: number, end: number | null, cross: number) =>
+    visit(pid, tid, eventType, domainId, textId, text, start, end ?? NaN, cross, textId != null ? special.get(textId) : text),
+  );
+}
+
+/** `forEachHostCauseRange` over the NVTX columns (texts resolved: each row's `textId` is null). */
+function hostCauseRangesOf(c: NvtxColumns, filter: HostCauseRangeFilter, visit: HostCauseRangeVisitor): void {
+  const gcText = textIndexOf(c, filter.gcRange);
+  const holdText = textIndexOf(c, filter.gilHoldRange);
+  for (let i = 0; i < c.count; i++) {
+    const t = c.text[i];
+    if (holdText >= 0 && t === holdText && filter.gilDomainIds.has(c.domainId[i])) continue;
+    if (!isNvtxRange(c.eventType[i]) || c.tid[i] < 0) continue;
+    const pid = c.pid[i];
+    const tid = c.tid[i];
+    if (!(t === gcText && gcText >= 0) && !filter.threads.has(threadKey(pid, tid))) continue;
+    const text = t >= 0 ? c.texts[t] : null;
+    visit(pid, tid, c.eventType[i], c.domainId[i], null, text, c.start[i], c.end[i], c.endTid[i] === 2, text);
+  }
+}
+
+/**
+ * `Waiting for GIL` ranges of the executor threads and `Holding GIL` ranges of the other threads
+ * of their processes, in table order (`wait` 1 for a wait). Domain filtering is the caller's.
+ */
+export function gilRanges(loaded: LoadedExport, executors: readonly { pid: number; tid: number }[], names: { wait: string; hold: string }): (GilRangeRow & { domainId: number })[] {
+  const cols = loaded.sharedNvtx();
+  return cols ? gilRangesOf(cols, executors, names) : selectGilRanges(loaded.handle, executors);
+}
+
+/** `gilRanges` over the NVTX columns. */
+export function gilRangesOf(c: NvtxColumns, executors: readonly { pid: number; tid: number }[], names: { wait: string; hold: string }): (GilRangeRow & { domainId: number })[] {
+  const out: (GilRangeRow & { domainId: number })[] = [];
+  if (executors.length === 0) return out;
+  const waitText = textIndexOf(c, names.wait);
+  const keys = new Set(executors.map((e) => threadKey(e.pid, e.tid)));
+  const pids = new Set(executors.map((e) => e.pid));
+  forEachRangeWithText(c, [names.wait, names.hold], (i) => {
+    const pid = c.pid[i];
+    const tid = c.tid[i];
+    if (tid < 0) return;
+    const executor = keys.has(threadKey(pid, tid));
+    const wait = c.text[i] === waitText;
+    if (wait ? !executor : executor || !pids.has(pid)) return;
+    const end = c.end[i];
+    out.push({ pid, tid, domainId: c.domainId[i], wait: wait ? 1 : 0, start: c.start[i], end: end === end ? end : null });
+  });
+  return out;
+}
+
+/** Thread names of the given processes, by `threadKey`. */
+export function threadNames(loaded: LoadedExport, pids: readonly number[]): Map<number, string> {
+  return selectThreadNames(loaded.handle, pids);
+}
+
+/** A range named one of the names asked for (`name` resolved). */
+export interface NamedRangeRow {
+  pid: number;
+  tid: number;
+  domainId: number;
+  name: string | undefined;
+  start: number;
+  end: number | null;
+}
+
+/** The ranges whose text is one of `names`, in table order (null: the export can have none). */
+export function rangesNamed(loaded: LoadedExport, names: readonly string[]): NamedRangeRow[] | null {
+  const cols = loaded.sharedNvtx();
+  if (cols) {
+    const out: NamedRangeRow[] = [];
+    forEachRangeWithText(cols, names, (i) => {
+      const end = cols.end[i];
+      out.push({ pid: cols.pid[i], tid: cols.tid[i], domainId: cols.domainId[i], name: cols.texts[cols.text[i]], start: cols.start[i], end: end === end ? end : null });
+    });
+    return out;
+  }
+  const handle = loaded.handle;
+  const nameOfId = new Map<number, string>();
+  const hasTextId = handle.hasColumn('NVTX_EVENTS', 'textId') && handle.hasTable('StringIds');
+  const hasText = handle.hasColumn('NVTX_EVENTS', 'text');
+  if (hasTextId) for (const r of allRows(handle, selectStringIdsOf(handle, names))) nameOfId.set(r.id, r.value);
+  const query = selectNvtxRangesNamed(handle, { textIds: [...nameOfId.keys()], texts: names, hasTextId, hasText });
+  if (query === null) return null;
+  return allRows(handle, query).map((r) => ({ pid: r.pid, tid: r.tid, domainId: r.domainId, name: r.textId != null ? nameOfId.get(r.textId) : (r.text ?? undefined), start: r.start, end: r.end }));
+}

@@ -1,0 +1,94 @@
+import { selectActivitySpan, selectApiCallerPids, selectDeviceIds, selectGraphNodeKernel, selectKernelPids } from '../../queries/capture.js';
+import { GPU_OP_SOURCES } from '../../queries/gpuOps.js';
+import { selectGpus } from '../../queries/gpus.js';
+import { selectNvtxRangeWithText } from '../../queries/nvtx.js';
+import { selectNvtxRangeCountsByDomain } from '../../queries/nvtxDomains.js';
+import { selectProcesses } from '../../queries/processes.js';
+import { allRows } from '../../queries/run.js';
+import { readSessionStartEpochNs, selectAnalysisDetails } from '../../queries/session.js';
+import { selectThreads } from '../../queries/threads.js';
+import { countAllRows } from '../../queries/validRows.js';
+import type { LoadedExport } from './loadedExport.js';
+
+/**
+ * The small tables `info` (and a few parts) read: session start, GPUs, threads, processes, row
+ * counts, and the distinct devices and processes of the activity tables when the columns are not
+ * read. Each a query or two over small tables or indexes.
+ */
+
+/** `TARGET_INFO_SESSION_START_TIME.utcEpochNs` (beyond 2^53, hence bigint); null when absent or not an integer. Read once. */
+export function sessionStartEpochNs(loaded: LoadedExport): bigint | null {
+  return loaded.cached('sessionStart', () => readSessionStartEpochNs(loaded.handle));
+}
+
+/** The `ANALYSIS_DETAILS` row (64-bit values as bigint), or undefined without the table. Read once. */
+export function analysisDetails(loaded: LoadedExport): { duration: unknown } | undefined {
+  if (!loaded.hasTable('ANALYSIS_DETAILS')) return undefined;
+  return loaded.cached('analysisDetails', () => allRows(loaded.handle, selectAnalysisDetails(loaded.handle), { safeIntegers: true })[0]);
+}
+
+/** `TARGET_INFO_GPU` rows, by id ([] without the table). */
+export function gpuRows(loaded: LoadedExport) {
+  return loaded.hasTable('TARGET_INFO_GPU') ? allRows(loaded.handle, selectGpus(loaded.handle)) : [];
+}
+
+/** Every row of `table` (one of ours; a b-tree count, made once per open export). */
+export function rowCount(loaded: LoadedExport, table: string): number {
+  return countAllRows(loaded.handle, table);
+}
+
+/** The GPU-op tables (kernels, memcpys, memsets, whole-graph launches). */
+export const GPU_OP_TABLES: readonly string[] = GPU_OP_SOURCES.map((s) => s.table);
+
+/** Distinct `deviceId`s over the GPU-op tables. */
+export function activeDevices(loaded: LoadedExport): Set<number> {
+  const devices = new Set<number>();
+  for (const t of GPU_OP_TABLES) {
+    if (!loaded.hasTable(t)) continue;
+    for (const r of allRows(loaded.handle, selectDeviceIds(loaded.handle, t))) devices.add(r.d);
+  }
+  return devices;
+}
+
+/** PIDs that called the CUDA API or ran kernels. */
+export function cudaProcesses(loaded: LoadedExport): Set<number> {
+  const pids = new Set<number>();
+  if (loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) for (const r of allRows(loaded.handle, selectApiCallerPids(loaded.handle))) pids.add(r.p);
+  if (loaded.hasTable('CUPTI_ACTIVITY_KIND_KERNEL')) for (const r of allRows(loaded.handle, selectKernelPids(loaded.handle))) pids.add(r.p);
+  return pids;
+}
+
+/** `ThreadNames` rows (pid, tid, name) in table order ([] without the table). */
+export function threadRows(loaded: LoadedExport): { pid: number; tid: number; name: string | null }[] {
+  return loaded.hasTable('ThreadNames') ? allRows(loaded.handle, selectThreads(loaded.handle)) : [];
+}
+
+/** `PROCESSES` rows (pid, name), by pid ([] without the table). */
+export function processRows(loaded: LoadedExport): { pid: number | bigint | null; name: string | null }[] {
+  return loaded.hasTable('PROCESSES') ? (allRows(loaded.handle, selectProcesses(loaded.handle)) as { pid: number | bigint | null; name: string | null }[]) : [];
+}
+
+/** NVTX ranges per (domain, process), in (pid, domainId) order, by an integer-only query. */
+export function nvtxRangeCountsByDomain(loaded: LoadedExport): { domainId: number; pid: number; ranges: number }[] {
+  return allRows(loaded.handle, selectNvtxRangeCountsByDomain(loaded.handle));
+}
+
+/** Whether some NVTX range has this text (inline or registered). */
+export function hasNvtxRangeWithText(loaded: LoadedExport, text: string): boolean {
+  if (!loaded.hasTable('NVTX_EVENTS')) return false;
+  return allRows(loaded.handle, selectNvtxRangeWithText(loaded.handle, text, loaded.hasTable('StringIds'))).length > 0;
+}
+
+/** Whether some kernel ran as a CUDA-graph node (node-level graph trace). */
+export function hasGraphNodeKernel(loaded: LoadedExport): boolean {
+  if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_KERNEL') || !loaded.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'graphNodeId')) return false;
+  return allRows(loaded.handle, selectGraphNodeKernel(loaded.handle)).length > 0;
+}
+
+/** First start and last end over the given tables (null: none of them holds a row). */
+export function activitySpan(loaded: LoadedExport, tables: readonly string[]): { start: number | null; end: number | null } {
+  const query = selectActivitySpan(loaded.handle, tables);
+  if (query === null) return { start: null, end: null };
+  const row = allRows(loaded.handle, query)[0];
+  return { start: row.s, end: row.e };
+}

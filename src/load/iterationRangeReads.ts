@@ -1,0 +1,70 @@
+import { forEachMatchingNvtxRange, hasMatchingNvtxRange, matchingNvtxTexts, type NvtxRangeVisitor } from '../../queries/iterationRanges.js';
+import { selectLastApiCallEnd, selectLaunchCallsPerThread } from '../../queries/launchCalls.js';
+import { allRows } from '../../queries/run.js';
+import { isValidNvtxTimes } from '../../queries/validRows.js';
+import { noteExcludedRows } from './excludedRows.js';
+import { analysisDetails } from './infoReads.js';
+import type { LoadedExport } from './loadedExport.js';
+import { forEachMatchingRangeRow } from './nvtxEventColumns.js';
+import { nvtxDomains } from './nvtxReads.js';
+
+export type { NvtxRangeVisitor };
+
+/**
+ * What the iteration sources read: the NVTX ranges whose text marks an iteration, and, for
+ * captures without such ranges, the thread that launched the most kernels and the capture's end.
+ */
+
+/**
+ * Visits every NVTX range whose resolved text satisfies `match` and whose times are usable, by
+ * start, from the NVTX columns when they are read (and left no row out), else by query (the string
+ * table and distinct inline texts first, then only the matching rows). Matching ranges with
+ * unusable times are counted in `invalid` and noted. `matched`: some text matched (the query path
+ * stops early without one).
+ */
+export function forEachNvtxRangeMatching(loaded: LoadedExport, match: (text: string) => boolean, visit: NvtxRangeVisitor): { matched: boolean; invalid: number } {
+  let invalid = 0;
+  const checked: NvtxRangeVisitor = (start, end, pid, tid, domainId, text) => {
+    if (!match(text)) return;
+    // Few rows (the iteration ranges): checked here, excluded and counted (excludedRows.ts).
+    if (!isValidNvtxTimes(start, end)) {
+      invalid++;
+      return;
+    }
+    visit(start, end, pid, tid, domainId, text);
+  };
+  // The columns when the query would find no more rows: it counts the unusable matches, and it
+  // reports a match without a thread as it should.
+  const cols = loaded.sharedNvtx();
+  if (!(cols && cols.invalidRows === 0 && forEachMatchingRangeRow(cols, match, checked))) {
+    const matching = matchingNvtxTexts(loaded.handle, match);
+    if (matching.ids.length === 0 && matching.texts.length === 0) return { matched: false, invalid: 0 };
+    // The domain names (which visitors read) before the scan: read during it, their query would
+    // run on the connection the scan holds.
+    nvtxDomains(loaded);
+    forEachMatchingNvtxRange(loaded.handle, matching, checked);
+  }
+  noteExcludedRows(loaded.handle, 'NVTX_EVENTS', invalid);
+  return { matched: true, invalid };
+}
+
+/** Whether some NVTX range's text satisfies `match` (registered strings first: one `LIMIT 1` probe). */
+export function hasNvtxRangeMatching(loaded: LoadedExport, match: (text: string) => boolean): boolean {
+  return hasMatchingNvtxRange(loaded.handle, match);
+}
+
+/** The thread that made the most kernel-launch calls; null when the capture has none. */
+export function busiestLaunchingThread(loaded: LoadedExport): { pid: number; tid: number } | null {
+  if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') || !loaded.hasTable('StringIds')) return null;
+  const top = allRows(loaded.handle, selectLaunchCallsPerThread(loaded.handle).limit(1))[0];
+  return top ? { pid: top.pid, tid: top.tid } : null;
+}
+
+/** End of the capture (ns from session start): ANALYSIS_DETAILS.duration, else the last API call's end. */
+export function sessionEndNs(loaded: LoadedExport): number | undefined {
+  const d = analysisDetails(loaded);
+  if (d && Number(d.duration) > 0) return Number(d.duration);
+  if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return undefined;
+  const e = allRows(loaded.handle, selectLastApiCallEnd(loaded.handle))[0]?.endNs;
+  return e == null ? undefined : Number(e);
+}

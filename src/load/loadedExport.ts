@@ -1,0 +1,272 @@
+import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
+import { rowIdBound } from '../../queries/capture.js';
+import { loadStrings, stringLookup } from '../../queries/strings.js';
+import { requireContract, type AnalysisName } from '../export/contract.js';
+import { unionIntervals, type IntervalSet } from '../math/intervals.js';
+import { loadApiCallColumns, type ApiCallColumns } from './apiCallColumns.js';
+import { ApiCallIndex } from './apiCallIndex.js';
+import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
+import { loadGpuOpColumns, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
+import { NvtxWorkerRead, type BackgroundPlan } from './nvtxInBackground.js';
+import { emptyNvtxColumns, loadNvtxColumns, type NvtxColumns } from './nvtxEventColumns.js';
+
+/** The tables read whole into typed columns: what a part declares it reads (see `PartData`). */
+export type LoadedData = 'gpuOps' | 'apiCalls' | 'nvtx';
+
+/** How the columns are read (what the parts asked for decides it, see src/pipeline). */
+export interface LoadOptions {
+  /** The GPU ops with the launch-id check the NVTX GPU projection needs (`GpuOpColumns.launchIds`). */
+  launchIds?: boolean;
+  /** The GPU ops with their trace slice columns (the `timeline` part). */
+  slices?: { kernelName: KernelNameColumn };
+  /**
+   * Every column over SharedArrayBuffers (the NVTX worker's side: its columns cross to the other
+   * thread). On the other side they are shared once a worker is started (`startNvtxWorker`).
+   */
+  shared?: boolean;
+  /**
+   * What is built from the GPU ops and API calls as soon as both are read (while the NVTX worker
+   * reads NVTX): the API-call index, the busy union, the device timelines.
+   */
+  precompute?: readonly ('apiCallIndex' | 'busyUnion' | 'deviceTimelines')[];
+}
+
+/** Reports the time one load step took (`gpuOps`, `apiCalls`, `nvtxColumns`, `launchIndexes`). */
+export type LoadTiming = <T>(step: string, fn: () => T) => T;
+
+/**
+ * One export as the analyses read it: the tables read once into typed columns (GPU ops, CUDA API
+ * calls, NVTX), what is built from them once (the API-call index, the busy union, the device
+ * timelines, the NVTX domain names, string lookups) and the contract checks made, all held here
+ * and let go with it (no module-level cache). Columns are read on first use, or ahead of a part
+ * that reads them (`ensure`, the pipeline's plan), and let go when no part left reads them
+ * (`release`). The small filtered reads (src/load/*Reads.ts) take it too: nothing but src/load
+ * reads the export.
+ *
+ * NVTX can be read on a second core (`startNvtxWorker`): the columns and some parts come from
+ * there (`takeBackground`), and the GPU ops and API calls cross to it over shared memory.
+ */
+export class LoadedExport {
+  readonly path: string;
+  readonly metadata: ExportMetadata;
+  private gpuOpsValue: GpuOpColumns | undefined;
+  private apiCallsValue: ApiCallColumns | undefined;
+  private nvtxValue: NvtxColumns | undefined;
+  private worker: NvtxWorkerRead | null = null;
+  private readonly memo = new Map<string, unknown>();
+  private readonly contracts = new Set<string>();
+  private readonly timed: LoadTiming;
+  /** Columns over SharedArrayBuffers (see `LoadOptions.shared`). */
+  private shared: boolean;
+
+  constructor(
+    /** The open export: read by src/load only (test/architecture holds every other folder to that). */
+    readonly handle: ExportHandle,
+    private readonly options: LoadOptions = {},
+    timed?: LoadTiming,
+  ) {
+    this.path = handle.path;
+    this.metadata = handle.metadata;
+    this.timed = timed ?? ((_step, fn) => fn());
+    this.shared = options.shared === true;
+  }
+
+  hasTable(table: string): boolean {
+    return this.handle.hasTable(table);
+  }
+
+  hasColumn(table: string, column: string): boolean {
+    return this.handle.hasColumn(table, column);
+  }
+
+  /** `max(rowid)` of a table (0 when empty or absent): a b-tree lookup, at least its row count. */
+  rowBound(table: string): number {
+    return this.handle.hasTable(table) ? this.cached(`rowBound\u0000${table}`, () => rowIdBound(this.handle, table)) : 0;
+  }
+
+  /** Checks `analysis`'s declared tables and columns once (see contract.ts). */
+  requireContract(analysis: AnalysisName): void {
+    requireContract(this.handle, analysis, this.contracts);
+  }
+
+  /** `compute()`'s value, computed once per export under `key` (what a small read or an index is). */
+  cached<T>(key: string, compute: () => T): T {
+    if (this.memo.has(key)) return this.memo.get(key) as T;
+    const v = compute();
+    this.memo.set(key, v);
+    return v;
+  }
+
+  // ---- GPU ops and API calls -----------------------------------------------------------------
+
+  /** Every GPU op in typed columns (read on first use). */
+  gpuOps(): GpuOpColumns {
+    if (!this.gpuOpsValue) {
+      this.gpuOpsValue = this.timed('gpuOps', () => loadGpuOpColumns(this.handle, { launchIds: this.options.launchIds, slices: this.options.slices, shared: this.shared }));
+      this.launchesLoaded();
+    }
+    return this.gpuOpsValue;
+  }
+
+  /** Every CUDA API call in typed columns (read on first use). */
+  apiCalls(): ApiCallColumns {
+    if (!this.apiCallsValue) {
+      this.apiCallsValue = this.timed('apiCalls', () => loadApiCallColumns(this.handle, { shared: this.shared }));
+      this.launchesLoaded();
+    }
+    return this.apiCallsValue;
+  }
+
+  /** The GPU ops when they are read (a part that can also query them asks this), else undefined. */
+  loadedGpuOps(): GpuOpColumns | undefined {
+    return this.gpuOpsValue;
+  }
+
+  /** The API calls when they are read, else undefined. */
+  loadedApiCalls(): ApiCallColumns | undefined {
+    return this.apiCallsValue;
+  }
+
+  /** The GPU ops and API calls read elsewhere (the NVTX worker gets the other thread's). */
+  adoptLaunches(launches: { gpuOps: GpuOpColumns; apiCalls: ApiCallColumns }): void {
+    this.gpuOpsValue = launches.gpuOps;
+    this.apiCallsValue = launches.apiCalls;
+  }
+
+  /** Both read: hand them to the NVTX worker, then build what is built from them alone while it reads NVTX. */
+  private launchesLoaded(): void {
+    const gpuOps = this.gpuOpsValue;
+    const apiCalls = this.apiCallsValue;
+    if (!gpuOps || !apiCalls || !this.worker) return;
+    this.worker.postLaunches({ gpuOps, apiCalls });
+    const precompute = this.options.precompute ?? [];
+    if (precompute.length === 0 || !this.worker.columnsPending()) return;
+    this.timed('launchIndexes', () => {
+      if (precompute.includes('apiCallIndex')) this.apiCallIndex();
+      if (precompute.includes('busyUnion')) this.busyUnion();
+      if (precompute.includes('deviceTimelines')) this.deviceTimelines();
+    });
+  }
+
+  /** The index from a GPU op's (pid, correlation id) to its API call (`ApiCallIndex`), built once. */
+  apiCallIndex(): ApiCallIndex {
+    return this.cached('apiCallIndex', () => new ApiCallIndex(this.apiCalls()));
+  }
+
+  /**
+   * Busy union of every GPU op (see `unionIntervals`), computed once: with one process on one
+   * device, the iteration attribution (busy per process) and the gap analysis (busy per device)
+   * need the same union, and on millions of ops its two sorts dominate.
+   */
+  busyUnion(): IntervalSet {
+    return this.cached('busyUnion', () => {
+      const ops = this.gpuOps();
+      return unionIntervals(ops.start, ops.end);
+    });
+  }
+
+  /** Busy union per device (read-only for callers), computed once. */
+  deviceTimelines(): DeviceTimeline[] {
+    return this.cached('deviceTimelines', () => computeDeviceTimelines(this.gpuOps(), () => this.busyUnion()));
+  }
+
+  // ---- NVTX -----------------------------------------------------------------------------------
+
+  /**
+   * Every NVTX event in columns: read on first use here, or taken from the NVTX worker (waiting
+   * for it). An export without NVTX_EVENTS has none (count 0).
+   */
+  nvtx(): NvtxColumns {
+    if (!this.nvtxValue) {
+      this.nvtxValue = this.timed('nvtxColumns', () => {
+        // (The rows the worker left out are noted for this export as its reply is taken.)
+        const fromWorker = this.worker?.columnsPending() ? this.worker.takeColumns<NvtxColumns>() : undefined;
+        return fromWorker ?? (this.handle.hasTable('NVTX_EVENTS') ? loadNvtxColumns(this.handle, { shared: this.shared }) : emptyNvtxColumns());
+      });
+    }
+    return this.nvtxValue;
+  }
+
+  /**
+   * The NVTX columns when they are read or being read by the worker (waited for), else undefined:
+   * readers that can also run a filtered query of their own ask this.
+   */
+  sharedNvtx(): NvtxColumns | undefined {
+    if (this.nvtxValue) return this.nvtxValue;
+    return this.worker?.columnsPending() ? this.nvtx() : undefined;
+  }
+
+  /** Whether `data` is read (for the NVTX: read, or being read by the worker). */
+  isLoaded(data: LoadedData): boolean {
+    if (data === 'gpuOps') return !!this.gpuOpsValue;
+    if (data === 'apiCalls') return !!this.apiCallsValue;
+    return !!this.nvtxValue || this.worker?.columnsPending() === true;
+  }
+
+  /** Reads `data` now (ahead of the part that reads it). */
+  ensure(data: LoadedData): void {
+    if (data === 'gpuOps') this.gpuOps();
+    else if (data === 'apiCalls') this.apiCalls();
+    else this.nvtx();
+  }
+
+  /** Lets `data` go, with what was built from it (no part left reads it). */
+  release(data: LoadedData): void {
+    if (data === 'gpuOps') {
+      this.gpuOpsValue = undefined;
+      for (const k of ['busyUnion', 'deviceTimelines']) this.memo.delete(k);
+    } else if (data === 'apiCalls') {
+      this.apiCallsValue = undefined;
+      this.memo.delete('apiCallIndex');
+    } else {
+      this.nvtxValue = undefined;
+      if (this.worker?.columnsPending()) this.worker.cancel();
+    }
+  }
+
+  // ---- The NVTX worker ------------------------------------------------------------------------
+
+  /**
+   * Starts reading NVTX in a worker thread, with `plan`'s parts computed there. False (nothing
+   * started) when the export cannot be opened a second time or has no NVTX.
+   */
+  startNvtxWorker(plan: BackgroundPlan): boolean {
+    if (this.worker) return true;
+    this.worker = NvtxWorkerRead.start(this.handle, plan);
+    // The GPU ops and API calls read from now on cross to the worker without a copy.
+    if (this.worker) this.shared = true;
+    return this.worker !== null;
+  }
+
+  /** Whether part `name` is being computed by the NVTX worker (not taken yet). */
+  inBackground(name: string): boolean {
+    return this.worker?.hasPart(name) === true;
+  }
+
+  /** Part `name`'s value from the NVTX worker (waiting for it), or undefined: compute it here. */
+  takeBackground<T>(name: string): T | undefined {
+    return this.worker?.takePart<T>(name);
+  }
+
+  // ---- Strings --------------------------------------------------------------------------------
+
+  /** `StringIds` values of `ids` (one pass over the table). */
+  strings(ids: Iterable<number>): Map<number, string> {
+    return loadStrings(this.handle, ids);
+  }
+
+  /** A lookup of single string ids (kept for the export: primary-key lookups, each answer cached). */
+  stringOf(id: number): string | undefined {
+    return this.cached('stringLookup', () => stringLookup(this.handle))(id);
+  }
+
+  /** Lets the worker go and drops every column and cache (the export itself stays open: its opener closes it). */
+  close(): void {
+    this.worker?.cancel();
+    this.worker = null;
+    this.gpuOpsValue = undefined;
+    this.apiCallsValue = undefined;
+    this.nvtxValue = undefined;
+    this.memo.clear();
+  }
+}

@@ -1,0 +1,71 @@
+import { selectNvtxMaxTimestamp } from '../../queries/nvtx.js';
+import { selectNvtxDomainCreates } from '../../queries/nvtxDomains.js';
+import { allRows, forEachRow } from '../../queries/run.js';
+import { loadStrings } from '../../queries/strings.js';
+import type { LoadedExport } from './loadedExport.js';
+import type { NvtxColumns } from './nvtxEventColumns.js';
+
+/** Key of a (domainId, pid) pair; domain ids are small, pids 24-bit. */
+export function domainKey(domainId: number | null, pid: number): number {
+  return (domainId ?? 0) * 16777216 + pid;
+}
+
+/**
+ * Names of NVTX domains per (domainId, pid): the text of each DomainCreate (eventType 75) row.
+ * Domains whose creation row is missing (trimmed exports) have no entry. Read once per export
+ * (a second of the 10x bench file by query), from the NVTX columns when they are read.
+ */
+export function nvtxDomains(loaded: LoadedExport): ReadonlyMap<number, string> {
+  loaded.requireContract('nvtx');
+  return loaded.cached('nvtxDomains', () => {
+    const cols = loaded.sharedNvtx();
+    return cols ? nvtxDomainsOf(cols) : readNvtxDomains(loaded);
+  });
+}
+
+/** `nvtxDomains` from the NVTX columns: the earliest DomainCreate row of each (domain, process). */
+export function nvtxDomainsOf(c: NvtxColumns): Map<number, string> {
+  const first = new Map<number, number>();
+  for (let i = 0; i < c.count; i++) {
+    if (c.eventType[i] !== 75) continue;
+    const key = domainKey(c.domainId[i], c.pid[i]);
+    const prev = first.get(key);
+    if (prev === undefined || c.start[i] < c.start[prev]) first.set(key, i);
+  }
+  const out = new Map<number, string>();
+  for (const [key, i] of first) if (c.text[i] >= 0) out.set(key, c.texts[c.text[i]]);
+  return out;
+}
+
+function readNvtxDomains(loaded: LoadedExport): Map<number, string> {
+  const handle = loaded.handle;
+  const out = new Map<number, string>();
+  if (!handle.hasTable('NVTX_EVENTS')) return out;
+  // The earliest DomainCreate row of each (domain, process) names it; rows are compared by start
+  // here rather than relying on row order through forEachRow's wrapping subquery.
+  const first = new Map<number, { start: number; textId: number | null; text: string | null }>();
+  forEachRow(
+    handle,
+    selectNvtxDomainCreates(handle),
+    (domainId: number | null, pid: number, start: number, textId: number | null, text: string | null) => {
+      const key = domainKey(domainId, pid);
+      const prev = first.get(key);
+      if (!prev || start < prev.start) first.set(key, { start, textId, text });
+    },
+  );
+  const strings = loadStrings(handle, [...first.values()].flatMap((d) => (d.textId == null ? [] : [d.textId])));
+  for (const [key, d] of first) {
+    // As nsys: coalesce(StringIds.value via textId, text).
+    const name = (d.textId != null ? strings.get(d.textId) : undefined) ?? d.text;
+    if (name != null) out.set(key, name);
+  }
+  return out;
+}
+
+/** The latest NVTX timestamp (where nsys ends unclosed ranges), or null without NVTX. */
+export function nvtxEndOfTime(loaded: LoadedExport): number | null {
+  if (!loaded.hasTable('NVTX_EVENTS')) return null;
+  const cols = loaded.sharedNvtx();
+  if (cols) return cols.maxTimestampNs;
+  return loaded.cached('nvtxEndOfTime', () => allRows(loaded.handle, selectNvtxMaxTimestamp(loaded.handle))[0]?.maxTs ?? null);
+}

@@ -1,0 +1,194 @@
+import { selectGraphTraceCount } from '../../queries/graphTrace.js';
+import { GpuOpKind } from '../../queries/gpuOps.js';
+import { selectIrregularLaunchId, selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
+import { allRows, forEachRow } from '../../queries/run.js';
+import { countAllRows, isValidInterval } from '../../queries/validRows.js';
+import type { ApiCallColumns } from './apiCallColumns.js';
+import { noteExcludedRows } from './excludedRows.js';
+import type { GpuOpColumns } from './gpuOpColumns.js';
+import type { LoadedExport } from './loadedExport.js';
+
+/**
+ * What the NVTX GPU projection (`nsys stats -r nvtx_gpu_proj_sum`) reads beyond the NVTX columns:
+ * the whole-graph rows it leaves out, the ranges and labels when the columns cannot be used, and
+ * the API calls and GPU ops, from the loaded columns when they hold exactly the rows its queries
+ * would read, else by those queries.
+ */
+
+/** The GPU-op tables the projection reads (kernels, memcpys, memsets: not whole-graph rows, as nsys). */
+export const PROJECTION_OP_TABLES = ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET'] as const;
+export type ProjectionOpTable = (typeof PROJECTION_OP_TABLES)[number];
+
+/** Whole-graph rows (of process `pid` when given): nsys does not project them. */
+export function graphTraceRows(loaded: LoadedExport, pid: number | undefined): number {
+  let n = 0;
+  if (loaded.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) forEachRow(loaded.handle, selectGraphTraceCount(loaded.handle, { pid }), (c: number) => (n = c));
+  return n;
+}
+
+/** Visits every NVTX range with usable times by query: rowId, start, end, hi, lo, eventType, `sameThread`. */
+export function forEachProjectionRange(
+  loaded: LoadedExport,
+  visit: (rowId: number, start: number | null, end: number | null, hi: number | null, lo: number | null, eventType: number, sameThread: number) => void,
+): void {
+  const hasEndTid = loaded.hasColumn('NVTX_EVENTS', 'endGlobalTid');
+  forEachRow(loaded.handle, selectProjectionRanges(loaded.handle, { hasEndGlobalTid: hasEndTid }), visit);
+}
+
+/** Visits what labels the given NVTX rows: rowId, domainId, pid, textId, text. */
+export function forEachNvtxLabelPart(loaded: LoadedExport, rowIds: Iterable<number>, visit: (rowId: number, domainId: number | null, pid: number, textId: number | null, text: string | null) => void): void {
+  forEachRow(loaded.handle, selectNvtxLabelParts(loaded.handle, rowIds), visit);
+}
+
+/** The first call of each (process half of globalTid, correlation id) key, by call index (0, 1, 2, ... as `eachCall` gives them). */
+export interface CallKeys {
+  /** Records call `i` (in order) under its key; returns the key's first call. */
+  insert(hi: number, corr: number, i: number): number;
+  /** The first call with this key, or -1. */
+  find(hi: number, corr: number): number;
+}
+
+/**
+ * Where the projection reads API calls and GPU ops: `eachCall` gives hi (`globalTid >> 24`), lo
+ * (thread), start, end, correlation id of every call with a thread and a correlation id; `eachOp`
+ * gives hi (`globalPid >> 24`, null when its thread part is not 0: it joins no call), correlation
+ * id, start, end of every kernel, memcpy and memset, in table order.
+ */
+export interface LaunchSource {
+  /** At least the number of calls (sizes the arrays). */
+  callCapacity: number;
+  /** The calls' key index, when the source has one already (default: a hash table filled by `eachCall`). */
+  callKeys?: () => CallKeys;
+  eachCall(fn: (hi: number, lo: number, start: number, end: number, corr: number) => void): void;
+  eachOp(fn: (hi: number | null, corr: number | null, start: number, end: number) => void): void;
+}
+
+/**
+ * The projection's launches: the loaded columns when they are read and hold exactly what the
+ * queries would (`upper`: the NVTX rows' bits above the PID, null when they differ), else the
+ * queries (of process `pid` when given).
+ */
+export function projectionLaunches(loaded: LoadedExport, pid: number | undefined, opTables: readonly ProjectionOpTable[], upper: number | null): LaunchSource {
+  const gpuOps = loaded.loadedGpuOps();
+  const apiCalls = loaded.loadedApiCalls();
+  const fromColumns = gpuOps && apiCalls && pid === undefined ? columnLaunches(loaded, gpuOps, apiCalls, upper, opTables) : null;
+  return fromColumns ?? queriedLaunches(loaded, pid, opTables);
+}
+
+/**
+ * The projection's own queries of CUDA_ACTIVITY_KIND_RUNTIME and the GPU-op tables. Rows with
+ * unusable times are left out and noted (excludedRows.ts), as the GPU-op and API-call columns
+ * leave them out: tested here as they are read, so the count costs no scan of its own.
+ */
+function queriedLaunches(loaded: LoadedExport, pid: number | undefined, opTables: readonly ProjectionOpTable[]): LaunchSource {
+  const handle = loaded.handle;
+  return {
+    // max(rowid): a b-tree lookup, at least the row count: no doubling slack on millions.
+    callCapacity: loaded.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME'),
+    eachCall: (fn) => {
+      const times = timeCheck(loaded, 'CUPTI_ACTIVITY_KIND_RUNTIME');
+      forEachRow(handle, selectProjectionCalls(handle, { pid }), (hi: number, lo: number, start: unknown, end: unknown, corr: number) => {
+        if (times.usable(start, end)) fn(hi, lo, start as number, end as number, corr);
+      });
+      times.note();
+    },
+    eachOp: (fn) => {
+      for (const table of opTables) {
+        const times = timeCheck(loaded, table);
+        forEachRow(handle, selectProjectionOps(handle, table, { pid }), (hi: number | null, corr: number | null, start: unknown, end: unknown) => {
+          if (times.usable(start, end)) fn(hi, corr, start as number, end as number);
+        });
+        times.note();
+      }
+    },
+  };
+}
+
+/** Tests rows' times as they are read (`isValidInterval`), counting the unusable ones; `note` notes them as rows of `table`. */
+function timeCheck(loaded: LoadedExport, table: string): { usable: (start: unknown, end: unknown) => boolean; note: () => void } {
+  let invalid = 0;
+  return {
+    usable: (start, end) => {
+      if (isValidInterval(start, end)) return true;
+      invalid++;
+      return false;
+    },
+    note: () => noteExcludedRows(loaded.handle, table, invalid),
+  };
+}
+
+/**
+ * The same rows from the loaded columns, when they are exactly what the queries would read: every
+ * row of the runtime and GPU-op tables with usable times kept (no backtrace rows; the columns'
+ * loaders left out and noted the others, as `queriedLaunches` does), and every globalTid/globalPid
+ * sharing the NVTX rows' bits above the PID (`upper`), with a globalPid thread part of 0 (so `hi`
+ * is `upper * 2^24 + pid`). Null otherwise (the caller queries).
+ */
+function columnLaunches(loaded: LoadedExport, gpuOps: GpuOpColumns, apiCalls: ApiCallColumns, upper: number | null, opTables: readonly ProjectionOpTable[]): LaunchSource | null {
+  if (upper === null || !columnsHoldEveryRow(loaded, gpuOps, apiCalls, opTables) || !everyLaunchIdRegular(loaded, upper, opTables, gpuOps.launchIds)) return null;
+  const hiBase = upper * 16777216;
+  return {
+    callCapacity: apiCalls.count,
+    callKeys: () => apiCallKeys(loaded, apiCalls, hiBase),
+    eachCall: (fn) => {
+      for (let i = 0; i < apiCalls.count; i++) {
+        const corr = apiCalls.correlationId[i];
+        if (corr === corr) fn(hiBase + apiCalls.pid[i], apiCalls.tid[i], apiCalls.start[i], apiCalls.end[i], corr);
+      }
+    },
+    eachOp: (fn) => {
+      for (let i = 0; i < gpuOps.count; i++) {
+        if (gpuOps.kind[i] > GpuOpKind.Memset) continue;
+        const corr = gpuOps.correlationId[i];
+        fn(hiBase + gpuOps.pid[i], corr === corr ? corr : null, gpuOps.start[i], gpuOps.end[i]);
+      }
+    },
+  };
+}
+
+/** Whether the columns hold every row of the runtime and op tables with usable times (and counted the others). */
+function columnsHoldEveryRow(loaded: LoadedExport, gpuOps: GpuOpColumns, apiCalls: ApiCallColumns, opTables: readonly ProjectionOpTable[]): boolean {
+  const handle = loaded.handle;
+  const invalidOps = gpuOps.invalidRows;
+  if (apiCalls.backtraceRows !== 0 || !invalidOps) return false;
+  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') || apiCalls.count + apiCalls.invalidRows !== countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME')) return false;
+  const perKind = new Float64Array(4);
+  for (let i = 0; i < gpuOps.count; i++) perKind[gpuOps.kind[i]]++;
+  for (const [k, table] of PROJECTION_OP_TABLES.entries()) {
+    const present = opTables.includes(table);
+    if (perKind[k] + invalidOps[k] !== (present ? countAllRows(handle, table) : 0)) return false;
+  }
+  return true;
+}
+
+/**
+ * `CallKeys` over the API-call columns, through their `ApiCallIndex` (built once and shared with
+ * the iteration attribution and the gap causes) instead of a hash table of its own. Its first row
+ * of a (pid, correlation id) key is the first call of the key, as the projection's own table has
+ * it; call indices are the rows with a correlation id, in row order (as `eachCall` gives them).
+ */
+function apiCallKeys(loaded: LoadedExport, apiCalls: ApiCallColumns, hiBase: number): CallKeys {
+  const index = loaded.apiCallIndex();
+  // Row -> call index, when some rows have no correlation id (eachCall skips them).
+  let callOfRow: Int32Array | null = null;
+  for (let i = 0; i < apiCalls.count; i++) {
+    if (apiCalls.correlationId[i] === apiCalls.correlationId[i]) continue;
+    callOfRow = new Int32Array(apiCalls.count);
+    for (let r = 0, k = 0; r < apiCalls.count; r++) callOfRow[r] = apiCalls.correlationId[r] === apiCalls.correlationId[r] ? k++ : -1;
+    break;
+  }
+  const find = (hi: number, corr: number): number => {
+    const row = index.lookup(hi - hiBase, corr);
+    return row < 0 || callOfRow === null ? row : callOfRow[row];
+  };
+  return { insert: (hi, corr) => find(hi, corr), find };
+}
+
+/** No runtime or GPU-op row with a NULL id, other bits above the PID than `upper`, or (GPU ops) a thread part. */
+function everyLaunchIdRegular(loaded: LoadedExport, upper: number, opTables: readonly ProjectionOpTable[], opIds?: GpuOpColumns['launchIds']): boolean {
+  const handle = loaded.handle;
+  if (allRows(handle, selectIrregularLaunchId(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', upper)).length > 0) return false;
+  // The ops' ids checked as they were read (the row counts were matched above): no second scan.
+  if (opIds) return !opIds.irregular && (opIds.upper === null || opIds.upper === upper);
+  return opTables.every((t) => allRows(handle, selectIrregularLaunchId(handle, t, upper)).length === 0);
+}
