@@ -22,9 +22,9 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';
 export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
-export type { CategoryTime, CategoryTotal } from './pipeline/categoryTime.js';
-export type { ReportCoverage, ReportNote } from './pipeline/coverage.js';
-export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './pipeline/hostSummary.js';
+export type { CategoryTime, CategoryTotal } from './categories/categoryTime.js';
+export type { ReportCoverage, ReportNote } from './analysis/reportCoverage.js';
+export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './gaps/hostSummary.js';
 
 // Inputs of the pipeline: iteration logs, iteration selection, kernel categories.
 export { parseIterationLogFile, parseIterationLogText, recordsByIter, type ParsedIterationLog, type IterationLogRecord, type MergedIterationRecord, type LogFormat } from './logs/index.js';
