@@ -68,7 +68,7 @@ export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type Res
 export { crossRankFromExports } from './ranks/ranksFromExports.js';
 export { mergeSummaryFiles } from './ranks/merge.js';
 export type { CrossRankView } from './ranks/crossRank.js';
-export type { RankFigures } from './ranks/rankFigures.js';
+export type { RankFigures } from './iterations/rankIterationFigures.js';
 
 // PyTorch profiler (Kineto) traces: read into the nsys data model, aten ops per iteration, dual mode.
 export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClock, type ConvertedTrace, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';

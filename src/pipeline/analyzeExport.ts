@@ -14,7 +14,7 @@ import { analyzeIterations } from '../iterations/analyze.js';
 import { addGpuMetrics, addPhaseMetrics } from '../iterations/gpuMetrics.js';
 import { summarizeByPhase } from '../iterations/summary.js';
 import { hasPytorchHostSide, pytorchHostSide } from '../kineto/pytorchHostSide.js';
-import { rankFiguresFromIterations } from '../ranks/rankFigures.js';
+import { rankFiguresFromIterations } from '../iterations/rankIterationFigures.js';
 import { categoryTime } from '../categories/categoryTime.js';
 import { reportCoverage, type ReportNote } from '../analysis/reportCoverage.js';
 import { summarizeHost } from '../gaps/hostSummary.js';

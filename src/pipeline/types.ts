@@ -13,7 +13,7 @@ import type { PhaseSummary } from '../iterations/summary.js';
 import type { LogFormat } from '../logs/types.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import type { CrossRankView } from '../ranks/crossRank.js';
-import type { RankFigures } from '../ranks/rankFigures.js';
+import type { RankFigures } from '../iterations/rankIterationFigures.js';
 import type { CategoryTime } from '../categories/categoryTime.js';
 import type { ReportCoverage } from '../analysis/reportCoverage.js';
 import type { HostSummary } from '../gaps/hostSummary.js';
