@@ -21,7 +21,7 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 // The pipeline.
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';
-export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
+export { findingsInputOf, isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
 export type { CategoryTime, CategoryTotal } from './categories/categoryTime.js';
 export type { ReportCoverage, ReportNote } from './analysis/reportCoverage.js';
 export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './gaps/hostSummary.js';
@@ -75,7 +75,7 @@ export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClo
 export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.
-export { findFindings, findHealthFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
+export { findFindings, findHealthFindings, resolveThresholds } from './findings/findFindings.js';
 export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/types.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.

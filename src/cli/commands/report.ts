@@ -8,9 +8,9 @@ import { UsageError } from '../../errors.js';
 import { writeResult, type OutputOptions } from '../output.js';
 import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
-import { findFindings, findingsInputOf } from '../../findings/findFindings.js';
+import { findFindings } from '../../findings/findFindings.js';
 import { REPORT_PARTS } from '../../pipeline/request.js';
-import { isReportData, type ReportData } from '../../pipeline/types.js';
+import { findingsInputOf, isReportData, type ReportData } from '../../pipeline/types.js';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../reports/document/renderReport.js';
 import { DEFAULT_REPORT_LAYOUT } from '../../../reports/document/layout.js';
 
