@@ -65,7 +65,7 @@ export type { ServingSpan, ServingBoundary } from './iterations/servingSpan.js';
 
 // Several exports (one per rank).
 export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type ResultsAcrossExports } from './ranks/acrossExports.js';
-export { crossRankFromExports } from './ranks/ranksFromExports.js';
+export { crossRankFromExports, type ReportAcrossRanks } from './ranks/ranksFromExports.js';
 export { mergeSummaryFiles } from './ranks/merge.js';
 export type { CrossRankView } from './ranks/crossRank.js';
 export type { RankFigures } from './iterations/rankIterationFigures.js';

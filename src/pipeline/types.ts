@@ -12,7 +12,6 @@ import type { IterationAnalysis } from '../iterations/analyze.js';
 import type { PhaseSummary } from '../iterations/summary.js';
 import type { ReportLogFile } from '../logs/types.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
-import type { CrossRankView } from '../ranks/crossRank.js';
 import type { RankFigures } from '../iterations/rankIterationFigures.js';
 import type { CategoryTime } from '../categories/categoryTime.js';
 import type { ReportCoverage } from '../analysis/reportCoverage.js';
@@ -75,8 +74,6 @@ export interface ExportAnalysis {
   logs: ReportLogFile[];
   /** Wall-clock ms each step took (diagnostics and benchmarks). */
   timingsMs: Record<string, number>;
-  /** With several exports (one per rank): the cross-rank view; the other parts are of the first. */
-  crossRank?: CrossRankView | null;
 }
 
 /** What the report renders: an analysis with every report part present. */
