@@ -80,7 +80,7 @@ export function reportCoverage(input: {
     }
   };
   add('report', input.extraNotes.filter((n) => n.source === 'report').map((n) => n.text));
-  // Iteration notes already include the metrics notes (addGpuMetrics appends them).
+  // Iteration notes already include the metrics notes (the pipeline's `iterations` part appends them).
   add('iterations', cov?.notes ?? []);
   add('gaps', input.gaps.notes);
   add('kernels', input.kernelNotes);
