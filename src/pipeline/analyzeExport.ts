@@ -78,7 +78,8 @@ function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(nam
   const values: Partial<Record<PartName, unknown>> = {};
   for (const { part, release } of plan) {
     const deps = Object.fromEntries([...part.needs, ...(part.uses ?? [])].map((d) => [d, values[d]]));
-    values[part.name] = timed(part.name, () => part.compute(ctx, deps as never));
+    const step = part.timing === undefined ? part.name : part.timing;
+    values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
     for (const data of release) ctx.loaded.release(data);
   }
   return values as Partial<PartValues>;

@@ -97,6 +97,8 @@ export interface PartEntry<P extends PartName = PartName, N extends PartName = P
   loads?: readonly LoadedData[];
   /** The NVTX worker thread may compute it (`usesLaunches`: from the GPU ops and API calls too). */
   background?: { usesLaunches: boolean };
+  /** Its step in `timingsMs` and the progress (default: its name); null: not timed (bookkeeping, cheap). */
+  timing?: string | null;
   /** Its value, a new one: never writes into its dependencies' values. */
   compute(ctx: PartContext, deps: PartDeps<N, U>): PartValues[P];
 }
@@ -131,8 +133,10 @@ const nvtx = part({
   compute: ({ loaded }) => fromWorker<NvtxSummaryWithDomains>(loaded, 'nvtx') ?? summarizeNvtxWithDomains(loaded),
 });
 
+// Timed by the loader, column by column (`gpuOps`, `apiCalls`).
 const launches = part({
   name: 'launches',
+  timing: null,
   needs: [],
   loads: GPU_OPS_AND_CALLS,
   compute: ({ loaded }) => {
@@ -154,6 +158,7 @@ const nvtxGpu = part({
 
 const emptyCapture = part({
   name: 'emptyCapture',
+  timing: null,
   needs: [],
   uses: ['launches'],
   compute: ({ loaded }, d) => (d.launches?.gpuOps === 0 ? describeCaptureHealth(loaded) : null),
@@ -161,6 +166,7 @@ const emptyCapture = part({
 
 const iterationRun = part({
   name: 'iterationRun',
+  timing: 'iterations',
   needs: ['launches', 'emptyCapture'],
   loads: GPU_OPS_AND_CALLS,
   compute: ({ loaded, request, classifier }, d): IterationRun => {
@@ -256,6 +262,7 @@ const metrics = part({
 // `iterations --summary`, with the GPU metrics per phase aggregated exactly from the per-iteration sums.
 const phases = part({
   name: 'phases',
+  timing: null,
   needs: ['iterationRun'],
   uses: ['metrics'],
   compute: (_, d) => {
@@ -278,6 +285,7 @@ const rankFigures = part({
 /** The iteration analysis with each row's idle causes (`gaps`) and GPU metrics, and the metrics' notes. */
 const iterations = part({
   name: 'iterations',
+  timing: null,
   needs: ['iterationRun'],
   uses: ['gaps', 'metrics'],
   compute: (_, d) => {
@@ -325,6 +333,7 @@ const memory = part({
 
 const categories = part({
   name: 'categories',
+  timing: null,
   needs: ['kernels'],
   uses: ['iterationRun'],
   compute: ({ classifier }, d) => categoryTime(d.iterationRun?.analysis ?? null, d.kernels, classifier),
@@ -339,6 +348,7 @@ const health = part({
 
 const coverage = part({
   name: 'coverage',
+  timing: null,
   needs: ['gaps', 'kernels', 'nvtx', 'categories'],
   uses: ['iterations', 'iterationRun', 'nvtxGpu', 'metrics'],
   compute: (_, d) =>
