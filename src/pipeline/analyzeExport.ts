@@ -79,7 +79,8 @@ function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(nam
   for (const { part, release } of plan) {
     const deps = Object.fromEntries([...part.needs, ...(part.uses ?? [])].map((d) => [d, values[d]]));
     const step = part.timing === undefined ? part.name : part.timing;
-    values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
+    if (part.when?.(ctx, deps as never) === false) values[part.name] = null;
+    else values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
     for (const data of release) ctx.loaded.release(data);
   }
   return values as Partial<PartValues>;

@@ -99,6 +99,8 @@ export interface PartEntry<P extends PartName = PartName, N extends PartName = P
   background?: { usesLaunches: boolean };
   /** Its step in `timingsMs` and the progress (default: its name); null: not timed (bookkeeping, cheap). */
   timing?: string | null;
+  /** Whether there is anything to compute it from (default yes); when not, its value is null, untimed. */
+  when?(ctx: PartContext, deps: PartDeps<N, U>): boolean;
   /** Its value, a new one: never writes into its dependencies' values. */
   compute(ctx: PartContext, deps: PartDeps<N, U>): PartValues[P];
 }
@@ -205,10 +207,8 @@ const pytorchHost = part({
   name: 'pytorchHost',
   needs: ['iterationRun'],
   loads: GPU_OPS_AND_CALLS,
-  compute: ({ loaded, request }, d) => {
-    const it = d.iterationRun.analysis;
-    return it && hasPytorchHostSide(loaded, request.torchTrace) ? pytorchHostSide(loaded, it, request.torchTrace) : null;
-  },
+  when: ({ loaded, request }, d) => !!d.iterationRun.analysis && hasPytorchHostSide(loaded, request.torchTrace),
+  compute: ({ loaded, request }, d) => pytorchHostSide(loaded, d.iterationRun.analysis!, request.torchTrace),
 });
 
 // Graph capture against the GPU work after it, and whole-graph rows: from the columns while they are here.
@@ -217,7 +217,8 @@ const healthLaunches = part({
   needs: [],
   uses: ['launches'],
   loads: GPU_OPS_AND_CALLS,
-  compute: ({ loaded }, d) => (d.launches ? launchPhases(loaded) : null),
+  when: (_, d) => !!d.launches,
+  compute: ({ loaded }) => launchPhases(loaded),
 });
 
 // The serving span from the steps, else from the same columns (and the graph capture above).
@@ -225,8 +226,8 @@ const servingSpanPart = part({
   name: 'servingSpan',
   needs: ['launches', 'iterationRun', 'healthLaunches'],
   loads: GPU_OPS_AND_CALLS,
-  compute: ({ loaded, capture, classifier }, d) =>
-    d.launches.gpuOps > 0 ? servingSpan(loaded, { iterations: d.iterationRun.analysis, launches: d.healthLaunches, capture, classifier }) : null,
+  when: (_, d) => d.launches.gpuOps > 0,
+  compute: ({ loaded, capture, classifier }, d) => servingSpan(loaded, { iterations: d.iterationRun.analysis, launches: d.healthLaunches, capture, classifier }),
 });
 
 // `info` counts ranges per domain from the NVTX summary when there is one.
@@ -256,7 +257,8 @@ const timeline = part({
 const metrics = part({
   name: 'metrics',
   needs: ['iterationRun'],
-  compute: ({ loaded }, d) => (d.iterationRun.analysis ? iterationMetrics(loaded, d.iterationRun.analysis.iterations) : null),
+  when: (_, d) => !!d.iterationRun.analysis,
+  compute: ({ loaded }, d) => iterationMetrics(loaded, d.iterationRun.analysis!.iterations),
 });
 
 // `iterations --summary`, with the GPU metrics per phase aggregated exactly from the per-iteration sums.
@@ -279,7 +281,8 @@ const phases = part({
 const rankFigures = part({
   name: 'rankFigures',
   needs: ['iterationRun'],
-  compute: ({ loaded, classifier, request }, d) => (d.iterationRun.analysis ? rankFiguresFromIterations(loaded, d.iterationRun.analysis, classifier, request.communicationCategory) : null),
+  when: (_, d) => !!d.iterationRun.analysis,
+  compute: ({ loaded, classifier, request }, d) => rankFiguresFromIterations(loaded, d.iterationRun.analysis!, classifier, request.communicationCategory),
 });
 
 /** The iteration analysis with each row's idle causes (`gaps`) and GPU metrics, and the metrics' notes. */
