@@ -21,10 +21,10 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 // The pipeline.
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';
-export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
-export type { CategoryTime, CategoryTotal } from './pipeline/categoryTime.js';
-export type { ReportCoverage, ReportNote } from './pipeline/coverage.js';
-export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './pipeline/hostSummary.js';
+export { findingsInputOf, isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
+export type { CategoryTime, CategoryTotal } from './categories/categoryTime.js';
+export type { ReportCoverage, ReportNote } from './analysis/reportCoverage.js';
+export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './gaps/hostSummary.js';
 
 // Inputs of the pipeline: iteration logs, iteration selection, kernel categories.
 export { parseIterationLogFile, parseIterationLogText, recordsByIter, type ParsedIterationLog, type IterationLogRecord, type MergedIterationRecord, type LogFormat } from './logs/index.js';
@@ -65,17 +65,17 @@ export type { ServingSpan, ServingBoundary } from './iterations/servingSpan.js';
 
 // Several exports (one per rank).
 export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type ResultsAcrossExports } from './ranks/acrossExports.js';
-export { crossRankFromExports } from './ranks/ranksFromExports.js';
+export { crossRankFromExports, type ReportAcrossRanks } from './ranks/ranksFromExports.js';
 export { mergeSummaryFiles } from './ranks/merge.js';
 export type { CrossRankView } from './ranks/crossRank.js';
-export type { RankFigures } from './ranks/rankFigures.js';
+export type { RankFigures } from './iterations/rankIterationFigures.js';
 
 // PyTorch profiler (Kineto) traces: read into the nsys data model, aten ops per iteration, dual mode.
 export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClock, type ConvertedTrace, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
 export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.
-export { findFindings, findHealthFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
+export { findFindings, findHealthFindings, resolveThresholds } from './findings/findFindings.js';
 export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/types.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.

@@ -65,9 +65,9 @@ export interface IterationRow {
   matched: boolean;
   /** Whether the label's ctx/gen counts equal the log's (null: nothing to compare). */
   labelMatchesLog: boolean | null;
-  /** Idle time of the gaps starting in the window by host cause (see `addIdleCauses`). */
+  /** Idle time of the gaps starting in the window by host cause (the pipeline's `iterations` part adds them from `gaps`). */
   idleByCauseNs?: Record<string, number>;
-  /** Time-weighted GPU metrics over the window, when the export sampled them (see `addGpuMetrics`). */
+  /** Time-weighted GPU metrics over the window, when the export sampled them (the pipeline's `iterations` part adds them). */
   metrics?: Record<string, number | null>;
 }
 

@@ -128,8 +128,9 @@ expectTypeOf<ExportAnalysis>().toEqualTypeOf<{
   servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
   timingsMs: Record<string, number>;
-  crossRank?: CrossRankView | null;
 }>();
+// One export per rank (`report`): the first export's report analysis with the cross-rank view, composed by src/ranks.
+expectTypeOf<iterscope.ReportAcrossRanks>().toEqualTypeOf<iterscope.ReportData & { crossRank?: CrossRankView | null }>();
 expectTypeOf<ReportLogFile>().toEqualTypeOf<{ file: string; records: number; skippedLines: number; formats: Partial<Record<iterscope.LogFormat, number>> }>();
 
 // The parts' fields (names; their types are the parts' own).

@@ -1,7 +1,7 @@
 import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
-import type { CategoryClassifier } from '../categories/rules.js';
+import type { CategoryClassifier } from './rules.js';
 import { PHASES, type IterationAnalysis, type Phase } from '../iterations/analyze.js';
 
 /** Kernel time of one category: inside the iteration windows (overall and per phase) and over the whole capture. */
