@@ -71,7 +71,8 @@ export type { CrossRankView } from './ranks/crossRank.js';
 export type { RankFigures } from './ranks/rankFigures.js';
 
 // PyTorch profiler (Kineto) traces: read into the nsys data model, aten ops per iteration, dual mode.
-export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClock, type ConvertedTrace, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
+export { analyzeAtenOps, attachTorchTrace, alignTorchClock, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
+export { convertKinetoTraceSync, type ConvertedTrace } from './export/kineto/convertSync.js';
 export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtEntry } from '../builtEntry.js';
-import { KinetoTraceError } from '../errors.js';
+import { builtEntry } from '../../builtEntry.js';
+import { KinetoTraceError } from '../../errors.js';
 import type { ConversionSummary } from './convert.js';
 
 export interface ConvertedTrace {
@@ -28,7 +28,7 @@ function removeAtExit(dir: string): void {
 
 /** The compiled child entry (the bundled one inside the CLI bundle, see `builtEntry`). */
 function converterEntry(): string {
-  return builtEntry('iterscope-kineto.mjs', 'src/kineto/convertMain.js');
+  return builtEntry('iterscope-kineto.mjs', 'src/export/kineto/convertMain.js');
 }
 
 /**
