@@ -80,7 +80,7 @@ export { findFindings, findHealthFindings, findingsInputOf, resolveThresholds } 
 export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/types.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.
-export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';
+export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './pipeline/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
 export type { Timeline, KernelNames } from './analysis/timeline.js';
 

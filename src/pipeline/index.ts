@@ -5,3 +5,4 @@ export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile 
 export { categoryTime, type CategoryTime, type CategoryTotal } from './categoryTime.js';
 export { reportCoverage, UNCATEGORIZED, type ReportCoverage, type ReportNote } from './coverage.js';
 export { summarizeHost, type GcSummary, type GilSummary, type GilThreadSummary, type HostSummary } from './hostSummary.js';
+export { metricsForExport, parseMetricsRequest, type MetricsCommandResult, type MetricsRequest } from './metricsForExport.js';
