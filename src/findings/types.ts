@@ -1,5 +1,5 @@
 import type { ReportData } from '../pipeline/types.js';
-import type { MoeRoutingReading } from '../compare/compareRuns.js';
+import type { MoeRoutingReading } from './moeRoutingReading.js';
 
 /** Bumped when a field of the findings JSON changes meaning (CI and agents read it). */
 export const FINDINGS_SCHEMA = 'iterscope.findings/1';
