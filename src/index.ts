@@ -71,15 +71,17 @@ export type { CrossRankView } from './ranks/crossRank.js';
 export type { RankFigures } from './iterations/rankIterationFigures.js';
 
 // PyTorch profiler (Kineto) traces: read into the nsys data model, aten ops per iteration, dual mode.
-export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClock, type ConvertedTrace, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
+export { analyzeAtenOps, attachTorchTrace, alignTorchClock, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
+export { convertKinetoTraceSync, type ConvertedTrace } from './export/kineto/convertSync.js';
 export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.
 export { findFindings, findHealthFindings, resolveThresholds } from './findings/findFindings.js';
 export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/types.js';
+export type { MoeRoutingReading } from './findings/moeRoutingReading.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.
-export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';
+export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './pipeline/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
 export type { Timeline, KernelNames } from './analysis/timeline.js';
 

@@ -10,7 +10,7 @@ import type { PhaseSummary } from '../iterations/summary.js';
 import type { CaptureSettings } from '../load/captureSettings.js';
 import type { ReportLogFile } from '../logs/types.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
-import type { MoeRoutingReading } from '../compare/compareRuns.js';
+import type { MoeRoutingReading } from './moeRoutingReading.js';
 
 /** Bumped when a field of the findings JSON changes meaning (CI and agents read it). */
 export const FINDINGS_SCHEMA = 'iterscope.findings/1';

@@ -2,3 +2,4 @@
 export { analyzeExport, type AnalysisProgress } from './analyzeExport.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, resolveParts, type AnalysisPart, type AnalysisRequest } from './request.js';
 export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './types.js';
+export { metricsForExport, parseMetricsRequest, type MetricsCommandResult, type MetricsRequest } from './metricsForExport.js';

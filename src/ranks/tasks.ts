@@ -8,7 +8,7 @@ import type { GapAnalysis } from '../gaps/analyze.js';
 import type { IterationAnalysis } from '../iterations/analyze.js';
 import type { PhaseSummary } from '../iterations/summary.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
-import { metricsForExport, type MetricsCommandResult, type MetricsRequest } from '../metrics/metricsForExport.js';
+import { metricsForExport, type MetricsCommandResult, type MetricsRequest } from '../pipeline/metricsForExport.js';
 import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
 import type { ExportAnalysis } from '../pipeline/types.js';

@@ -1,4 +1,4 @@
-import type { MoeRoutingReading } from '../../compare/compareRuns.js';
+import type { MoeRoutingReading } from '../moeRoutingReading.js';
 import type { Evidence, Finding, RuleContext } from '../types.js';
 import { formatNs, makeFinding, pct } from './common.js';
 
