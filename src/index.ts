@@ -21,7 +21,7 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 // The pipeline.
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';
-export { findingsInputOf, isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
+export { findingsInputOf, isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/exportAnalysis.js';
 export type { CategoryTime, CategoryTotal } from './categories/categoryTime.js';
 export type { ReportCoverage, ReportNote } from './analysis/reportCoverage.js';
 export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './gaps/hostSummary.js';
@@ -33,7 +33,7 @@ export { parseIterationRangeSpec, parseProfileRanges, type IterationRangeSpec, t
 export { detectEngine, DEFAULT_ITERATION_SOURCES } from './iterations/sources/index.js';
 export type { Engine, IterationSource, IterationSourceId, PhaseBasis, PhaseRule, StepNumbering, StepNumberingContext } from './iterations/source.js';
 export { DEFAULT_CATEGORY_RULES, compileCategoryRules, loadCategoryRules, parseCategoryRules, defaultCategoryClassifier, type CategoryRule, type CategoryClassifier } from './categories/rules.js';
-export { DEFAULT_MIN_GAP_NS } from './gaps/analyze.js';
+export { DEFAULT_MIN_GAP_NS } from './gaps/analyzeGaps.js';
 export { parseDurationNs } from './gaps/duration.js';
 
 // The parts' types.
@@ -45,9 +45,9 @@ export type { MemoryTraffic } from './analysis/memoryTraffic.js';
 export type { GilHolderAnalysis } from './gaps/gilHolders.js';
 export type { NvtxSummary, NvtxSummaryRow } from './analysis/nvtxSummary.js';
 export type { NvtxGpuProjection } from './analysis/nvtxGpuProjection.js';
-export type { IterationAnalysis, IterationRow, IterationCoverage, Phase } from './iterations/analyze.js';
+export type { IterationAnalysis, IterationRow, IterationCoverage, Phase } from './iterations/analyzeIterations.js';
 export type { PhaseSummary } from './iterations/summary.js';
-export type { GapAnalysis, GapRow, DeviceGapSummary, IterationGapSummary, PhaseGapSummary } from './gaps/analyze.js';
+export type { GapAnalysis, GapRow, DeviceGapSummary, IterationGapSummary, PhaseGapSummary } from './gaps/analyzeGaps.js';
 export type { IterationMetricsResult } from './metrics/iterationMetrics.js';
 
 // Summaries, comparison and the CI gate.
@@ -77,7 +77,7 @@ export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.
 export { findFindings, findHealthFindings, resolveThresholds } from './findings/findFindings.js';
-export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/types.js';
+export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/finding.js';
 export type { MoeRoutingReading } from './findings/moeRoutingReading.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.

@@ -1,6 +1,6 @@
 import { crossRankTables } from '../ranksReport.js';
 import { basename } from 'node:path';
-import { compactRanges } from '../../src/iterations/analyze.js';
+import { compactRanges } from '../../src/iterations/analyzeIterations.js';
 import { gapsTables } from '../gapsReport.js';
 import { phaseSummaryTable } from '../iterationsReport.js';
 import { kernelSummaryTable } from '../kernelsReport.js';
@@ -11,10 +11,10 @@ import { formatInt, formatNs } from '../units.js';
 import { shortKernelName } from '../kernelName.js';
 import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
 import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable } from './tables.js';
-import type { ReportData } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
 import type { ReportAcrossRanks } from '../../src/ranks/ranksFromExports.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './layout.js';
-import type { FindingsResult } from '../../src/findings/types.js';
+import type { FindingsResult } from '../../src/findings/finding.js';
 import { recordedText, tracedText } from '../infoReport.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */

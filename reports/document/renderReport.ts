@@ -1,7 +1,7 @@
 import { reportToMarkdown } from '../reportMarkdown.js';
 import { reportToHtml } from '../html/reportHtml.js';
 import { reportDocument } from './document.js';
-import type { ReportData } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
 import type { ReportAcrossRanks } from '../../src/ranks/ranksFromExports.js';
 import type { ReportLayout } from './layout.js';
 

@@ -1,5 +1,5 @@
 import type { NvtxGpuProjection } from '../../src/analysis/nvtxGpuProjection.js';
-import type { IterationAnalysis, IterationRow } from '../../src/iterations/analyze.js';
+import type { IterationAnalysis, IterationRow } from '../../src/iterations/analyzeIterations.js';
 import type { PhaseSummary } from '../../src/iterations/summary.js';
 import { iterationsTable } from '../iterationsReport.js';
 import { metricCells, metricColumns } from '../metricsReport.js';

@@ -1,7 +1,7 @@
 import type { KernelSummary } from './kernelSummary.js';
 import type { NvtxGpuProjection } from './nvtxGpuProjection.js';
-import type { GapAnalysis } from '../gaps/analyze.js';
-import type { IterationAnalysis } from '../iterations/analyze.js';
+import type { GapAnalysis } from '../gaps/analyzeGaps.js';
+import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import type { CategoryTime } from '../categories/categoryTime.js';
 

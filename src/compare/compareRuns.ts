@@ -1,6 +1,6 @@
 import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
-import type { Phase } from '../iterations/analyze.js';
+import type { Phase } from '../iterations/analyzeIterations.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
 import { compareEngines, type EngineComparison } from './engineComparison.js';
 import { findingChanges, type FindingChanges } from '../findings/digest.js';

@@ -1,12 +1,12 @@
 import { UsageError } from '../errors.js';
 import { coverage } from './rules/coverage.js';
 import { healthFindings } from './rules/health.js';
-import { gcPauses, gilContention, hostSync, lateLaunches } from './rules/hostCauses.js';
+import { gcPauses, gilContention, hostSync, lateLaunches } from './rules/hostCauseFindings.js';
 import { launchBound } from './rules/launchBound.js';
 import { memoryTraffic } from './rules/memory.js';
 import { phaseOutliers } from './rules/phaseOutliers.js';
 import { moeRouting, stragglers } from './rules/scale.js';
-import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type HealthFindingsInput, type RuleContext, type Severity } from './types.js';
+import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type HealthFindingsInput, type RuleContext, type Severity } from './finding.js';
 
 /** The engine whose remedies apply, from what the export recorded. */
 export function detectEngine(input: Pick<FindingsInput, 'info' | 'iterations'>): Engine {

@@ -3,7 +3,7 @@ import { busiestLaunchingThread, sessionEndNs } from '../load/iterationRangeRead
 import type { LoadedExport } from '../load/loadedExport.js';
 import { IterationError } from '../errors.js';
 import { recordsByIter } from '../logs/parse.js';
-import type { ParsedIterationLog } from '../logs/types.js';
+import type { ParsedIterationLog } from '../logs/logRecords.js';
 import { logTimestampReader, logTimestampWindows, resolveLogTimeZone } from './logTimestampWindows.js';
 import type { FoundIterationRanges } from './windows.js';
 import { findIterationRanges } from './sources/index.js';

@@ -27,7 +27,7 @@ import {
   type MergedIterationRecord,
   type Normalized,
   type ParsedIterationLog,
-} from './types.js';
+} from './logRecords.js';
 import { isPlainObject } from './values.js';
 import { normalizeVllmIterationLine } from './vllmIterationDetails.js';
 import { assignSglangLinePositions, normalizeSglangBatchLine } from './sglangBatchLines.js';

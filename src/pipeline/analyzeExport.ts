@@ -8,7 +8,7 @@ import { isMainThread } from 'node:worker_threads';
 import type { PartContext, PartEntry, PartName, PartValues } from './parts.js';
 import { partsFor, planRun, type PlannedPart } from './plan.js';
 import { resolveParts, type AnalysisRequest, type NvtxReadMode } from './request.js';
-import type { ExportAnalysis } from './types.js';
+import type { ExportAnalysis } from './exportAnalysis.js';
 
 /** Progress of `analyzeExport`, for a bar on a terminal (in-process callers only). */
 export type AnalysisProgress = (step: string) => void;

@@ -1,7 +1,7 @@
 import { IterationError } from '../errors.js';
 import { findFindings } from '../findings/findFindings.js';
-import type { RankFindings } from '../findings/types.js';
-import { findingsInputOf, type ExportAnalysis, type ReportData } from '../pipeline/types.js';
+import type { RankFindings } from '../findings/finding.js';
+import { findingsInputOf, type ExportAnalysis, type ReportData } from '../pipeline/exportAnalysis.js';
 import { crossRankView, type CrossRankView } from './crossRank.js';
 import { identifyRanks, type RankSource } from './identify.js';
 import { analyzeMany, type ManyOptions } from './pool.js';

@@ -6,10 +6,10 @@ import { nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRule
 import { withExport } from '../../export/openExport.js';
 import { UsageError } from '../../errors.js';
 import { writeResult, type OutputOptions } from '../output.js';
-import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
+import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyzeGaps.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { REPORT_PARTS } from '../../pipeline/request.js';
-import { isReportData } from '../../pipeline/types.js';
+import { isReportData } from '../../pipeline/exportAnalysis.js';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../reports/document/renderReport.js';
 import { DEFAULT_REPORT_LAYOUT } from '../../../reports/document/layout.js';
 

@@ -2,13 +2,13 @@ import type { CaptureHealth } from '../analysis/captureHealth.js';
 import type { ExportInfo } from '../analysis/exportInfo.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { MemoryTraffic } from '../analysis/memoryTraffic.js';
-import type { GapAnalysis } from '../gaps/analyze.js';
+import type { GapAnalysis } from '../gaps/analyzeGaps.js';
 import type { GilHolderAnalysis } from '../gaps/gilHolders.js';
 import type { HostSummary } from '../gaps/hostSummary.js';
-import type { IterationAnalysis } from '../iterations/analyze.js';
+import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
 import type { PhaseSummary } from '../iterations/summary.js';
 import type { CaptureSettings } from '../load/captureSettings.js';
-import type { ReportLogFile } from '../logs/types.js';
+import type { ReportLogFile } from '../logs/logRecords.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import type { MoeRoutingReading } from './moeRoutingReading.js';
 
