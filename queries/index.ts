@@ -57,7 +57,7 @@ export { prepareQuery, iterateQuery, allRows, forEachRow, type StreamOptions } f
 export { pidOf, tidOf, threadKeyOf, type IdSource } from './globalIds.js';
 
 // GPU work: kernels, copies, sets, graph launches, syncs, and all of them as one stream of GPU ops.
-export { selectKernels, selectKernelDurations, loadKernelNames, type KernelQueryOptions } from './kernels.js';
+export { selectKernels, selectKernelDurations, loadKernelNames, type KernelQueryOptions } from './kernelEvents.js';
 export { selectKernelsNamed, selectLaunchesOfKernelsNamed } from './kernelLaunches.js';
 export { selectMemcpys } from './memcpy.js';
 export { selectMemsets } from './memset.js';
@@ -81,7 +81,7 @@ export { selectRuntimeCalls, selectApiCallRows, stripApiVersion } from './runtim
 export { selectLaunchCalls, selectLaunchCallsPerThread, selectLastApiCallEnd, LAUNCH_NAME_PATTERNS } from './launchCalls.js';
 
 // NVTX: events with resolved text and domain, ranges by name, the rows the GPU projection reads.
-export { selectNvtxEvents, selectNvtxRangeRows, selectNvtxMarkCount, selectNvtxMaxTimestamp, selectNvtxRangeWithText, type NvtxQueryOptions } from './nvtx.js';
+export { selectNvtxEvents, selectNvtxRangeRows, selectNvtxMarkCount, selectNvtxMaxTimestamp, selectNvtxRangeWithText, type NvtxQueryOptions } from './nvtxEvents.js';
 export { selectNvtxColumnRows } from './nvtxColumns.js';
 export { selectNvtxDomainCreates, selectNvtxRangeCountsByDomain } from './nvtxDomains.js';
 export { selectHostCauseRanges, selectNvtxRangesNamed, type HostCauseRangeFilter } from './hostRanges.js';
@@ -113,4 +113,4 @@ export {
 
 // PyTorch profiler CPU ops (a Kineto trace read into the nsys data model), and capture health.
 export { selectKinetoCpuOps } from './kinetoCpuOps.js';
-export { selectDiagnostics, selectProcessStreams, selectAnalysisFiles, selectActivityPerProcess, selectProfilerApiStart, type ProcessActivityTable } from './health.js';
+export { selectDiagnostics, selectProcessStreams, selectAnalysisFiles, selectActivityPerProcess, selectProfilerApiStart, type ProcessActivityTable } from './healthTables.js';

@@ -7,7 +7,20 @@ const pct = (x: number | null) => (x == null ? null : x * 100);
 
 /** `compare`: run facts, gated metrics (regressions first), kernel and NVTX changes, MoE reading. */
 export function comparisonTables(c: Comparison): DataTable[] {
-  const runs: DataTable = {
+  const tables = [
+    runsTable(c),
+    engineTable(c.engines),
+    gatedMetricsTable(c),
+    changesTable('Top kernel changes (total ns per iteration)', c.kernelChanges),
+    changesTable('Top NVTX range changes (CPU ns per iteration)', c.nvtxChanges),
+  ];
+  if (c.moeRouting) tables.push(moeRoutingTable(c.moeRouting));
+  if (c.findings) tables.push(findingChangesTable(c.findings));
+  return tables;
+}
+
+function runsTable(c: Comparison): DataTable {
+  return {
     title: 'Runs',
     columns: [
       { key: 'field', header: 'Field', kind: 'text' },
@@ -22,8 +35,12 @@ export function comparisonTables(c: Comparison): DataTable[] {
       { field: 'perfect router', base: String(c.base.perfectRouter ?? 'unknown'), head: String(c.head.perfectRouter ?? 'unknown') },
     ],
   };
+}
+
+/** The gated metrics, regressions first, with the gate in the title. */
+function gatedMetricsTable(c: Comparison): DataTable {
   const ordered = [...c.metrics].sort((a, b) => Number(b.regressed) - Number(a.regressed));
-  const metrics: DataTable = {
+  return {
     title: `Per-iteration means (gate: +${(c.threshold * 100).toFixed(1)}% and +${c.minDeltaNs} ns)`,
     columns: [
       { key: 'status', header: 'Status', kind: 'text' },
@@ -46,7 +63,11 @@ export function comparisonTables(c: Comparison): DataTable[] {
     })),
     notes: c.regressions.length ? [`${c.regressions.length} gated metrics regressed: ${c.regressions.map((r) => `${r.metric} [${r.scope}]`).join('; ')}`] : ['no gated metric regressed'],
   };
-  const changes = (title: string, list: Comparison['kernelChanges']): DataTable => ({
+}
+
+/** Kernel or NVTX range changes, per iteration. */
+function changesTable(title: string, list: Comparison['kernelChanges']): DataTable {
+  return {
     title,
     columns: [
       { key: 'name', header: 'Name', kind: 'text' },
@@ -55,39 +76,35 @@ export function comparisonTables(c: Comparison): DataTable[] {
       { key: 'deltaNsPerIter', header: 'Delta / iter', kind: 'ns' },
     ],
     rows: list.map((k) => ({ name: k.name, baseNsPerIter: Math.round(k.baseNsPerIter), headNsPerIter: Math.round(k.headNsPerIter), deltaNsPerIter: Math.round(k.deltaNsPerIter) })),
-  });
-  const tables = [runs, engineTable(c.engines), metrics, changes('Top kernel changes (total ns per iteration)', c.kernelChanges), changes('Top NVTX range changes (CPU ns per iteration)', c.nvtxChanges)];
-  if (c.moeRouting) {
-    const m = c.moeRouting;
-    tables.push(
-      keyValueTable('MoE routing check (base: learned router, head: ENABLE_PERFECT_ROUTER=1)', [
-        ['MoE time per iteration (moe_gemm + moe_routing)', `${Math.round(m.baseMoeNs)} ns -> ${Math.round(m.headMoeNs)} ns (${m.moeChange == null ? 'n/a' : `${(m.moeChange * 100).toFixed(1)}%`})`],
-        ['GPU busy per iteration', `${Math.round(m.baseGpuBusyNs)} ns -> ${Math.round(m.headGpuBusyNs)} ns`],
-        ['speedup with perfect router', `${(m.speedup * 100).toFixed(1)}%`],
-        ['reading', m.reading],
-      ]),
-    );
-  }
-  if (c.findings) {
-    const f = c.findings;
-    tables.push({
-      title: 'Findings that appeared or disappeared (see `iterscope findings`)',
-      columns: [
-        { key: 'change', header: 'Change', kind: 'text' },
-        { key: 'id', header: 'Id', kind: 'text' },
-        { key: 'baseNs', header: 'Base recoverable', kind: 'ns' },
-        { key: 'headNs', header: 'Head recoverable', kind: 'ns' },
-        { key: 'title', header: 'Finding', kind: 'text' },
-      ],
-      rows: [
-        ...f.appeared.map((x) => ({ change: 'appeared', id: x.id, baseNs: null, headNs: x.recoverableNs, title: x.title })),
-        ...f.disappeared.map((x) => ({ change: 'disappeared', id: x.id, baseNs: x.recoverableNs, headNs: null, title: x.title })),
-        ...f.persisted.map((x) => ({ change: 'in both', id: x.id, baseNs: x.baseNs, headNs: x.headNs, title: x.title })),
-        ...f.untraced.map((x) => ({ change: `not traced in ${x.missingIn}`, id: x.id, baseNs: x.missingIn === 'head' ? x.recoverableNs : null, headNs: x.missingIn === 'base' ? x.recoverableNs : null, title: x.title })),
-      ],
-    });
-  }
-  return tables;
+  };
+}
+
+function moeRoutingTable(m: NonNullable<Comparison['moeRouting']>): DataTable {
+  return keyValueTable('MoE routing check (base: learned router, head: ENABLE_PERFECT_ROUTER=1)', [
+    ['MoE time per iteration (moe_gemm + moe_routing)', `${Math.round(m.baseMoeNs)} ns -> ${Math.round(m.headMoeNs)} ns (${m.moeChange == null ? 'n/a' : `${(m.moeChange * 100).toFixed(1)}%`})`],
+    ['GPU busy per iteration', `${Math.round(m.baseGpuBusyNs)} ns -> ${Math.round(m.headGpuBusyNs)} ns`],
+    ['speedup with perfect router', `${(m.speedup * 100).toFixed(1)}%`],
+    ['reading', m.reading],
+  ]);
+}
+
+function findingChangesTable(f: NonNullable<Comparison['findings']>): DataTable {
+  return {
+    title: 'Findings that appeared or disappeared (see `iterscope findings`)',
+    columns: [
+      { key: 'change', header: 'Change', kind: 'text' },
+      { key: 'id', header: 'Id', kind: 'text' },
+      { key: 'baseNs', header: 'Base recoverable', kind: 'ns' },
+      { key: 'headNs', header: 'Head recoverable', kind: 'ns' },
+      { key: 'title', header: 'Finding', kind: 'text' },
+    ],
+    rows: [
+      ...f.appeared.map((x) => ({ change: 'appeared', id: x.id, baseNs: null, headNs: x.recoverableNs, title: x.title })),
+      ...f.disappeared.map((x) => ({ change: 'disappeared', id: x.id, baseNs: x.recoverableNs, headNs: null, title: x.title })),
+      ...f.persisted.map((x) => ({ change: 'in both', id: x.id, baseNs: x.baseNs, headNs: x.headNs, title: x.title })),
+      ...f.untraced.map((x) => ({ change: `not traced in ${x.missingIn}`, id: x.id, baseNs: x.missingIn === 'head' ? x.recoverableNs : null, headNs: x.missingIn === 'base' ? x.recoverableNs : null, title: x.title })),
+    ],
+  };
 }
 
 /** `summarize` as a table, for people who print it instead of writing JSON. */

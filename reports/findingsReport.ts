@@ -1,4 +1,4 @@
-import type { Finding, FindingsResult, RankFindings } from '../src/findings/types.js';
+import type { Finding, FindingsResult, RankFindings } from '../src/findings/finding.js';
 import { mdEscape } from './markdown.js';
 import { tablesToCsv } from './csv.js';
 import { toJson } from './json.js';

@@ -1,4 +1,4 @@
-import type { GapAnalysis, GapRow } from '../src/gaps/analyze.js';
+import type { GapAnalysis, GapRow } from '../src/gaps/analyzeGaps.js';
 import type { GapOp } from '../src/gaps/findGaps.js';
 import type { RankGap } from '../src/ranks/acrossExports.js';
 import type { DataTable } from './table.js';

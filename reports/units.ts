@@ -1,6 +1,6 @@
 /** Number formatting shared by the human-readable writers (terminal table and Markdown). */
 
-export { formatNs } from '../src/units.js';
+export { formatNs } from '../src/formatNs.js';
 
 /** One decimal place, as SQLite's `round(x, 1)` prints it in nsys's reports. */
 export function formatDecimal1(x: number): string {

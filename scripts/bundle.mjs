@@ -10,7 +10,7 @@
  * - dist/iterscope-worker.mjs   the worker thread of the multi-export pool (src/ranks/worker.ts),
  *                               started by src/ranks/pool.ts's workerEntry();
  * - dist/iterscope-kineto.mjs   the child process converting Kineto traces
- *                               (src/kineto/convertMain.ts), run by src/kineto/convertSync.ts;
+ *                               (src/export/kineto/convertMain.ts), run by src/export/kineto/convertSync.ts;
  * - dist/iterscope-nvtx.mjs     the worker thread reading NVTX beside the GPU ops and computing
  *                               the parts built from it (src/pipeline/backgroundWorker.ts over
  *                               src/load/nvtxWorker.ts, nvtxInBackground.ts).
@@ -43,7 +43,7 @@ const DIST = join(REPO, 'dist');
 const ENTRIES = {
   iterscope: join(DIST, 'src', 'cli', 'main.js'),
   'iterscope-worker': join(DIST, 'src', 'ranks', 'worker.js'),
-  'iterscope-kineto': join(DIST, 'src', 'kineto', 'convertMain.js'),
+  'iterscope-kineto': join(DIST, 'src', 'export', 'kineto', 'convertMain.js'),
   'iterscope-nvtx': join(DIST, 'src', 'pipeline', 'backgroundWorker.js'),
 };
 /** The library entries (package.json `exports`), bundled with shared chunks. */

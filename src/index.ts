@@ -21,10 +21,10 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 // The pipeline.
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';
-export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/types.js';
-export type { CategoryTime, CategoryTotal } from './pipeline/categoryTime.js';
-export type { ReportCoverage, ReportNote } from './pipeline/coverage.js';
-export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './pipeline/hostSummary.js';
+export { findingsInputOf, isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/exportAnalysis.js';
+export type { CategoryTime, CategoryTotal } from './categories/categoryTime.js';
+export type { ReportCoverage, ReportNote } from './analysis/reportCoverage.js';
+export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './gaps/hostSummary.js';
 
 // Inputs of the pipeline: iteration logs, iteration selection, kernel categories.
 export { parseIterationLogFile, parseIterationLogText, recordsByIter, type ParsedIterationLog, type IterationLogRecord, type MergedIterationRecord, type LogFormat } from './logs/index.js';
@@ -33,7 +33,7 @@ export { parseIterationRangeSpec, parseProfileRanges, type IterationRangeSpec, t
 export { detectEngine, DEFAULT_ITERATION_SOURCES } from './iterations/sources/index.js';
 export type { Engine, IterationSource, IterationSourceId, PhaseBasis, PhaseRule, StepNumbering, StepNumberingContext } from './iterations/source.js';
 export { DEFAULT_CATEGORY_RULES, compileCategoryRules, loadCategoryRules, parseCategoryRules, defaultCategoryClassifier, type CategoryRule, type CategoryClassifier } from './categories/rules.js';
-export { DEFAULT_MIN_GAP_NS } from './gaps/analyze.js';
+export { DEFAULT_MIN_GAP_NS } from './gaps/analyzeGaps.js';
 export { parseDurationNs } from './gaps/duration.js';
 
 // The parts' types.
@@ -45,9 +45,9 @@ export type { MemoryTraffic } from './analysis/memoryTraffic.js';
 export type { GilHolderAnalysis } from './gaps/gilHolders.js';
 export type { NvtxSummary, NvtxSummaryRow } from './analysis/nvtxSummary.js';
 export type { NvtxGpuProjection } from './analysis/nvtxGpuProjection.js';
-export type { IterationAnalysis, IterationRow, IterationCoverage, Phase } from './iterations/analyze.js';
+export type { IterationAnalysis, IterationRow, IterationCoverage, Phase } from './iterations/analyzeIterations.js';
 export type { PhaseSummary } from './iterations/summary.js';
-export type { GapAnalysis, GapRow, DeviceGapSummary, IterationGapSummary, PhaseGapSummary } from './gaps/analyze.js';
+export type { GapAnalysis, GapRow, DeviceGapSummary, IterationGapSummary, PhaseGapSummary } from './gaps/analyzeGaps.js';
 export type { IterationMetricsResult } from './metrics/iterationMetrics.js';
 
 // Summaries, comparison and the CI gate.
@@ -65,21 +65,23 @@ export type { ServingSpan, ServingBoundary } from './iterations/servingSpan.js';
 
 // Several exports (one per rank).
 export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type ResultsAcrossExports } from './ranks/acrossExports.js';
-export { crossRankFromExports } from './ranks/ranksFromExports.js';
+export { crossRankFromExports, type ReportAcrossRanks } from './ranks/ranksFromExports.js';
 export { mergeSummaryFiles } from './ranks/merge.js';
 export type { CrossRankView } from './ranks/crossRank.js';
-export type { RankFigures } from './ranks/rankFigures.js';
+export type { RankFigures } from './iterations/rankIterationFigures.js';
 
 // PyTorch profiler (Kineto) traces: read into the nsys data model, aten ops per iteration, dual mode.
-export { convertKinetoTraceSync, analyzeAtenOps, attachTorchTrace, alignTorchClock, type ConvertedTrace, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
+export { analyzeAtenOps, attachTorchTrace, alignTorchClock, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
+export { convertKinetoTraceSync, type ConvertedTrace } from './export/kineto/convertSync.js';
 export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.
-export { findFindings, findHealthFindings, findingsInputOf, resolveThresholds } from './findings/findFindings.js';
-export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/types.js';
+export { findFindings, findHealthFindings, resolveThresholds } from './findings/findFindings.js';
+export { FINDINGS_SCHEMA, type Evidence, type Finding, type FindingsOptions, type FindingsResult, type FindingsInput, type FindingThresholds, type RankFindings, type Severity } from './findings/finding.js';
+export type { MoeRoutingReading } from './findings/moeRoutingReading.js';
 
 // GPU metrics over iteration windows, and the Perfetto trace.
-export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './metrics/metricsForExport.js';
+export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './pipeline/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
 export type { Timeline, KernelNames } from './analysis/timeline.js';
 

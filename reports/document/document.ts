@@ -1,6 +1,6 @@
 import { crossRankTables } from '../ranksReport.js';
 import { basename } from 'node:path';
-import { compactRanges } from '../../src/iterations/analyze.js';
+import { compactRanges } from '../../src/iterations/analyzeIterations.js';
 import { gapsTables } from '../gapsReport.js';
 import { phaseSummaryTable } from '../iterationsReport.js';
 import { kernelSummaryTable } from '../kernelsReport.js';
@@ -11,9 +11,10 @@ import { formatInt, formatNs } from '../units.js';
 import { shortKernelName } from '../kernelName.js';
 import { gpuMetricsChart, gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart, type ReportChart } from './charts.js';
 import { categoryTable, factsTable, hostTable, nvtxProjectionTable, PHASE_LABELS, phaseMetricsTable, reportIterationsTable } from './tables.js';
-import type { ReportData } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
+import type { ReportAcrossRanks } from '../../src/ranks/ranksFromExports.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './layout.js';
-import type { FindingsResult } from '../../src/findings/types.js';
+import type { FindingsResult } from '../../src/findings/finding.js';
 import { recordedText, tracedText } from '../infoReport.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
@@ -216,7 +217,7 @@ function coverageSection(d: ReportData): ReportSection {
 
 /** Assembles the report's sections from its data (`analyzeExport` with `REPORT_PARTS`). Pure: no I/O. */
 /** With one export per rank: busy spread, straggler, communication and collective wait per iteration. */
-function crossRankSection(d: ReportData): ReportSection | null {
+function crossRankSection(d: ReportAcrossRanks): ReportSection | null {
   if (!d.crossRank) return null;
   const v = d.crossRank;
   return {
@@ -236,7 +237,7 @@ function findingsSection(d: ReportData): ReportSection {
   return { id: 'findings', title: 'Findings', blocks: [{ kind: 'findings', findings }] };
 }
 
-export function reportDocument(d: ReportData, layout: Partial<ReportLayout> = {}): ReportDocument {
+export function reportDocument(d: ReportAcrossRanks, layout: Partial<ReportLayout> = {}): ReportDocument {
   const l: ReportLayout = { ...DEFAULT_REPORT_LAYOUT, ...layout };
   const sections = [
     findingsSection(d),

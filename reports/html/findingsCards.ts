@@ -1,4 +1,4 @@
-import type { Finding, FindingsResult } from '../../src/findings/types.js';
+import type { Finding, FindingsResult } from '../../src/findings/finding.js';
 import { findingGroups } from '../findingsReport.js';
 import { formatNs } from '../units.js';
 import { escapeHtml } from './htmlTable.js';

@@ -88,53 +88,77 @@ interface Window {
 export function analyzeMemoryTraffic(loaded: LoadedExport, iterations: readonly Window[], gpuSpan?: { startNs: number; endNs: number } | null): MemoryTraffic {
   const windows = new WindowIndex(iterations);
   const lookup = (pid: number, t: number) => windows.at(pid, t);
+  return {
+    memcpyTraced: loaded.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY'),
+    ...memcpyTraffic(loaded, iterations, lookup),
+    allocationsTraced: loaded.hasTable('CUDA_GPU_MEMORY_USAGE_EVENTS'),
+    ...allocationTraffic(loaded, iterations, lookup, gpuSpan),
+  };
+}
+
+/** Window index (in `iterations`) holding time `t` of process `pid`, or -1. */
+type WindowLookup = (pid: number, t: number) => number;
+
+/** The memcpys by direction (most bytes first) and per iteration, pageable ones apart. */
+function memcpyTraffic(loaded: LoadedExport, iterations: readonly Window[], lookup: WindowLookup): Pick<MemoryTraffic, 'memoryKindsRecorded' | 'byDirection' | 'iterations'> {
   const opLabels = enumLabels(loaded, 'ENUM_CUDA_MEMCPY_OPER');
-  const kindLabels = enumLabels(loaded, 'ENUM_CUDA_MEM_KIND');
   const byDir = new Map<string, MemcpyDirection>();
   const perIter: MemcpyIteration[] = iterations.map((w) => ({ iter: w.iter, startNs: w.startNs, h2dCopies: 0, h2dBytes: 0, d2hCopies: 0, d2hBytes: 0, pageableCopies: 0, pageableNs: 0 }));
   let kindsRecorded = false;
   // Streamed (no row object per copy): a big export has millions.
-  {
-    forEachMemcpy(loaded, (pid: number, start: number, end: number, bytes: number, copyKind: number, srcKind: number | null, dstKind: number | null) => {
-      const direction = opLabels.get(copyKind) ?? DIRECTION_FALLBACK[copyKind] ?? `kind ${copyKind}`;
-      let d = byDir.get(direction);
-      if (!d) {
-        d = { direction, copies: 0, bytes: 0, ns: 0, pageableCopies: 0, pageableBytes: 0, pageableNs: 0, inIterations: 0, inIterationsBytes: 0, inIterationsNs: 0, pageableInIterations: 0, pageableInIterationsNs: 0 };
-        byDir.set(direction, d);
-      }
-      const ns = end - start;
-      if (srcKind != null || dstKind != null) kindsRecorded = true;
-      const pageable = srcKind === MEM_KIND_PAGEABLE || dstKind === MEM_KIND_PAGEABLE;
-      d.copies++;
-      d.bytes += bytes;
-      d.ns += ns;
-      if (pageable) {
-        d.pageableCopies++;
-        d.pageableBytes += bytes;
-        d.pageableNs += ns;
-      }
-      const k = lookup(pid, start);
-      if (k < 0) return;
-      d.inIterations++;
-      d.inIterationsBytes += bytes;
-      d.inIterationsNs += ns;
-      const it = perIter[k];
-      if (copyKind === 1) {
-        it.h2dCopies++;
-        it.h2dBytes += bytes;
-      } else if (copyKind === 2) {
-        it.d2hCopies++;
-        it.d2hBytes += bytes;
-      }
-      if (pageable) {
-        d.pageableInIterations++;
-        d.pageableInIterationsNs += ns;
-        it.pageableCopies++;
-        it.pageableNs += ns;
-      }
-    });
-  }
-  const events = memoryUsageEvents(loaded);
+  forEachMemcpy(loaded, (pid: number, start: number, end: number, bytes: number, copyKind: number, srcKind: number | null, dstKind: number | null) => {
+    const direction = opLabels.get(copyKind) ?? DIRECTION_FALLBACK[copyKind] ?? `kind ${copyKind}`;
+    let d = byDir.get(direction);
+    if (!d) {
+      d = { direction, copies: 0, bytes: 0, ns: 0, pageableCopies: 0, pageableBytes: 0, pageableNs: 0, inIterations: 0, inIterationsBytes: 0, inIterationsNs: 0, pageableInIterations: 0, pageableInIterationsNs: 0 };
+      byDir.set(direction, d);
+    }
+    const ns = end - start;
+    if (srcKind != null || dstKind != null) kindsRecorded = true;
+    const pageable = srcKind === MEM_KIND_PAGEABLE || dstKind === MEM_KIND_PAGEABLE;
+    d.copies++;
+    d.bytes += bytes;
+    d.ns += ns;
+    if (pageable) {
+      d.pageableCopies++;
+      d.pageableBytes += bytes;
+      d.pageableNs += ns;
+    }
+    const k = lookup(pid, start);
+    if (k < 0) return;
+    d.inIterations++;
+    d.inIterationsBytes += bytes;
+    d.inIterationsNs += ns;
+    const it = perIter[k];
+    if (copyKind === 1) {
+      it.h2dCopies++;
+      it.h2dBytes += bytes;
+    } else if (copyKind === 2) {
+      it.d2hCopies++;
+      it.d2hBytes += bytes;
+    }
+    if (pageable) {
+      d.pageableInIterations++;
+      d.pageableInIterationsNs += ns;
+      it.pageableCopies++;
+      it.pageableNs += ns;
+    }
+  });
+  return {
+    memoryKindsRecorded: kindsRecorded,
+    byDirection: [...byDir.values()].sort((a, b) => b.bytes - a.bytes || a.direction.localeCompare(b.direction)),
+    iterations: perIter,
+  };
+}
+
+/** The allocations (static memory left out) inside iterations, or during the GPU work, and the largest of each. */
+function allocationTraffic(
+  loaded: LoadedExport,
+  iterations: readonly Window[],
+  lookup: WindowLookup,
+  gpuSpan: { startNs: number; endNs: number } | null | undefined,
+): Omit<MemoryTraffic, 'memcpyTraced' | 'memoryKindsRecorded' | 'byDirection' | 'iterations' | 'allocationsTraced'> {
+  const kindLabels = enumLabels(loaded, 'ENUM_CUDA_MEM_KIND');
   let allocations = 0;
   let deallocations = 0;
   let inIter = 0;
@@ -143,7 +167,7 @@ export function analyzeMemoryTraffic(loaded: LoadedExport, iterations: readonly 
   const iterSeen = new Set<number>();
   const inside: AllocationEvent[] = [];
   const duringGpu: AllocationEvent[] = [];
-  for (const e of events) {
+  for (const e of memoryUsageEvents(loaded)) {
     eventCount++;
     if (e.operation === 1) {
       deallocations++;
@@ -162,11 +186,6 @@ export function analyzeMemoryTraffic(loaded: LoadedExport, iterations: readonly 
   inside.sort((a, b) => b.bytes - a.bytes || a.startNs - b.startNs);
   duringGpu.sort((a, b) => b.bytes - a.bytes || a.startNs - b.startNs);
   return {
-    memcpyTraced: loaded.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY'),
-    memoryKindsRecorded: kindsRecorded,
-    byDirection: [...byDir.values()].sort((a, b) => b.bytes - a.bytes || a.direction.localeCompare(b.direction)),
-    iterations: perIter,
-    allocationsTraced: loaded.hasTable('CUDA_GPU_MEMORY_USAGE_EVENTS'),
     allocationEvents: eventCount,
     allocations,
     deallocations,

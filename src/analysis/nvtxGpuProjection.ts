@@ -441,17 +441,39 @@ interface LaunchingCalls {
   cDup: Uint8Array;
 }
 
+/** Every API call of the export (thread index, times, correlation id), with the GPU work each launched. */
+interface CallsWithTheirOps {
+  /** Per call: its thread index, -1 for a thread without candidate ranges. */
+  aThread: Float64Array;
+  aStart: Float64Array;
+  aEnd: Float64Array;
+  aCorr: Float64Array;
+  /** Per call: first start and last end of its GPU ops (+-Infinity: none), and how many. */
+  opStart: Float64Array;
+  opEnd: Float64Array;
+  opCount: Uint32Array;
+  /** First call row of a shared (process, correlation id) key -> the other rows with that key. */
+  sharedKey: Map<number, number[]>;
+}
+
 /**
  * Step 2 of the projection: every API call, then the GPU work each launched (first start, last
  * end, count); coverage counts the ops without a call and the calls outside every thread with
- * ranges. A function of its own so that the per-call working set (millions of calls) is garbage
- * once the compact arrays are returned.
+ * ranges. Functions of their own so that the per-call working set (millions of calls, and the
+ * key index) is garbage once the compact arrays are returned.
  */
 function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage): LaunchingCalls {
-  /** First call row of a shared (process, correlation id) key -> the other rows with that key. */
+  return compactLaunchingCalls(readCallsWithTheirOps(source, threads, coverage), coverage);
+}
+
+/**
+ * The API calls in arrays, each op folded into its call through the (process, correlation id)
+ * key index (a key carried by several calls gives its ops to each of them).
+ */
+function readCallsWithTheirOps(source: LaunchSource, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage): CallsWithTheirOps {
   const sharedKey = new Map<number, number[]>();
   const callCap = Math.max(1024, source.callCapacity);
-  let callOf: CallKeys | null = source.callKeys ? source.callKeys() : new CallKeyIndex(callCap);
+  const callOf: CallKeys = source.callKeys ? source.callKeys() : new CallKeyIndex(callCap);
   const aThread = new Float64Buffer(callCap); // -1: a thread without candidate ranges
   const aStart = new Float64Buffer(callCap);
   const aEnd = new Float64Buffer(callCap);
@@ -462,7 +484,7 @@ function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, cover
     aStart.push(start);
     aEnd.push(end);
     aCorr.push(corr);
-    const first = callOf!.insert(hi, corr, i);
+    const first = callOf.insert(hi, corr, i);
     if (first !== i) {
       let others = sharedKey.get(first);
       if (!others) sharedKey.set(first, (others = []));
@@ -471,17 +493,17 @@ function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, cover
   });
   coverage.duplicateCorrelationIds = sharedKey.size;
   const nApi = aStart.length;
-  const opStartA = new Float64Array(nApi).fill(Infinity);
-  const opEndA = new Float64Array(nApi).fill(-Infinity);
-  const opCountA = new Uint32Array(nApi);
+  const opStart = new Float64Array(nApi).fill(Infinity);
+  const opEnd = new Float64Array(nApi).fill(-Infinity);
+  const opCount = new Uint32Array(nApi);
   const addOp = (i: number, start: number, end: number) => {
-    if (start < opStartA[i]) opStartA[i] = start;
-    if (end > opEndA[i]) opEndA[i] = end;
-    opCountA[i]++;
+    if (start < opStart[i]) opStart[i] = start;
+    if (end > opEnd[i]) opEnd[i] = end;
+    opCount[i]++;
   };
   source.eachOp((hi: number | null, corr: number | null, start: number, end: number) => {
     coverage.gpuOps++;
-    const i = hi == null || corr == null ? -1 : callOf!.find(hi, corr);
+    const i = hi == null || corr == null ? -1 : callOf.find(hi, corr);
     if (i < 0) {
       coverage.gpuOpsWithoutApiCall++;
       return;
@@ -492,9 +514,13 @@ function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, cover
       if (others) for (const j of others) addOp(j, start, end);
     }
   });
-  callOf = null;
-  // Calls that launched work on a thread with ranges, in compact arrays for the sweep.
-  const aThreadV = aThread.view();
+  return { aThread: aThread.view(), aStart: aStart.view(), aEnd: aEnd.view(), aCorr: aCorr.view(), opStart, opEnd, opCount, sharedKey };
+}
+
+/** The calls that launched work on a thread with ranges, in compact arrays for the sweep; coverage counts the others. */
+function compactLaunchingCalls(all: CallsWithTheirOps, coverage: NvtxGpuProjectionCoverage): LaunchingCalls {
+  const { aThread, aStart, aEnd, aCorr, opStart, opEnd, opCount, sharedKey } = all;
+  const nApi = aStart.length;
   const shared = new Uint8Array(nApi);
   for (const [first, others] of sharedKey) {
     shared[first] = 1;
@@ -502,11 +528,11 @@ function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, cover
   }
   const cIdx = new Uint32Buffer();
   for (let i = 0; i < nApi; i++) {
-    if (opCountA[i] === 0) continue;
+    if (opCount[i] === 0) continue;
     coverage.apiCallsWithGpuOps++;
-    if (aThreadV[i] < 0) {
+    if (aThread[i] < 0) {
       coverage.apiCallsOutsideRanges++;
-      coverage.gpuOpsOutsideRanges += opCountA[i];
+      coverage.gpuOpsOutsideRanges += opCount[i];
     } else cIdx.push(i);
   }
   const calls = cIdx.view();
@@ -519,21 +545,16 @@ function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, cover
   const cOpCount = new Uint32Array(nCalls);
   const cCorr = new Float64Array(nCalls);
   const cDup = new Uint8Array(nCalls);
-  {
-    const s = aStart.view();
-    const e = aEnd.view();
-    const corr = aCorr.view();
-    for (let k = 0; k < nCalls; k++) {
-      const i = calls[k];
-      cThread[k] = aThreadV[i];
-      cStart[k] = s[i];
-      cEnd[k] = e[i];
-      cOpStart[k] = opStartA[i];
-      cOpEnd[k] = opEndA[i];
-      cOpCount[k] = opCountA[i];
-      cCorr[k] = corr[i];
-      cDup[k] = shared[i];
-    }
+  for (let k = 0; k < nCalls; k++) {
+    const i = calls[k];
+    cThread[k] = aThread[i];
+    cStart[k] = aStart[i];
+    cEnd[k] = aEnd[i];
+    cOpStart[k] = opStart[i];
+    cOpEnd[k] = opEnd[i];
+    cOpCount[k] = opCount[i];
+    cCorr[k] = aCorr[i];
+    cDup[k] = shared[i];
   }
   return { cThread, cStart, cEnd, cOpStart, cOpEnd, cOpCount, cCorr, cDup };
 }
@@ -624,11 +645,8 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   // The NVTX columns counted the rows with unusable times (and noted them) as they were read.
   if (loaded.hasTable('NVTX_EVENTS')) loaded.nvtx();
   const coverage = emptyCoverage();
-  const missingTables: string[] = [];
-  if (!loaded.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
-  if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) missingTables.push('CUPTI_ACTIVITY_KIND_RUNTIME');
   const opTables = PROJECTION_OP_TABLES.filter((t) => loaded.hasTable(t));
-  if (opTables.length === 0) missingTables.push(PROJECTION_OP_TABLES.join(' | '));
+  const missingTables = missingProjectionTables(loaded, opTables);
   coverage.graphTraceRowsIgnored = graphTraceRows(loaded, opts.pid);
   if (missingTables.length > 0) return { rows: [], ...(opts.includeInstances ? { instances: [] } : {}), coverage, maxTimestampNs: null, missingTables };
   const pid = opts.pid;
@@ -639,14 +657,7 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   const { items, size, rowid, rStart, rThread, rType, maxStart, maxEnd } = ranges;
   // nsys: max(max(start), max(end)) — NULL (unclosed ranges then match nothing) when no range has an end.
   const maxTs = maxEnd === -Infinity || maxStart === -Infinity ? null : Math.max(maxStart, maxEnd);
-  // Unclosed candidates end at that end of time: on a copy when the ends are the shared columns'.
-  let rEnd = ranges.rEnd;
-  for (let k = 0; k < items.length; k++) {
-    const r = items[k];
-    if (!Number.isNaN(rEnd[r])) continue;
-    if (coverage.unclosedRanges++ === 0 && ranges.fromColumns) rEnd = rEnd.slice();
-    rEnd[r] = maxTs ?? NaN;
-  }
+  const rEnd = closeUnclosedRanges(ranges, maxTs, coverage);
   coverage.candidateRanges = items.length;
 
   // ---- 2-3. API calls with their GPU work, swept against the ranges of their thread ----------
@@ -659,52 +670,112 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   const { projStart, projEnd, numOps } = sweepCallsThroughRanges(collectLaunchingCalls(source, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);
 
   // ---- 4. Hierarchy among projected ranges -----------------------------------------------------
-  // Every range enclosing a projected range encloses its calls too, so is projected: parents can
-  // be searched among projected ranges only. Tightness (c.start-p.start)+(p.end-c.end) is
-  // dur(p) - dur(c): the tightest parent is the shortest enclosing range.
+  const proj = projectedInThreadStartOrder(R.order, projEnd);
+  coverage.projectedRanges = proj.length;
+  const { parent, numChild } = tightestParents(proj, size, { rowid, rStart, rEnd, rThread });
+  const level = rangeLevels(proj, parent, size);
+
+  // ---- 5. Names of projected ranges -------------------------------------------------------------
+  const label = ranges.fromColumns ? labelsFromColumns(loaded, proj) : labelsFromQuery(loaded, proj, rowid);
+
+  // ---- 6. Summary --------------------------------------------------------------------------------
+  const projected: ProjectedRanges = { proj, rowid, rStart, rEnd, rThread, rType, projStart, projEnd, numOps, parent, numChild, level, label };
+  const result: NvtxGpuProjection = { rows: summaryRows(projected), coverage, maxTimestampNs: maxTs, missingTables };
+  if (opts.includeInstances) result.instances = projectedInstances(projected, threads);
+  return result;
+}
+
+/** The tables the projection needs that the export lacks (`opTables`: the GPU-op tables it has). */
+function missingProjectionTables(loaded: LoadedExport, opTables: readonly string[]): string[] {
+  const missingTables: string[] = [];
+  if (!loaded.hasTable('NVTX_EVENTS')) missingTables.push('NVTX_EVENTS');
+  if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) missingTables.push('CUPTI_ACTIVITY_KIND_RUNTIME');
+  if (opTables.length === 0) missingTables.push(PROJECTION_OP_TABLES.join(' | '));
+  return missingTables;
+}
+
+/**
+ * The range ends with every unclosed candidate ending at `maxTs` (NaN when there is none), counted
+ * in coverage. On a copy when the ends are the shared NVTX columns', which other analyses read.
+ */
+function closeUnclosedRanges(ranges: ProjectionRanges, maxTs: number | null, coverage: NvtxGpuProjectionCoverage): Float64Array {
+  const { items } = ranges;
+  let rEnd = ranges.rEnd;
+  for (let k = 0; k < items.length; k++) {
+    const r = items[k];
+    if (!Number.isNaN(rEnd[r])) continue;
+    if (coverage.unclosedRanges++ === 0 && ranges.fromColumns) rEnd = rEnd.slice();
+    rEnd[r] = maxTs ?? NaN;
+  }
+  return rEnd;
+}
+
+/** The ranges that received GPU work, in the (thread, start) order of `order`. */
+function projectedInThreadStartOrder(order: Uint32Array, projEnd: Float64Array): Uint32Array {
   const projected = new Uint32Buffer();
-  for (let k = 0; k < R.order.length; k++) {
-    const r = R.order[k];
+  for (let k = 0; k < order.length; k++) {
+    const r = order[k];
     if (projEnd[r] !== -Infinity) projected.push(r);
   }
-  const proj = projected.view();
-  coverage.projectedRanges = proj.length;
+  return projected.view();
+}
+
+/**
+ * Per projected range, its tightest enclosing projected range on the same thread (-1: none; lowest
+ * rowid on a tie) and its count of direct children. Every range enclosing a projected range
+ * encloses its calls too, so is projected: parents can be searched among projected ranges only.
+ * Tightness (c.start-p.start)+(p.end-c.end) is dur(p) - dur(c): the tightest parent is the
+ * shortest enclosing range. One sweep per thread with the list of ranges open at each start.
+ */
+function tightestParents(
+  proj: Uint32Array,
+  size: number,
+  r: { rowid: ArrayLike<number>; rStart: Float64Array; rEnd: Float64Array; rThread: Uint32Array },
+): { parent: Int32Array; numChild: Uint32Array } {
+  const { rowid, rStart, rEnd, rThread } = r;
   const parent = new Int32Array(size).fill(-1);
   const numChild = new Uint32Array(size);
   const active: number[] = [];
-  {
-    let p = 0;
-    for (let k = 0; k < proj.length; k++) {
-      const c = proj[k];
-      if (k === 0 || rThread[proj[k - 1]] !== rThread[c]) {
-        active.length = 0;
-        p = k;
-      }
-      const cs = rStart[c];
-      const ce = rEnd[c];
-      while (p < proj.length && rThread[proj[p]] === rThread[c] && rStart[proj[p]] <= cs) active.push(proj[p++]);
-      let w = 0;
-      let best = -1;
-      let bestDur = Infinity;
-      for (let a = 0; a < active.length; a++) {
-        const r = active[a];
-        if (rEnd[r] < cs) continue;
-        active[w++] = r;
-        if (r === c || rEnd[r] < ce) continue;
-        const d = rEnd[r] - rStart[r];
-        if (d < bestDur || (d === bestDur && rowid[r] < rowid[best])) {
-          best = r;
-          bestDur = d;
-        }
-      }
-      active.length = w;
-      parent[c] = best;
-      if (best >= 0) numChild[best]++;
+  let p = 0;
+  for (let k = 0; k < proj.length; k++) {
+    const c = proj[k];
+    if (k === 0 || rThread[proj[k - 1]] !== rThread[c]) {
+      active.length = 0;
+      p = k;
     }
+    const cs = rStart[c];
+    const ce = rEnd[c];
+    while (p < proj.length && rThread[proj[p]] === rThread[c] && rStart[proj[p]] <= cs) active.push(proj[p++]);
+    let w = 0;
+    let best = -1;
+    let bestDur = Infinity;
+    for (let a = 0; a < active.length; a++) {
+      const q = active[a];
+      if (rEnd[q] < cs) continue;
+      active[w++] = q;
+      if (q === c || rEnd[q] < ce) continue;
+      const d = rEnd[q] - rStart[q];
+      if (d < bestDur || (d === bestDur && rowid[q] < rowid[best])) {
+        best = q;
+        bestDur = d;
+      }
+    }
+    active.length = w;
+    parent[c] = best;
+    if (best >= 0) numChild[best]++;
   }
-  // Levels: walk up to a root or a known level; a loop (identical ranges are each other's
-  // tightest parent) leaves the level NULL, as nsys's recursive CTE never reaches those ranges.
-  const NO_LEVEL = -2;
+  return { parent, numChild };
+}
+
+/** Level of a range whose parent chain loops: none (NULL in nsys). */
+const NO_LEVEL = -2;
+
+/**
+ * Per projected range, its depth from the root: walk up to a root or a known level. A loop
+ * (identical ranges are each other's tightest parent) leaves the level NO_LEVEL, as nsys's
+ * recursive CTE never reaches those ranges.
+ */
+function rangeLevels(proj: Uint32Array, parent: Int32Array, size: number): Int32Array {
   const level = new Int32Array(size).fill(-1); // -1 unknown, NO_LEVEL none
   const onPath = new Uint8Array(size);
   const path: number[] = [];
@@ -736,11 +807,28 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
       level[path[i]] = base;
     }
   }
+  return level;
+}
 
-  // ---- 5. Names of projected ranges -------------------------------------------------------------
-  const label = ranges.fromColumns ? labelsFromColumns(loaded, proj) : labelsFromQuery(loaded, proj, rowid);
+/** The projected ranges (`proj`) and, by range index, everything the summary and the instances read. */
+interface ProjectedRanges {
+  proj: Uint32Array;
+  rowid: ArrayLike<number>;
+  rStart: Float64Array;
+  rEnd: Float64Array;
+  rThread: Uint32Array;
+  rType: ArrayLike<number>;
+  projStart: Float64Array;
+  projEnd: Float64Array;
+  numOps: Uint32Array;
+  parent: Int32Array;
+  numChild: Uint32Array;
+  level: Int32Array;
+  label: Map<number, string>;
+}
 
-  // ---- 6. Summary --------------------------------------------------------------------------------
+/** The summary rows: projected ranges grouped by (name, style), by total projected time desc. */
+function summaryRows(p: ProjectedRanges): NvtxGpuProjectionRow[] {
   interface Group {
     range: string;
     style: NvtxStyle;
@@ -752,20 +840,20 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
     childSum: number;
   }
   const groups = new Map<string, Group>();
-  for (const r of proj) {
-    const style = nvtxStyleOf(rType[r]);
-    const range = label.get(r) ?? '';
+  for (const r of p.proj) {
+    const style = nvtxStyleOf(p.rType[r]);
+    const range = p.label.get(r) ?? '';
     const key = `${style}\u0000${range}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { range, style, proj: new Float64Buffer(), rangeNs: 0, ops: 0, lvlSum: 0, lvlN: 0, childSum: 0 }));
-    g.proj.push(projEnd[r] - projStart[r]);
-    g.rangeNs += rEnd[r] - rStart[r];
-    g.ops += numOps[r];
-    if (level[r] !== NO_LEVEL) {
-      g.lvlSum += level[r];
+    g.proj.push(p.projEnd[r] - p.projStart[r]);
+    g.rangeNs += p.rEnd[r] - p.rStart[r];
+    g.ops += p.numOps[r];
+    if (p.level[r] !== NO_LEVEL) {
+      g.lvlSum += p.level[r];
       g.lvlN++;
     }
-    g.childSum += numChild[r];
+    g.childSum += p.numChild[r];
   }
   const rows: NvtxGpuProjectionRow[] = [...groups.values()].map((g) => {
     const s = durationStats(g.proj.view());
@@ -787,28 +875,28 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
     };
   });
   // nsys: GROUP BY (name, style) then ORDER BY total desc; ties keep the group order.
-  rows.sort((a, b) => b.totalProjNs - a.totalProjNs || compareCodePoints(a.range, b.range) || compareCodePoints(a.style, b.style));
+  return rows.sort((a, b) => b.totalProjNs - a.totalProjNs || compareCodePoints(a.range, b.range) || compareCodePoints(a.style, b.style));
+}
 
-  const result: NvtxGpuProjection = { rows, coverage, maxTimestampNs: maxTs, missingTables };
-  if (opts.includeInstances) {
-    result.instances = Array.from(proj, (r) => ({
-      rangeId: rowid[r],
-      range: label.get(r) ?? '',
-      style: nvtxStyleOf(rType[r]),
-      pid: threads.pid[rThread[r]],
-      tid: threads.tid[rThread[r]],
-      start: rStart[r],
-      end: rEnd[r],
-      projStart: projStart[r],
-      projEnd: projEnd[r],
-      projDuration: projEnd[r] - projStart[r],
-      numGpuOps: numOps[r],
-      level: level[r] === NO_LEVEL ? null : level[r],
-      parentId: parent[r] >= 0 ? rowid[parent[r]] : null,
-      numChild: numChild[r],
-    })).sort((a, b) => a.projStart - b.projStart || b.projDuration - a.projDuration || a.rangeId - b.rangeId);
-  }
-  return result;
+/** One row per projected range, by projected start asc, then duration desc, then range id. */
+function projectedInstances(p: ProjectedRanges, threads: ThreadIndex): NvtxGpuProjectionInstance[] {
+  const { rowid, rThread, projStart, projEnd, parent, level } = p;
+  return Array.from(p.proj, (r) => ({
+    rangeId: rowid[r],
+    range: p.label.get(r) ?? '',
+    style: nvtxStyleOf(p.rType[r]),
+    pid: threads.pid[rThread[r]],
+    tid: threads.tid[rThread[r]],
+    start: p.rStart[r],
+    end: p.rEnd[r],
+    projStart: projStart[r],
+    projEnd: projEnd[r],
+    projDuration: projEnd[r] - projStart[r],
+    numGpuOps: p.numOps[r],
+    level: level[r] === NO_LEVEL ? null : level[r],
+    parentId: parent[r] >= 0 ? rowid[parent[r]] : null,
+    numChild: p.numChild[r],
+  })).sort((a, b) => a.projStart - b.projStart || b.projDuration - a.projDuration || a.rangeId - b.rangeId);
 }
 
 /** What the projection left out, as one-line notes (the `nvtx --gpu` table's). */

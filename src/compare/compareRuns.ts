@@ -1,9 +1,10 @@
 import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
-import type { Phase } from '../iterations/analyze.js';
+import type { Phase } from '../iterations/analyzeIterations.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
 import { compareEngines, type EngineComparison } from './engineComparison.js';
 import { findingChanges, type FindingChanges } from '../findings/digest.js';
+import type { MoeRoutingReading } from '../findings/moeRoutingReading.js';
 
 export type Scope = 'all' | Phase;
 
@@ -29,18 +30,6 @@ export interface NamedChange {
   baseNsPerIter: number;
   headNsPerIter: number;
   deltaNsPerIter: number;
-}
-
-export interface MoeRoutingReading {
-  baseMoeNs: number;
-  headMoeNs: number;
-  moeChange: number | null;
-  baseGpuBusyNs: number;
-  headGpuBusyNs: number;
-  /** (base - head) / base of GPU busy per iteration: positive = head faster. */
-  speedup: number;
-  significant: boolean;
-  reading: string;
 }
 
 export interface Comparison {

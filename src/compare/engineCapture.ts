@@ -1,10 +1,10 @@
 import type { ExportInfo } from '../analysis/exportInfo.js';
 import { findHealthFindings } from '../findings/findFindings.js';
-import type { Finding } from '../findings/types.js';
-import type { IterationAnalysis } from '../iterations/analyze.js';
+import type { Finding } from '../findings/finding.js';
+import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
 import type { ServingSpan } from '../iterations/servingSpan.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
-import type { ExportAnalysis } from '../pipeline/types.js';
+import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 import type { AnalysisPart } from '../pipeline/request.js';
 
 /** The serving engines `engines` names: the marker engines, and TGI (which records no markers). */

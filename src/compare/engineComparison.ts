@@ -1,4 +1,4 @@
-import { PHASES } from '../iterations/analyze.js';
+import { PHASES } from '../iterations/analyzeIterations.js';
 import type { Engine } from '../iterations/source.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
 import type { Scope } from './compareRuns.js';

@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { InputError, SchemaError } from '../errors.js';
-import { convertKinetoTraceSync } from '../kineto/convertSync.js';
+import { convertKinetoTraceSync } from './kineto/convertSync.js';
 import { detectInput } from './detectInput.js';
 import { exportVersionText } from './contract.js';
 import { flushExcludedRowNotes } from '../load/excludedRows.js';

@@ -1,4 +1,4 @@
-import type { FindingsResult, Severity } from './types.js';
+import type { FindingsResult, Severity } from './finding.js';
 
 /** What a run summary keeps of a finding: enough for `compare` to say what appeared or went away. */
 export interface FindingDigest {

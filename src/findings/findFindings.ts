@@ -1,13 +1,12 @@
-import type { ExportAnalysis } from '../pipeline/types.js';
 import { UsageError } from '../errors.js';
 import { coverage } from './rules/coverage.js';
 import { healthFindings } from './rules/health.js';
-import { gcPauses, gilContention, hostSync, lateLaunches } from './rules/hostCauses.js';
+import { gcPauses, gilContention, hostSync, lateLaunches } from './rules/hostCauseFindings.js';
 import { launchBound } from './rules/launchBound.js';
 import { memoryTraffic } from './rules/memory.js';
 import { phaseOutliers } from './rules/phaseOutliers.js';
 import { moeRouting, stragglers } from './rules/scale.js';
-import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type HealthFindingsInput, type RuleContext, type Severity } from './types.js';
+import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type HealthFindingsInput, type RuleContext, type Severity } from './finding.js';
 
 /** The engine whose remedies apply, from what the export recorded. */
 export function detectEngine(input: Pick<FindingsInput, 'info' | 'iterations'>): Engine {
@@ -38,12 +37,6 @@ const SEVERITY_ORDER: Record<Severity, number> = { high: 0, medium: 1, low: 2, i
  * what it rests on, clamps its estimate to that, and names a remedy for the engine. Blocking
  * health findings (the capture cannot answer) first, then by recoverable time, severity, id.
  */
-/** The analysis as the rules read it: null when a part they rest on was not computed. */
-export function findingsInputOf(a: ExportAnalysis): FindingsInput | null {
-  if (!a.info || !a.kernels || !a.gaps || !a.host || !a.gilHolders || !a.memory || !a.health) return null;
-  return { ...a, info: a.info, kernels: a.kernels, gaps: a.gaps, host: a.host, gilHolders: a.gilHolders, memory: a.memory, health: a.health };
-}
-
 export function findFindings(input: FindingsInput, opts: FindingsOptions = {}): FindingsResult {
   const t = resolveThresholds(opts.thresholds);
   const rows = input.iterations?.iterations ?? [];

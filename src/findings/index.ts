@@ -1,2 +1,2 @@
 export { findFindings, detectEngine, resolveThresholds } from './findFindings.js';
-export * from './types.js';
+export * from './finding.js';

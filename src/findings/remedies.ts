@@ -1,4 +1,4 @@
-import type { Engine } from './types.js';
+import type { Engine } from './finding.js';
 
 /** A remedy per engine; `unknown` is the engine-neutral advice. */
 export type Remedy = Record<Engine, string>;

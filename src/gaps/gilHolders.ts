@@ -3,7 +3,7 @@ import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { gilRanges, threadKey, threadNames } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { nvtxEndOfTime } from '../load/nvtxReads.js';
-import type { GapAnalysis } from './analyze.js';
+import type { GapAnalysis } from './analyzeGaps.js';
 import { GIL_DOMAIN, GIL_HOLD_RANGE, GIL_WAIT_RANGE } from './hostCauses.js';
 
 /** A thread that held the GIL while the executor thread waited for it. */

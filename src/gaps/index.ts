@@ -14,7 +14,7 @@ export {
   type IterationGapSummary,
   type IterationRef,
   type PhaseGapSummary,
-} from './analyze.js';
+} from './analyzeGaps.js';
 export {
   CAUSE_PRIORITY,
   NVTX_CAUSE_PREFIX,

@@ -106,12 +106,24 @@ function windowAt(pw: ProcessWindows, t: number): number {
  * One pass over the loaded op columns.
  */
 export function attributeGpuWork(loaded: LoadedExport, windows: IterationWindow[], classifier: CategoryClassifier): GpuAttribution {
-  const n = windows.length;
-  const categories = classifier.categories;
-  const nc = categories.length;
-  const acc: GpuAttribution = {
+  const acc = emptyAttribution(classifier.categories, windows.length);
+  const ops = loaded.gpuOps();
+  if (ops.count === 0) return acc;
+  // One process (the usual export: one rank): its busy union is over the op columns themselves,
+  // with no per-process copy of every interval.
+  let singlePid = true;
+  for (let i = 1; i < ops.count && singlePid; i++) singlePid = ops.pid[i] === ops.pid[0];
+  const intervalsByPid = placeGpuOps(loaded, indexWindows(windows), classifier, acc, singlePid);
+  if (singlePid) acc.busyByPid.set(ops.pid[0], loaded.busyUnion());
+  for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, unionIntervals(b.s.view(), b.e.view()));
+  return acc;
+}
+
+/** Zero sums for `n` windows (first op start +Infinity, last op end -Infinity: none yet). */
+function emptyAttribution(categories: string[], n: number): GpuAttribution {
+  return {
     categories,
-    categoryNs: new Float64Array(n * nc),
+    categoryNs: new Float64Array(n * categories.length),
     kernelNs: new Float64Array(n),
     kernelCount: new Float64Array(n),
     memcpyNs: new Float64Array(n),
@@ -125,20 +137,25 @@ export function attributeGpuWork(loaded: LoadedExport, windows: IterationWindow[
     busyByPid: new Map(),
     coverage: { gpuOps: 0, gpuOpNs: 0, placedOps: 0, placedNs: 0, noRuntimeOps: 0, noRuntimeNs: 0, outsideOps: 0, outsideNs: 0, otherProcessOps: 0, otherProcessNs: 0 },
   };
+}
+
+/** GPU op intervals by process, in op order. */
+type IntervalsByPid = Map<number, { s: Float64Buffer; e: Float64Buffer }>;
+
+/**
+ * The pass over the op columns: each op counted in coverage, and added to the sums of the window
+ * holding its API call. Unless `singlePid`, returns every op's interval by process (for the busy
+ * unions); else an empty map.
+ */
+function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, classifier: CategoryClassifier, acc: GpuAttribution, singlePid: boolean): IntervalsByPid {
   const ops = loaded.gpuOps();
-  if (ops.count === 0) return acc;
-  const byPid = indexWindows(windows);
   const api = loaded.apiCalls();
   const calls = loaded.apiCallIndex();
-  const nameOf = (id: number) => loaded.stringOf(id);
+  const nc = acc.categories.length;
   const categoryOfName = new Map<number, number>();
   const graphCategory = classifier.classify('[CUDA graph]');
-  const intervalsByPid = new Map<number, { s: Float64Buffer; e: Float64Buffer }>();
+  const intervalsByPid: IntervalsByPid = new Map();
   const cov = acc.coverage;
-  // One process (the usual export: one rank): its busy union is over the op columns themselves,
-  // with no per-process copy of every interval.
-  let singlePid = true;
-  for (let i = 1; i < ops.count && singlePid; i++) singlePid = ops.pid[i] === ops.pid[0];
   for (let i = 0; i < ops.count; i++) {
     const start = ops.start[i];
     const end = ops.end[i];
@@ -180,7 +197,7 @@ export function attributeGpuWork(loaded: LoadedExport, windows: IterationWindow[
       case GpuOpKind.Kernel: {
         const nameId = ops.nameId[i];
         let cat = categoryOfName.get(nameId);
-        if (cat === undefined) categoryOfName.set(nameId, (cat = classifier.classify(nameOf(nameId) ?? '')));
+        if (cat === undefined) categoryOfName.set(nameId, (cat = classifier.classify(loaded.stringOf(nameId) ?? '')));
         acc.kernelNs[w] += dur;
         acc.kernelCount[w]++;
         acc.categoryNs[w * nc + cat] += dur;
@@ -202,7 +219,5 @@ export function attributeGpuWork(loaded: LoadedExport, windows: IterationWindow[
         break;
     }
   }
-  if (singlePid) acc.busyByPid.set(ops.pid[0], loaded.busyUnion());
-  for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, unionIntervals(b.s.view(), b.e.view()));
-  return acc;
+  return intervalsByPid;
 }

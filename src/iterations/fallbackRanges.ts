@@ -3,8 +3,8 @@ import { busiestLaunchingThread, sessionEndNs } from '../load/iterationRangeRead
 import type { LoadedExport } from '../load/loadedExport.js';
 import { IterationError } from '../errors.js';
 import { recordsByIter } from '../logs/parse.js';
-import type { ParsedIterationLog } from '../logs/types.js';
-import { logTimestampToUtcNs, logTimestampWindows, resolveLogTimeZone } from './logTimestampWindows.js';
+import type { ParsedIterationLog } from '../logs/logRecords.js';
+import { logTimestampReader, logTimestampWindows, resolveLogTimeZone } from './logTimestampWindows.js';
 import type { FoundIterationRanges } from './windows.js';
 import { findIterationRanges } from './sources/index.js';
 import type { IterationSource } from './source.js';
@@ -56,7 +56,8 @@ export function fallbackIterationRanges(loaded: LoadedExport, logs: readonly Par
   const endNs = sessionEndNs(loaded);
   const ranges = logTimestampWindows(records, start, zone, thread, { sessionEndNs: endNs });
   if (ranges.length === 0) {
-    const stamped = records.filter((r) => r.timestamp != null && logTimestampToUtcNs(r.timestamp, zone) !== null);
+    const toUtcNs = logTimestampReader(zone);
+    const stamped = records.filter((r) => r.timestamp != null && toUtcNs(r.timestamp) !== null);
     if (stamped.length === 0) return null;
     const startIso = new Date(Number(start / 1_000_000n)).toISOString();
     throw new IterationError(

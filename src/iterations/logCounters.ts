@@ -1,5 +1,5 @@
 import { duplicateIters } from '../logs/parse.js';
-import type { IterationLogRecord, LogFormat, ParsedIterationLog } from '../logs/types.js';
+import type { IterationLogRecord, LogFormat, ParsedIterationLog } from '../logs/logRecords.js';
 import { counterShift, type CounterShift } from './numbering.js';
 import type { LabelCounts } from './rangeSpec.js';
 import type { FoundIterationRanges } from './windows.js';

@@ -42,36 +42,46 @@ export function resolveLogTimeZone(tz: string | undefined): string {
   return value;
 }
 
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset (ms) of `zone` from UTC at the instant `utcMs`. */
-function zoneOffsetMs(zone: string, utcMs: number): number {
+/**
+ * The offset (ms) of `zone` from UTC at an instant. A named zone's Intl.DateTimeFormat is made once
+ * per reader, not per timestamp: making one costs far more than formatting with it.
+ */
+function zoneOffsetReader(zone: string): (utcMs: number) => number {
   const fixed = /^([+-])(\d{2}):?(\d{2})$/.exec(zone);
-  if (fixed) return (fixed[1] === '-' ? -1 : 1) * (Number(fixed[2]) * 60 + Number(fixed[3])) * 60_000;
-  if (zone === 'UTC') return 0;
-  let f = zoneFormats.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-    zoneFormats.set(zone, f);
+  if (fixed) {
+    const offsetMs = (fixed[1] === '-' ? -1 : 1) * (Number(fixed[2]) * 60 + Number(fixed[3])) * 60_000;
+    return () => offsetMs;
   }
-  const p = Object.fromEntries(f.formatToParts(new Date(utcMs)).map((x) => [x.type, x.value]));
-  const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
-  return wall - Math.floor(utcMs / 1000) * 1000;
+  if (zone === 'UTC') return () => 0;
+  const f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  return (utcMs) => {
+    const p = Object.fromEntries(f.formatToParts(new Date(utcMs)).map((x) => [x.type, x.value]));
+    const wall = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+    return wall - Math.floor(utcMs / 1000) * 1000;
+  };
 }
 
 /**
- * A log timestamp read as wall-clock time in `zone` -> Unix epoch ns (bigint: beyond 2^53), keeping
+ * Reads log timestamps as wall-clock time in `zone` -> Unix epoch ns (bigint: beyond 2^53), keeping
  * every written fraction digit. Null when it is not a timestamp or has no fraction (whole seconds
- * cannot delimit iterations of a few ms).
+ * cannot delimit iterations of a few ms). One reader for a log's timestamps.
  */
+export function logTimestampReader(zone: string): (text: string) => bigint | null {
+  const zoneOffsetMs = zoneOffsetReader(zone);
+  return (text) => {
+    const f = parseLogTimestampFields(text);
+    if (!f || f.fraction === '') return null;
+    const wallMs = Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second);
+    // Two rounds settle the offset across a DST change.
+    let utcMs = wallMs - zoneOffsetMs(wallMs);
+    utcMs = wallMs - zoneOffsetMs(utcMs);
+    return BigInt(utcMs) * 1_000_000n + BigInt(f.fraction.padEnd(9, '0').slice(0, 9));
+  };
+}
+
+/** One log timestamp read in `zone` (`logTimestampReader` for many). */
 export function logTimestampToUtcNs(text: string, zone: string): bigint | null {
-  const f = parseLogTimestampFields(text);
-  if (!f || f.fraction === '') return null;
-  const wallMs = Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second);
-  // Two rounds settle the offset across a DST change.
-  let utcMs = wallMs - zoneOffsetMs(zone, wallMs);
-  utcMs = wallMs - zoneOffsetMs(zone, utcMs);
-  return BigInt(utcMs) * 1_000_000n + BigInt(f.fraction.padEnd(9, '0').slice(0, 9));
+  return logTimestampReader(zone)(text);
 }
 
 /**
@@ -87,12 +97,12 @@ export function logTimestampWindows(
   threadPick: ThreadPick,
   opts: LogTimestampWindowOptions = {},
 ): IterationRange[] {
-  const zone = resolveLogTimeZone(tz);
+  const toUtcNs = logTimestampReader(resolveLogTimeZone(tz));
   const startOf = new Map<number, number>();
   const textOf = new Map<number, string>();
   for (const r of records) {
     if (r.timestamp == null) continue;
-    const utc = logTimestampToUtcNs(r.timestamp, zone);
+    const utc = toUtcNs(r.timestamp);
     if (utc === null) continue;
     startOf.set(r.iter, Number(utc - sessionStartUtcNs));
     textOf.set(r.iter, r.timestamp);

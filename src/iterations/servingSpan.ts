@@ -5,7 +5,7 @@ import type { CaptureSettings } from '../load/captureSettings.js';
 import { overlapLength } from '../math/intervals.js';
 import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
 import type { CategoryClassifier } from '../categories/rules.js';
-import { compactRanges, type IterationAnalysis, type IterationRow } from './analyze.js';
+import { compactRanges, type IterationAnalysis, type IterationRow } from './analyzeIterations.js';
 import { attributeGpuWork, type IterationWindow } from './attribute.js';
 
 /**

@@ -11,7 +11,7 @@
  *   only when it holds as many lines as decode steps.
  * Only a unique fit joins anything.
  */
-import type { IterationLogRecord } from '../logs/types.js';
+import type { IterationLogRecord } from '../logs/logRecords.js';
 import type { SglangBatchLine } from '../logs/sglangBatchLines.js';
 import { consecutiveFits } from './numbering.js';
 import type { LabelCounts } from './rangeSpec.js';

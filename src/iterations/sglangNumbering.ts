@@ -5,9 +5,9 @@
  * the steps no line describes. Never a number that is not SGLang's: without a unique alignment the
  * steps are numbered 0, 1, ... in capture order, and the notes and `numbering.source` say so.
  */
-import type { IterationLogRecord, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
+import type { IterationLogRecord, MergedIterationRecord, ParsedIterationLog } from '../logs/logRecords.js';
 import { sglangLineOf } from '../logs/sglangBatchLines.js';
-import type { Phase } from './analyze.js';
+import type { Phase } from './analyzeIterations.js';
 import { numberWindows } from './numbering.js';
 import { alignSglangSteps, type SglangAlignment, type SglangLine, type SglangStep } from './sglangAlignment.js';
 import { cutReasons, kindFromLaunches, launchesPerStep, launchesWithoutWork, stepSpanKind, type LaunchRule, type SglangStepKind, type StepLaunches } from './sglangSteps.js';

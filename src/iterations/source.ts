@@ -1,6 +1,6 @@
 import type { LoadedExport } from '../load/loadedExport.js';
-import type { MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
-import type { Phase } from './analyze.js';
+import type { MergedIterationRecord, ParsedIterationLog } from '../logs/logRecords.js';
+import type { Phase } from './analyzeIterations.js';
 import type { Numbering } from './numbering.js';
 import type { LabelCounts, ProfileRange } from './rangeSpec.js';
 import type { FoundIterationRanges, IterationRange } from './windows.js';

@@ -1,5 +1,5 @@
 import { aq, column, op } from '../math/arqueroOps.js';
-import { PHASES, type IterationRow, type Phase } from './analyze.js';
+import { PHASES, type IterationRow, type Phase } from './analyzeIterations.js';
 
 /** Statistics of one phase (context-only, mixed, generation-only, ...). */
 export interface PhaseSummary {

@@ -130,6 +130,30 @@ function windowOf(windows: readonly HostWindow[], pid: number | null, t: number)
   return -1;
 }
 
+/** Per window (iteration): what its aten ops and launch calls add up to. */
+interface OpsByWindow {
+  /** Per window: self time and count by op name id. */
+  byName: Map<number, { selfNs: number; count: number }>[];
+  cpuOpNs: Float64Array;
+  opCount: Float64Array;
+  /** Start of the window's first op (Infinity: none). */
+  firstOp: Float64Array;
+}
+
+interface LaunchesByWindow {
+  launchCalls: Float64Array;
+  attributed: Float64Array;
+  graphLaunches: Float64Array;
+  attributedGraph: Float64Array;
+  /** Start and correlation id of the window's first launch call (Infinity, NaN: none). */
+  firstLaunch: Float64Array;
+  firstLaunchCorr: Float64Array;
+  /** Launch (`pid:correlationId`) -> [window, op name id]: which op launched each kernel. */
+  launchOp: Map<string, [number, number]>;
+}
+
+type KernelColumns = { correlationId: Float64Array; pid: Int32Array; start: Float64Array; end: Float64Array; count: number };
+
 /**
  * Per window: aten-op CPU time (ops shifted by `shiftNs` onto the launches' clock), launch calls
  * and their containing op, GPU time by op (kernels from `kernels`, keyed by the launch's
@@ -138,13 +162,45 @@ function windowOf(windows: readonly HostWindow[], pid: number | null, t: number)
 export function hostSideByIteration(
   ops: CpuOpColumns,
   launches: LaunchCallColumns,
-  kernels: { correlationId: Float64Array; pid: Int32Array; start: Float64Array; end: Float64Array; count: number },
+  kernels: KernelColumns,
   windowsIn: readonly HostWindow[],
   opts: { shiftNs?: number; topN?: number; groupOf?: (iter: number) => string | null } = {},
 ): { iterations: IterationHostSide[]; totals: HostSideTotals; groups: GroupHostSide[] } {
   const shift = opts.shiftNs ?? 0;
   const topN = opts.topN ?? 5;
   const windows = [...windowsIn].sort((a, b) => a.startNs - b.startNs);
+  const byOps = opsByWindow(ops, windows, shift);
+  const byLaunch = launchesByWindow(ops, launches, windows, shift);
+  const { gpuByOp, firstKernel } = gpuTimeByLaunchingOp(kernels, windows, byLaunch);
+  const name = (id: number) => (id === GRAPH_LAUNCH ? '(CUDA graph launch)' : id === OUTSIDE_OPS ? '(outside any aten op)' : (ops.names.get(id) ?? `#${id}`));
+  const fin = (v: number) => (Number.isFinite(v) ? v : null);
+  const iterations = windows.map((win, w): IterationHostSide => {
+    const top = [...byOps.byName[w]].map(([id, v]) => ({ name: name(id), selfNs: v.selfNs, count: v.count })).sort((a, b) => b.selfNs - a.selfNs);
+    const gpu = [...gpuByOp[w]].map(([id, v]) => ({ name: name(id), kernelNs: v.kernelNs, kernels: v.kernels })).sort((a, b) => b.kernelNs - a.kernelNs);
+    const fo = fin(byOps.firstOp[w]);
+    const fk = fin(firstKernel[w]);
+    return {
+      iter: win.iter,
+      cpuOpNs: byOps.cpuOpNs[w],
+      opCount: byOps.opCount[w],
+      topOps: top.slice(0, topN),
+      launchCalls: byLaunch.launchCalls[w],
+      attributedLaunchCalls: byLaunch.attributed[w],
+      graphLaunches: byLaunch.graphLaunches[w],
+      attributedGraphLaunches: byLaunch.attributedGraph[w],
+      gpuTimeByOp: gpu.slice(0, topN),
+      firstOpStartNs: fo,
+      firstLaunchStartNs: fin(byLaunch.firstLaunch[w]),
+      firstKernelStartNs: fk,
+      firstOpToFirstKernelNs: fo !== null && fk !== null ? fk - fo : null,
+    };
+  });
+  const groups = opts.groupOf ? groupRows(windows, opts.groupOf, byOps, byLaunch, name, topN) : [];
+  return { iterations, totals: launchTotals(byLaunch), groups };
+}
+
+/** Each aten op (start shifted onto the launches' clock) in the window it starts in. */
+function opsByWindow(ops: CpuOpColumns, windows: readonly HostWindow[], shift: number): OpsByWindow {
   const nw = windows.length;
   const opPids = new Set(ops.pid);
   const byName = Array.from({ length: nw }, () => new Map<number, { selfNs: number; count: number }>());
@@ -165,14 +221,18 @@ export function hostSideByIteration(
     opCount[w]++;
     if (t < firstOp[w]) firstOp[w] = t;
   }
+  return { byName, cpuOpNs, opCount, firstOp };
+}
 
+/** Each launch call in its window, counted with or without an aten op around it, and the op it was made in. */
+function launchesByWindow(ops: CpuOpColumns, launches: LaunchCallColumns, windows: readonly HostWindow[], shift: number): LaunchesByWindow {
+  const nw = windows.length;
   const launchCalls = new Float64Array(nw);
   const attributed = new Float64Array(nw);
   const graphLaunches = new Float64Array(nw);
   const attributedGraph = new Float64Array(nw);
   const firstLaunch = new Float64Array(nw).fill(Infinity);
   const firstLaunchCorr = new Float64Array(nw).fill(NaN);
-  // Launch (by correlation id and pid) -> [window, op name id]: which op launched each kernel.
   const launchOp = new Map<string, [number, number]>();
   for (let i = 0; i < launches.count; i++) {
     const w = windowOf(windows, launches.pid[i], launches.start[i]);
@@ -192,7 +252,17 @@ export function hostSideByIteration(
     const opName = op >= 0 ? ops.nameId[op] : launches.isGraph[i] ? GRAPH_LAUNCH : OUTSIDE_OPS;
     if (!Number.isNaN(launches.correlationId[i])) launchOp.set(`${launches.pid[i]}:${launches.correlationId[i]}`, [w, opName]);
   }
+  return { launchCalls, attributed, graphLaunches, attributedGraph, firstLaunch, firstLaunchCorr, launchOp };
+}
 
+/** Per window, kernel time by the op whose launch started it, and the GPU start of the window's first launch's kernel. */
+function gpuTimeByLaunchingOp(
+  kernels: KernelColumns,
+  windows: readonly HostWindow[],
+  byLaunch: LaunchesByWindow,
+): { gpuByOp: Map<number, { kernelNs: number; kernels: number }>[]; firstKernel: Float64Array } {
+  const nw = windows.length;
+  const { launchOp, firstLaunchCorr } = byLaunch;
   const gpuByOp = Array.from({ length: nw }, () => new Map<number, { kernelNs: number; kernels: number }>());
   const firstKernel = new Float64Array(nw).fill(Infinity);
   const firstCorrKey = new Map<string, number>();
@@ -213,52 +283,37 @@ export function hostSideByIteration(
     const fw = firstCorrKey.get(key);
     if (fw !== undefined && kernels.start[k] < firstKernel[fw]) firstKernel[fw] = kernels.start[k];
   }
+  return { gpuByOp, firstKernel };
+}
 
-  const name = (id: number) => (id === GRAPH_LAUNCH ? '(CUDA graph launch)' : id === OUTSIDE_OPS ? '(outside any aten op)' : (ops.names.get(id) ?? `#${id}`));
-  const fin = (v: number) => (Number.isFinite(v) ? v : null);
-  const iterations = windows.map((win, w): IterationHostSide => {
-    const top = [...byName[w]].map(([id, v]) => ({ name: name(id), selfNs: v.selfNs, count: v.count })).sort((a, b) => b.selfNs - a.selfNs);
-    const gpu = [...gpuByOp[w]].map(([id, v]) => ({ name: name(id), kernelNs: v.kernelNs, kernels: v.kernels })).sort((a, b) => b.kernelNs - a.kernelNs);
-    const fo = fin(firstOp[w]);
-    const fk = fin(firstKernel[w]);
-    return {
-      iter: win.iter,
-      cpuOpNs: cpuOpNs[w],
-      opCount: opCount[w],
-      topOps: top.slice(0, topN),
-      launchCalls: launchCalls[w],
-      attributedLaunchCalls: attributed[w],
-      graphLaunches: graphLaunches[w],
-      attributedGraphLaunches: attributedGraph[w],
-      gpuTimeByOp: gpu.slice(0, topN),
-      firstOpStartNs: fo,
-      firstLaunchStartNs: fin(firstLaunch[w]),
-      firstKernelStartNs: fk,
-      firstOpToFirstKernelNs: fo !== null && fk !== null ? fk - fo : null,
-    };
-  });
-  // Per group (phase): the full per-iteration op maps summed, so the top ops are exact.
+/** Per group (phase): the full per-iteration op maps summed, so the top ops are exact. */
+function groupRows(
+  windows: readonly HostWindow[],
+  groupOf: (iter: number) => string | null,
+  byOps: OpsByWindow,
+  byLaunch: LaunchesByWindow,
+  name: (id: number) => string,
+  topN: number,
+): GroupHostSide[] {
   const groups = new Map<string, { iterations: number; cpuOpNs: number; launchCalls: number; attributed: number; ops: Map<number, { selfNs: number; count: number }> }>();
-  if (opts.groupOf) {
-    windows.forEach((win, w) => {
-      const key = opts.groupOf!(win.iter);
-      if (key === null) return;
-      let g = groups.get(key);
-      if (!g) groups.set(key, (g = { iterations: 0, cpuOpNs: 0, launchCalls: 0, attributed: 0, ops: new Map() }));
-      g.iterations++;
-      g.cpuOpNs += cpuOpNs[w];
-      g.launchCalls += launchCalls[w];
-      g.attributed += attributed[w];
-      for (const [id, v] of byName[w]) {
-        const cur = g.ops.get(id);
-        if (cur) {
-          cur.selfNs += v.selfNs;
-          cur.count += v.count;
-        } else g.ops.set(id, { ...v });
-      }
-    });
-  }
-  const groupRows: GroupHostSide[] = [...groups].map(([group, g]) => ({
+  windows.forEach((win, w) => {
+    const key = groupOf(win.iter);
+    if (key === null) return;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { iterations: 0, cpuOpNs: 0, launchCalls: 0, attributed: 0, ops: new Map() }));
+    g.iterations++;
+    g.cpuOpNs += byOps.cpuOpNs[w];
+    g.launchCalls += byLaunch.launchCalls[w];
+    g.attributed += byLaunch.attributed[w];
+    for (const [id, v] of byOps.byName[w]) {
+      const cur = g.ops.get(id);
+      if (cur) {
+        cur.selfNs += v.selfNs;
+        cur.count += v.count;
+      } else g.ops.set(id, { ...v });
+    }
+  });
+  return [...groups].map(([group, g]) => ({
     group,
     iterations: g.iterations,
     cpuOpNs: g.cpuOpNs,
@@ -269,13 +324,16 @@ export function hostSideByIteration(
       .sort((a, b) => b.selfNs - a.selfNs)
       .slice(0, topN),
   }));
+}
+
+/** Launch calls over every window. */
+function launchTotals(byLaunch: LaunchesByWindow): HostSideTotals {
   const sum = (a: Float64Array) => a.reduce((x, y) => x + y, 0);
-  const totals: HostSideTotals = {
-    launchCalls: sum(launchCalls),
-    attributedLaunchCalls: sum(attributed),
-    graphLaunches: sum(graphLaunches),
-    attributedGraphLaunches: sum(attributedGraph),
-    attributedShare: sum(launchCalls) > 0 ? sum(attributed) / sum(launchCalls) : null,
+  return {
+    launchCalls: sum(byLaunch.launchCalls),
+    attributedLaunchCalls: sum(byLaunch.attributed),
+    graphLaunches: sum(byLaunch.graphLaunches),
+    attributedGraphLaunches: sum(byLaunch.attributedGraph),
+    attributedShare: sum(byLaunch.launchCalls) > 0 ? sum(byLaunch.attributed) / sum(byLaunch.launchCalls) : null,
   };
-  return { iterations, totals, groups: groupRows };
 }

@@ -1,5 +1,4 @@
-export { convertKinetoTrace, microsToNs, packGlobalTid, KINETO_PRODUCT_NAME, type ConversionSummary } from './convert.js';
-export { convertKinetoTraceSync, type ConvertedTrace } from './convertSync.js';
+export { microsToNs } from './kinetoEvents.js';
 export { readKinetoTrace, type KinetoEvent, type KinetoHeader } from './readKineto.js';
 export { analyzeAtenOps, type AtenOpAnalysis } from './atenOps.js';
 export { attachTorchTrace, type TorchTraceAttachment } from './attachTorchTrace.js';

@@ -31,7 +31,7 @@ export interface KinetoHeader {
 }
 
 /** Top-level keys kept (everything else is skipped without buffering). */
-const HEADER_KEYS = new Set([
+const HEADER_KEYS: ReadonlySet<string> = new Set([
   'schemaVersion',
   'baseTimeNanoseconds',
   'deviceProperties',

@@ -1,6 +1,6 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { rowIdBound } from '../../queries/capture.js';
-import { GpuOpKind, presentGpuOpSources, selectGpuOpsOf } from '../../queries/gpuOps.js';
+import { GpuOpKind, presentGpuOpSources, selectGpuOpsOf, type GpuOpSource } from '../../queries/gpuOps.js';
 
 /** The kinds of GPU op (`GpuOpColumns.kind`), their names, and the tables they are read from. */
 export { GpuOpKind, GPU_OP_KIND_NAMES, GPU_OP_SOURCES } from '../../queries/gpuOps.js';
@@ -92,26 +92,9 @@ export function loadGpuOpColumns(
   opts: { deviceId?: number; launchIds?: boolean; slices?: { kernelName: KernelNameColumn }; shared?: boolean } = {},
 ): GpuOpColumns {
   requireContract(handle, 'gpuOps');
-  // Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
-  // growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
   const sources = presentGpuOpSources(handle);
-  const cap0 = sources.reduce((a, src) => a + rowIdBound(handle, src.table), 0);
-  const column = columnMaker(cap0, opts.shared);
-  const start = column(Float64Array);
-  const end = column(Float64Array);
-  const dev = column(Int32Array);
-  const stream = column(Int32Array);
-  const pidC = column(Int32Array);
-  const corr = column(Float64Array);
-  const kindC = column(Uint8Array);
-  const name = column(Int32Array);
-  const cols = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
-  // Trace slice columns, only when asked (the trace).
-  const kernelName: KernelNameColumn | null = opts.slices ? (handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') ? opts.slices.kernelName : 'demangledName') : null;
-  const sliceName = kernelName ? column(Int32Array) : null;
-  if (sliceName) cols.push(sliceName);
-  const extraCap = sources.reduce((a, src) => (src.kind === GpuOpKind.Kernel ? a : a + rowIdBound(handle, src.table)), 0);
-  const sliceExtra = kernelName ? columnMaker(extraCap, opts.shared)(Float64Array) : null;
+  const cols = gpuOpColumnBuilders(handle, sources, opts);
+  const { start, end, dev, stream, pidC, corr, kindC, name, kernelName, sliceName, sliceExtra } = cols;
   // Index of the first op that is not a kernel (kernels are read first); -1 until one is read.
   let extraFrom = -1;
   const verbatim = new Map<number, VerbatimOpValues>();
@@ -127,21 +110,14 @@ export function loadGpuOpColumns(
     // Every row is read and its times tested here (isValidInterval): the unusable ones are
     // counted in the same scan (rowChecks.ts), with no count(*) of the table, and cost no SQL tests.
     const checkIds = opts.launchIds === true && kind !== GpuOpKind.Graph;
-    const q = selectGpuOpsOf(handle, src, {
-      globalPid: false,
-      kind: false,
-      checkTimes: false,
-      deviceId: opts.deviceId,
-      launchIdUpper: checkIds,
-      ...(kernelName ? { sliceColumns: { kernelName } } : {}),
-    });
+    const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, checkTimes: false, deviceId: opts.deviceId, launchIdUpper: checkIds, ...(kernelName ? { sliceColumns: { kernelName } } : {}) });
     let invalid = 0;
     const before = n;
-    /** Appends one op (as op `n - 1`); false for a row with unusable times (counted, left out). */
-    const row = (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null): boolean => {
+    /** Appends one op and returns its index; -1 for a row with unusable times (counted, left out). */
+    const row = (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null): number => {
       if (!isValidInterval(s, e)) {
         invalid++;
-        return false;
+        return -1;
       }
       if (checkIds) {
         if (up === null) idsIrregular = true;
@@ -149,7 +125,7 @@ export function loadGpuOpColumns(
         else if (up !== idUpper) idsIrregular = true;
       }
       if (n === cap) {
-        for (const col of cols) col.ensure(n + 1);
+        for (const col of cols.all) col.ensure(n + 1);
         cap = start.data.length;
       }
       start.data[n] = s;
@@ -160,28 +136,11 @@ export function loadGpuOpColumns(
       corr.data[n] = c ?? NaN;
       kindC.data[n] = kind;
       name.data[n] = nm ?? NO_STRING_ID;
-      n++;
-      return true;
+      return n++;
     };
     if (sliceName && sliceExtra) {
-      // Slice columns come between pid and launchIdUpper: nameId (the slice's), catId (the
-      // demangled name), extra. Anything but a number or NULL is kept as read, and so is a
-      // slice name id that does not fit the Int32 column.
       if (kind !== GpuOpKind.Kernel && extraFrom < 0) extraFrom = n;
-      forEachRow(handle, q, (s: number, e: number, d: number, st: number | null, c: unknown, p: unknown, sn: unknown, cat: unknown, ex: unknown, up?: number | null) => {
-        if (!row(s, e, d, st, c as number | null, p as number, cat as number | null, up)) return;
-        const i = n - 1;
-        const snFits = sn === null || (typeof sn === 'number' && sn >= 0 && (sn | 0) === sn);
-        if (typeof p !== 'number' || !snFits || !(isNumberOrNull(c) && isNumberOrNull(cat) && isNumberOrNull(ex))) {
-          verbatim.set(i, verbatimOf({ correlationId: c, pid: p, nameId: sn, catId: cat, extra: ex }, !snFits));
-        }
-        sliceName.data[i] = snFits ? ((sn as number | null) ?? -1) : -1;
-        if (kind !== GpuOpKind.Kernel) {
-          const k = i - extraFrom;
-          sliceExtra.ensure(k + 1);
-          sliceExtra.data[k] = (ex as number | null) ?? NaN;
-        }
-      });
+      forEachRow(handle, q, sliceRowReader(row, kind, extraFrom, sliceName, sliceExtra, verbatim));
     } else {
       forEachRow(handle, q, row);
     }
@@ -190,7 +149,7 @@ export function loadGpuOpColumns(
     // Every row of the table went through the scan: `info` and the projection need no count(*).
     if (opts.deviceId === undefined) recordRowCount(handle, src.table, n - before + invalid);
   }
-  const ops: GpuOpColumns = {
+  return {
     count: n,
     start: start.trim(n),
     end: end.trim(n),
@@ -204,7 +163,62 @@ export function loadGpuOpColumns(
     ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
     ...(kernelName && sliceName && sliceExtra ? { slices: sliceColumnsOf(kernelName, sliceName.trim(n), sliceExtra, extraFrom < 0 ? n : extraFrom, n, verbatim) } : {}),
   };
-  return ops;
+}
+
+/**
+ * The growable columns of the GPU-op scan, and the trace's slice columns when `opts.slices` asks.
+ * Sized up front (max(rowid) is a b-tree lookup, at least the row count of an export's tables):
+ * growing by doubling would hold up to twice the memory at the end, 1.5x the rows on average.
+ */
+function gpuOpColumnBuilders(handle: ExportHandle, sources: readonly GpuOpSource[], opts: { slices?: { kernelName: KernelNameColumn }; shared?: boolean }) {
+  const cap0 = sources.reduce((a, src) => a + rowIdBound(handle, src.table), 0);
+  const column = columnMaker(cap0, opts.shared);
+  const start = column(Float64Array);
+  const end = column(Float64Array);
+  const dev = column(Int32Array);
+  const stream = column(Int32Array);
+  const pidC = column(Int32Array);
+  const corr = column(Float64Array);
+  const kindC = column(Uint8Array);
+  const name = column(Int32Array);
+  const all = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
+  // Trace slice columns, only when asked (the trace).
+  const kernelName: KernelNameColumn | null = opts.slices ? (handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') ? opts.slices.kernelName : 'demangledName') : null;
+  const sliceName = kernelName ? column(Int32Array) : null;
+  if (sliceName) all.push(sliceName);
+  const extraCap = sources.reduce((a, src) => (src.kind === GpuOpKind.Kernel ? a : a + rowIdBound(handle, src.table)), 0);
+  const sliceExtra = kernelName ? columnMaker(extraCap, opts.shared)(Float64Array) : null;
+  return { start, end, dev, stream, pidC, corr, kindC, name, all, kernelName, sliceName, sliceExtra };
+}
+
+/**
+ * The row visitor of a table read with slice columns, which come between pid and launchIdUpper:
+ * nameId (the slice's), catId (the demangled name), extra. `row` appends the op; anything but a
+ * number or NULL is kept as read (`verbatim`), and so is a slice name id that does not fit the
+ * Int32 column. Ops that are not kernels keep their extra at `index - extraFrom`.
+ */
+function sliceRowReader(
+  row: (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null) => number,
+  kind: GpuOpKind,
+  extraFrom: number,
+  sliceName: Column<Int32Array>,
+  sliceExtra: Column<Float64Array>,
+  verbatim: Map<number, VerbatimOpValues>,
+) {
+  return (s: number, e: number, d: number, st: number | null, c: unknown, p: unknown, sn: unknown, cat: unknown, ex: unknown, up?: number | null) => {
+    const i = row(s, e, d, st, c as number | null, p as number, cat as number | null, up);
+    if (i < 0) return;
+    const snFits = sn === null || (typeof sn === 'number' && sn >= 0 && (sn | 0) === sn);
+    if (typeof p !== 'number' || !snFits || !(isNumberOrNull(c) && isNumberOrNull(cat) && isNumberOrNull(ex))) {
+      verbatim.set(i, verbatimOf({ correlationId: c, pid: p, nameId: sn, catId: cat, extra: ex }, !snFits));
+    }
+    sliceName.data[i] = snFits ? ((sn as number | null) ?? -1) : -1;
+    if (kind !== GpuOpKind.Kernel) {
+      const k = i - extraFrom;
+      sliceExtra.ensure(k + 1);
+      sliceExtra.data[k] = (ex as number | null) ?? NaN;
+    }
+  };
 }
 
 function sliceColumnsOf(kernelName: KernelNameColumn, nameId: Int32Array, extra: Column<Float64Array>, extraFrom: number, n: number, verbatim: Map<number, VerbatimOpValues>): GpuOpSliceColumns {

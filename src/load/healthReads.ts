@@ -1,4 +1,4 @@
-import { selectActivityPerProcess, selectAnalysisFiles, selectDiagnostics, selectProcessStreams, selectProfilerApiStart, type ProcessActivityTable } from '../../queries/health.js';
+import { selectActivityPerProcess, selectAnalysisFiles, selectDiagnostics, selectProcessStreams, selectProfilerApiStart, type ProcessActivityTable } from '../../queries/healthTables.js';
 import { selectProcesses } from '../../queries/processes.js';
 import { allRows } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';

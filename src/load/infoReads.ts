@@ -1,7 +1,7 @@
 import { selectActivitySpan, selectApiCallerPids, selectDeviceIds, selectGraphNodeKernel, selectKernelPids } from '../../queries/capture.js';
 import { GPU_OP_SOURCES } from '../../queries/gpuOps.js';
 import { selectGpus } from '../../queries/gpus.js';
-import { selectNvtxRangeWithText } from '../../queries/nvtx.js';
+import { selectNvtxRangeWithText } from '../../queries/nvtxEvents.js';
 import { selectNvtxRangeCountsByDomain } from '../../queries/nvtxDomains.js';
 import { selectProcesses } from '../../queries/processes.js';
 import { allRows } from '../../queries/run.js';

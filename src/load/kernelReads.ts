@@ -1,6 +1,6 @@
 import { selectGraphTraces } from '../../queries/graphTrace.js';
 import { selectKernelsNamed, selectLaunchesOfKernelsNamed } from '../../queries/kernelLaunches.js';
-import { loadKernelNames, selectKernelDurations, type KernelQueryOptions } from '../../queries/kernels.js';
+import { loadKernelNames, selectKernelDurations, type KernelQueryOptions } from '../../queries/kernelEvents.js';
 import { forEachRow, iterateQuery } from '../../queries/run.js';
 import { countAllRows } from '../../queries/validRows.js';
 import { noteExcludedRows } from './excludedRows.js';

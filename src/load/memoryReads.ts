@@ -1,4 +1,4 @@
-import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents, type MemoryUsageRow } from '../../queries/memoryTraffic.js';
+import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents, type MemoryUsageRow } from '../../queries/memoryEvents.js';
 import { forEachRow } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
 

@@ -85,7 +85,52 @@ export function scanSegments<S extends SegmentSink>(
   if (ns === 0) {
     return { sink: makeSink(), scale: new Float64Array(0), samples: new Float64Array(0), stats: { passes: 0, restarts: [], timeFiltered: false, orderedBySql: false, rows: 0, ms: 0 } };
   }
-  // (gpuId, metricId) -> series index through a dense table (ids are small), else a Map.
+  const index = seriesIndex(series);
+  const metricIds = [...new Set(series.map((d) => d.metricId))];
+  const gpuIds = [...new Set(series.map((d) => d.gpuId))];
+
+  const finite = window != null && Number.isFinite(window.lo) && Number.isFinite(window.hi) && window.hi >= window.lo;
+  let timeFilter = finite;
+  let ordered = false;
+  const restarts: string[] = [];
+  const pad = paddingNs(opts.samplingHz);
+  const lo = finite ? window!.lo : -Infinity;
+  const hi = finite ? window!.hi : Infinity;
+  const state: SeriesState = { lastT: new Float64Array(ns), lastV: new Float64Array(ns), count: new Float64Array(ns), maxV: new Float64Array(ns) };
+
+  for (let pass = 1; ; pass++) {
+    const sink = makeSink();
+    const filtered = timeFilter;
+    const q = selectGpuMetricSamples(loaded.handle, {
+      startNs: filtered ? lo - pad : undefined,
+      endNs: filtered ? hi + pad : undefined,
+      metricIds,
+      gpuIds,
+      orderByTime: ordered,
+    });
+    const { rows, restart: stopped } = scanPass(loaded, q, series, index, state, sink, { filtered, lo, pad });
+    const restart = stopped ?? (filtered ? unsampledWindowEnd(series, state.lastT, hi, pad) : null);
+    if (restart) {
+      // Each restart removes its cause for good (filter off / ORDER BY on): at most three passes.
+      if ((restart.kind === 'unfiltered' && !filtered) || (restart.kind === 'ordered' && ordered)) {
+        throw new Error(`GPU_METRICS scan: ${restart.why}`);
+      }
+      restarts.push(restart.why);
+      if (restart.kind === 'unfiltered') timeFilter = false;
+      else ordered = true;
+      continue;
+    }
+    return {
+      sink,
+      scale: clockScales(series, state.maxV),
+      samples: state.count.slice(),
+      stats: { passes: pass, restarts, timeFiltered: filtered, orderedBySql: ordered, rows, ms: performance.now() - t0 },
+    };
+  }
+}
+
+/** (gpuId, metricId) -> series index through a dense table (ids are small), else a Map. */
+function seriesIndex(series: readonly MetricDef[]) {
   let maxGpu = 0;
   let maxMetric = 0;
   for (const d of series) {
@@ -100,92 +145,82 @@ export function scanSegments<S extends SegmentSink>(
     if (dense) lut[d.gpuId * stride + d.metricId] = i;
     else map.set(d.gpuId * 4294967296 + d.metricId, i);
   });
+  return { dense, stride, lut, map };
+}
+
+/** Per series, over one pass: the last sample's time (NaN: none yet) and value, the samples, the largest value. */
+interface SeriesState {
+  lastT: Float64Array;
+  lastV: Float64Array;
+  count: Float64Array;
+  maxV: Float64Array;
+}
+
+/**
+ * One pass over the rows of `q`: each sample ends the hold of the series' previous one, handed to
+ * the sink. Returns the rows that reached JS, and the restart the pass stopped at (null: none): a
+ * series out of time order, or (time filter on) one without a sample before the window.
+ */
+function scanPass(
+  loaded: LoadedExport,
+  q: ReturnType<typeof selectGpuMetricSamples>,
+  series: readonly MetricDef[],
+  index: ReturnType<typeof seriesIndex>,
+  state: SeriesState,
+  sink: SegmentSink,
+  w: { filtered: boolean; lo: number; pad: number },
+): { rows: number; restart: Restart | null } {
+  const { dense, stride, lut, map } = index;
   const lutSize = lut.length;
-  const metricIds = [...new Set(series.map((d) => d.metricId))];
-  const gpuIds = [...new Set(series.map((d) => d.gpuId))];
-
-  const finite = window != null && Number.isFinite(window.lo) && Number.isFinite(window.hi) && window.hi >= window.lo;
-  let timeFilter = finite;
-  let ordered = false;
-  const restarts: string[] = [];
-  const pad = paddingNs(opts.samplingHz);
-  const lo = finite ? window!.lo : -Infinity;
-  const hi = finite ? window!.hi : Infinity;
-
-  const lastT = new Float64Array(ns);
-  const lastV = new Float64Array(ns);
-  const count = new Float64Array(ns);
-  const maxV = new Float64Array(ns);
-
-  for (let pass = 1; ; pass++) {
-    const sink = makeSink();
-    lastT.fill(NaN);
-    lastV.fill(0);
-    count.fill(0);
-    maxV.fill(-Infinity);
-    const filtered = timeFilter;
-    const q = selectGpuMetricSamples(loaded.handle, {
-      startNs: filtered ? lo - pad : undefined,
-      endNs: filtered ? hi + pad : undefined,
-      metricIds,
-      gpuIds,
-      orderByTime: ordered,
-    });
-    let rows = 0;
-    const onRow = (g: number, m: number, t: number, v: number) => {
-      let s: number;
-      if (dense) {
-        const k = g * stride + m;
-        s = m < stride && k >= 0 && k < lutSize ? lut[k] : -1;
-      } else s = map.get(g * 4294967296 + m) ?? -1;
-      if (s < 0 || v === null) return;
-      rows++;
-      const pt = lastT[s];
-      if (pt !== pt) {
-        // First sample of the series in this selection.
-        if (filtered && t > lo) throw new Restart('unfiltered', `${series[s].name} (GPU ${series[s].gpuId}) has no sample within ${(pad / 1e6).toFixed(0)} ms before the window`);
-      } else if (t < pt) {
-        throw new Restart('ordered', 'GPU_METRICS rows are not in time order');
-      } else if (t > pt) {
-        sink.segment(s, pt, t, lastV[s]);
-      }
-      lastT[s] = t;
-      lastV[s] = v;
-      count[s]++;
-      if (v > maxV[s]) maxV[s] = v;
-    };
-    let restart: Restart | null = null;
-    try {
-      forEachRow(loaded.handle, q, onRow);
-    } catch (err) {
-      if (!(err instanceof Restart)) throw err;
-      restart = err;
+  const { lastT, lastV, count, maxV } = state;
+  const { filtered, lo, pad } = w;
+  lastT.fill(NaN);
+  lastV.fill(0);
+  count.fill(0);
+  maxV.fill(-Infinity);
+  let rows = 0;
+  const onRow = (g: number, m: number, t: number, v: number) => {
+    let s: number;
+    if (dense) {
+      const k = g * stride + m;
+      s = m < stride && k >= 0 && k < lutSize ? lut[k] : -1;
+    } else s = map.get(g * 4294967296 + m) ?? -1;
+    if (s < 0 || v === null) return;
+    rows++;
+    const pt = lastT[s];
+    if (pt !== pt) {
+      // First sample of the series in this selection.
+      if (filtered && t > lo) throw new Restart('unfiltered', `${series[s].name} (GPU ${series[s].gpuId}) has no sample within ${(pad / 1e6).toFixed(0)} ms before the window`);
+    } else if (t < pt) {
+      throw new Restart('ordered', 'GPU_METRICS rows are not in time order');
+    } else if (t > pt) {
+      sink.segment(s, pt, t, lastV[s]);
     }
-    if (!restart && filtered) {
-      for (let s = 0; s < ns; s++) {
-        if (!(lastT[s] >= hi)) {
-          restart = new Restart('unfiltered', `${series[s].name} (GPU ${series[s].gpuId}) has no sample within ${(pad / 1e6).toFixed(0)} ms after the window`);
-          break;
-        }
-      }
-    }
-    if (restart) {
-      // Each restart removes its cause for good (filter off / ORDER BY on): at most three passes.
-      if ((restart.kind === 'unfiltered' && !filtered) || (restart.kind === 'ordered' && ordered)) {
-        throw new Error(`GPU_METRICS scan: ${restart.why}`);
-      }
-      restarts.push(restart.why);
-      if (restart.kind === 'unfiltered') timeFilter = false;
-      else ordered = true;
-      continue;
-    }
-    const scale = new Float64Array(ns).fill(1);
-    for (let s = 0; s < ns; s++) if (series[s].unit === 'MHz' && maxV[s] > HZ_AS_MHZ_THRESHOLD) scale[s] = 1e-6;
-    return {
-      sink,
-      scale,
-      samples: count.slice(),
-      stats: { passes: pass, restarts, timeFiltered: filtered, orderedBySql: ordered, rows, ms: performance.now() - t0 },
-    };
+    lastT[s] = t;
+    lastV[s] = v;
+    count[s]++;
+    if (v > maxV[s]) maxV[s] = v;
+  };
+  try {
+    forEachRow(loaded.handle, q, onRow);
+  } catch (err) {
+    if (!(err instanceof Restart)) throw err;
+    return { rows, restart: err };
   }
+  return { rows, restart: null };
+}
+
+/** The restart a time-filtered pass needs when a series has no sample at or after the window's end. */
+function unsampledWindowEnd(series: readonly MetricDef[], lastT: Float64Array, hi: number, pad: number): Restart | null {
+  for (let s = 0; s < series.length; s++) {
+    if (!(lastT[s] >= hi)) return new Restart('unfiltered', `${series[s].name} (GPU ${series[s].gpuId}) has no sample within ${(pad / 1e6).toFixed(0)} ms after the window`);
+  }
+  return null;
+}
+
+/** Per series, the multiplier of its raw values: 1e-6 for a clock named `[MHz]` whose values can only be Hz. */
+function clockScales(series: readonly MetricDef[], maxV: Float64Array): Float64Array {
+  const scale = new Float64Array(series.length).fill(1);
+  for (let s = 0; s < series.length; s++) if (series[s].unit === 'MHz' && maxV[s] > HZ_AS_MHZ_THRESHOLD) scale[s] = 1e-6;
+  return scale;
 }

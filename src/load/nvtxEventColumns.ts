@@ -83,8 +83,35 @@ export function emptyNvtxColumns(): NvtxColumns {
 export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean } = {}): NvtxColumns {
   if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
   requireContract(handle, 'nvtx');
-  const cap = rowIdBound(handle, 'NVTX_EVENTS');
-  const column = columnMaker(cap, opts.shared);
+  const cols = nvtxColumnBuilders(rowIdBound(handle, 'NVTX_EVENTS'), opts.shared);
+  const texts = new InternedTexts();
+  const scan = scanNvtxRows(handle, cols, texts);
+  const n = scan.count;
+  resolveTextIds(handle, cols.text.data, scan, texts);
+  noteExcludedRows(handle, 'NVTX_EVENTS', scan.invalid);
+  return {
+    count: n,
+    rowId: cols.rowId.trim(n),
+    start: cols.start.trim(n),
+    end: cols.end.trim(n),
+    eventType: cols.eventType.trim(n),
+    pid: cols.pid.trim(n),
+    tid: cols.tid.trim(n),
+    domainId: cols.domainId.trim(n),
+    text: cols.text.trim(n),
+    endTid: cols.endTid.trim(n),
+    texts: texts.texts,
+    // No row with a thread: nothing to disagree on.
+    upperBits: scan.upper === undefined ? 0 : scan.upper,
+    invalidRows: scan.invalid,
+    maxTimestampNs: scan.maxTs,
+    marks: scan.marks,
+  };
+}
+
+/** The growable columns the NVTX scan fills, sized for `cap` rows (max(rowid)). */
+function nvtxColumnBuilders(cap: number, shared: boolean | undefined) {
+  const column = columnMaker(cap, shared);
   const rowId = cap < 2147483647 ? column(Int32Array) : column(Float64Array);
   const start = column(Float64Array);
   const end = column(Float64Array);
@@ -94,29 +121,47 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
   const domainId = column(Int32Array);
   const text = column(Int32Array);
   const endTid = column(Uint8Array);
-  const cols = [rowId, start, end, eventType, pid, tid, domainId, text, endTid] as Column<Float64Array | Int32Array | Uint8Array>[];
-  let room = start.data.length;
+  const all = [rowId, start, end, eventType, pid, tid, domainId, text, endTid] as Column<Float64Array | Int32Array | Uint8Array>[];
+  return { rowId, start, end, eventType, pid, tid, domainId, text, endTid, all };
+}
+type NvtxColumnBuilders = ReturnType<typeof nvtxColumnBuilders>;
 
-  // Text ids resolve through StringIds once each (a primary-key lookup per distinct id: registered
-  // strings are few); inline texts are interned.
-  const texts: string[] = [];
-  const byInline = new Map<string, number>();
-  const lookup = stringLookup(handle);
-  /** text id -> index in `texts`; -1: the id has no StringIds row (the row's inline text stands). */
-  const byTextId = new Map<number, number>();
-  const intern = (s: string): number => {
-    let i = byInline.get(s);
+/** Distinct texts, each once, in order of first use; inline texts are interned as they are read. */
+class InternedTexts {
+  readonly texts: string[] = [];
+  private readonly index = new Map<string, number>();
+  intern(s: string): number {
+    let i = this.index.get(s);
     if (i === undefined) {
-      i = texts.length;
-      texts.push(s);
-      byInline.set(s, i);
+      i = this.texts.length;
+      this.texts.push(s);
+      this.index.set(s, i);
     }
     return i;
-  };
-  const inlineOf = new Map<number, string>();
-  /** Row -> text id, for the ids the `-2 - id` encoding cannot hold. */
-  const farTextIds = new Map<number, number>();
+  }
+}
 
+/** What the scan counted beside the columns, and the text ids it left to resolve. */
+interface NvtxScan {
+  /** Rows in the columns. */
+  count: number;
+  invalid: number;
+  marks: number;
+  maxTs: number;
+  /** Upper bits of globalTid shared by every row with a thread (undefined: none; null: they differ). */
+  upper: number | null | undefined;
+  /** Row -> inline text, for the rare row with a text id too (coalesce's fallback). */
+  inlineOf: Map<number, string>;
+  /** Row -> text id, for the ids the `-2 - id` encoding cannot hold. */
+  farTextIds: Map<number, number>;
+}
+
+/** The scan: every usable row into the columns, text ids kept as `-2 - id` to resolve afterwards. */
+function scanNvtxRows(handle: ExportHandle, cols: NvtxColumnBuilders, texts: InternedTexts): NvtxScan {
+  const { rowId, start, end, eventType, pid, tid, domainId, text, endTid } = cols;
+  let room = start.data.length;
+  const inlineOf = new Map<number, string>();
+  const farTextIds = new Map<number, number>();
   let n = 0;
   let invalid = 0;
   let marks = 0;
@@ -137,7 +182,7 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
       // No event type: neither a range nor a mark (the contract's probe counts these rows in a note).
       if (et === null) return;
       if (n === room) {
-        for (const col of cols) col.ensure(n + 1);
+        for (const col of cols.all) col.ensure(n + 1);
         room = start.data.length;
       }
       rowId.data[n] = r;
@@ -166,41 +211,34 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
           farTextIds.set(n, textId);
         }
         if (txt !== null) inlineOf.set(n, txt);
-      } else text.data[n] = txt === null ? -1 : intern(txt);
+      } else text.data[n] = txt === null ? -1 : texts.intern(txt);
       n++;
     },
   );
-  const t = text.data;
-  for (let r = 0; r < n; r++) {
+  return { count: n, invalid, marks, maxTs, upper, inlineOf, farTextIds };
+}
+
+/**
+ * The text ids the scan kept (`-2 - id`) replaced by indices in `texts`: each id resolves through
+ * StringIds once (a primary-key lookup per distinct id: registered strings are few); an id without
+ * a StringIds row falls back to the row's inline text, as coalesce does.
+ */
+function resolveTextIds(handle: ExportHandle, t: Int32Array, scan: NvtxScan, texts: InternedTexts): void {
+  const { farTextIds, inlineOf } = scan;
+  const lookup = stringLookup(handle);
+  /** text id -> index in `texts`; -1: the id has no StringIds row (the row's inline text stands). */
+  const byTextId = new Map<number, number>();
+  for (let r = 0; r < scan.count; r++) {
     const v = t[r];
     if (v > -2) continue;
     const id = (farTextIds.size > 0 ? farTextIds.get(r) : undefined) ?? -2 - v;
     let i = byTextId.get(id);
     if (i === undefined) {
       const value = lookup(id);
-      byTextId.set(id, (i = value === undefined || value === null ? -1 : intern(value)));
+      byTextId.set(id, (i = value === undefined || value === null ? -1 : texts.intern(value)));
     }
-    t[r] = i >= 0 ? i : inlineOf.has(r) ? intern(inlineOf.get(r)!) : -1;
+    t[r] = i >= 0 ? i : inlineOf.has(r) ? texts.intern(inlineOf.get(r)!) : -1;
   }
-  noteExcludedRows(handle, 'NVTX_EVENTS', invalid);
-  return {
-    count: n,
-    rowId: rowId.trim(n),
-    start: start.trim(n),
-    end: end.trim(n),
-    eventType: eventType.trim(n),
-    pid: pid.trim(n),
-    tid: tid.trim(n),
-    domainId: domainId.trim(n),
-    text: text.trim(n),
-    endTid: endTid.trim(n),
-    texts,
-    // No row with a thread: nothing to disagree on.
-    upperBits: upper === undefined ? 0 : upper,
-    invalidRows: invalid,
-    maxTimestampNs: maxTs,
-    marks,
-  };
 }
 
 /**

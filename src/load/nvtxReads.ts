@@ -1,4 +1,4 @@
-import { selectNvtxMaxTimestamp } from '../../queries/nvtx.js';
+import { selectNvtxMaxTimestamp } from '../../queries/nvtxEvents.js';
 import { selectNvtxDomainCreates } from '../../queries/nvtxDomains.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';

@@ -15,7 +15,7 @@
  * The prefix may be any logger's (glog, `[TensorRT-LLM][INFO]`, Python logging, vLLM's engine core):
  * the payload is found by its own shape, not by the prefix.
  */
-import { MAX_LINE_CHARS, type LogFormat } from './types.js';
+import { MAX_LINE_CHARS, type LogFormat } from './logRecords.js';
 import { VLLM_ITERATION_RE } from './vllmIterationDetails.js';
 import { SGLANG_BATCH_RE } from './sglangBatchLines.js';
 

@@ -6,8 +6,8 @@ export type {
   MergedIterationRecord,
   ParsedIterationLog,
   SkippedLine,
-} from './types.js';
-export { MAX_LINE_CHARS, MAX_SKIPPED_SAMPLES } from './types.js';
+} from './logRecords.js';
+export { MAX_LINE_CHARS, MAX_SKIPPED_SAMPLES } from './logRecords.js';
 export { detectLineFormat } from './detect.js';
 export {
   parseIterationLogFile,

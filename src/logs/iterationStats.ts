@@ -11,7 +11,7 @@
  *   record has `iterLatencyMS: 0`). We keep `iter = sourceIter` for the batch composition and
  *   leave the lag to the caller; nothing in the object says reliably which producer wrote it.
  */
-import { emptyMetrics, type Normalized } from './types.js';
+import { emptyMetrics, type Normalized } from './logRecords.js';
 import { parseLogTimestamp } from './timestamps.js';
 import { isPlainObject, toCount, toDurationMs, toNumber, toText } from './values.js';
 

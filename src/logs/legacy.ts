@@ -10,7 +10,7 @@
  * #217). So no record is dropped for its counter: a 0 is kept as iteration -1, and the join finds
  * the log's offset (`alignLogCounters`: a counter of 0, or the batch compositions of the NVTX labels).
  */
-import { emptyMetrics, type IterationMetrics, type Normalized } from './types.js';
+import { emptyMetrics, type IterationMetrics, type Normalized } from './logRecords.js';
 import { parseLogTimestamp } from './timestamps.js';
 import { toCount, toNumber, toText } from './values.js';
 

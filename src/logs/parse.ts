@@ -27,7 +27,7 @@ import {
   type MergedIterationRecord,
   type Normalized,
   type ParsedIterationLog,
-} from './types.js';
+} from './logRecords.js';
 import { isPlainObject } from './values.js';
 import { normalizeVllmIterationLine } from './vllmIterationDetails.js';
 import { assignSglangLinePositions, normalizeSglangBatchLine } from './sglangBatchLines.js';
@@ -460,7 +460,7 @@ export function repeatedIters(log: ParsedIterationLog): { batch: number[]; value
 }
 
 /** The timestamp text and its parsed value describe one instant: take them together. */
-const TIMESTAMP_KEYS = new Set<keyof IterationMetrics>(['timestamp', 'timestampMs']);
+const TIMESTAMP_KEYS: ReadonlySet<keyof IterationMetrics> = new Set<keyof IterationMetrics>(['timestamp', 'timestampMs']);
 
 function mergeInto(target: MergedIterationRecord, extra: IterationLogRecord): void {
   const t = target as unknown as Record<keyof IterationMetrics, unknown>;

@@ -21,7 +21,7 @@
  */
 import { parsePyLiteral, PyLiteralError } from './pyLiteral.js';
 import { parseLogTimestamp } from './timestamps.js';
-import { emptyMetrics, type Normalized } from './types.js';
+import { emptyMetrics, type Normalized } from './logRecords.js';
 import { isPlainObject, toCount, toDurationMs } from './values.js';
 
 export type TextFieldsResult = { ok: true; fields: Record<string, unknown> } | { ok: false; reason: string };

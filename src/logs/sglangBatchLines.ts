@@ -21,7 +21,7 @@
  * `assignSglangLinePositions` numbers them by position (see there).
  */
 import { parseLogTimestamp } from './timestamps.js';
-import { emptyMetrics, type IterationLogRecord, type Normalized } from './types.js';
+import { emptyMetrics, type IterationLogRecord, type Normalized } from './logRecords.js';
 
 /** `Prefill batch` / `Decode batch`, an optional ` [N]`, then `, ` or `. `: where a payload starts. */
 export const SGLANG_BATCH_RE = /(?<![\w.])(Prefill|Decode) batch(?: \[(\d+)\])?[,.] /;

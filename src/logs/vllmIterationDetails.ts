@@ -11,7 +11,7 @@
  * The prefix's `EngineCore_DPk` gives the DP rank; its `MM-DD HH:MM:SS` time has no year, so it
  * is kept as text only.
  */
-import { emptyMetrics, type Normalized } from './types.js';
+import { emptyMetrics, type Normalized } from './logRecords.js';
 
 /** `Iteration(N):` not preceded by a word character. */
 export const VLLM_ITERATION_RE = /(?<!\w)Iteration\((\d+)\):/;

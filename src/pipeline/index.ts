@@ -1,7 +1,5 @@
 /** The one analysis of an export: `analyzeExport(handle, request)` and what it returns. */
 export { analyzeExport, type AnalysisProgress } from './analyzeExport.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, resolveParts, type AnalysisPart, type AnalysisRequest } from './request.js';
-export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './types.js';
-export { categoryTime, type CategoryTime, type CategoryTotal } from './categoryTime.js';
-export { reportCoverage, UNCATEGORIZED, type ReportCoverage, type ReportNote } from './coverage.js';
-export { summarizeHost, type GcSummary, type GilSummary, type GilThreadSummary, type HostSummary } from './hostSummary.js';
+export { isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './exportAnalysis.js';
+export { metricsForExport, parseMetricsRequest, type MetricsCommandResult, type MetricsRequest } from './metricsForExport.js';

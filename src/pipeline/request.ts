@@ -1,9 +1,9 @@
 import type { KernelNames } from '../analysis/timeline.js';
 import type { KernelSummaryOptions } from '../analysis/kernelSummary.js';
 import type { CategoryRule } from '../categories/rules.js';
-import type { FindingThresholds } from '../findings/types.js';
+import type { FindingThresholds } from '../findings/finding.js';
 import type { IterationSelection } from '../iterations/selection.js';
-import type { ParsedIterationLog } from '../logs/types.js';
+import type { ParsedIterationLog } from '../logs/logRecords.js';
 
 /**
  * The parts of an export's analysis a caller can ask for. Each is computed at most once; a part

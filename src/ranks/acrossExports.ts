@@ -1,4 +1,4 @@
-import type { GapAnalysis, GapRow } from '../gaps/analyze.js';
+import type { GapAnalysis, GapRow } from '../gaps/analyzeGaps.js';
 import { identifyRanks, type RankSource } from './identify.js';
 import { analyzeMany, type ManyOptions } from './pool.js';
 import type { TaskName, TaskOptions, TaskResults } from './tasks.js';

@@ -1,6 +1,6 @@
 import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
-import { compactRanges } from '../iterations/analyze.js';
+import { compactRanges } from '../iterations/analyzeIterations.js';
 import type { RankSource } from './identify.js';
 import type { RankFigures } from './rankFigures.js';
 
@@ -239,87 +239,12 @@ export function crossRankView(input: readonly RankedFigures[], opts: { rankSourc
 
   const unexplained: number[] = [];
   const unmatched: number[] = [];
-  const iterations: CrossRankIteration[] = common.map((iter, i) => {
-    const cells: RankCell[] = ranks.map(({ rank, figures }, j) => {
-      const f = figures.iterations[rowsOf[j][i]];
-      return { rank, gpuBusyNs: f.gpuBusyNs, kernelNs: f.kernelNs, communicationNs: f.communicationNs, computeNs: f.kernelNs - f.communicationNs, collectiveWaitNs: 0, arrivalLagNs: null };
-    });
-    const comm = cells.map((c) => c.communicationNs);
-    const commMin = Math.min(...comm);
-    for (const c of cells) c.collectiveWaitNs = c.communicationNs - commMin;
-    const busy = cells.map((c) => c.gpuBusyNs);
-    // Arrival lag, when every rank's collectives of this iteration can be matched one to one.
-    let collectives: number | null = null;
-    if (offsets) {
-      const colls = ranks.map((r, j) => collectivesOf(r.figures, rowsOf[j][i])!);
-      const n = colls[0].s.length;
-      if (n > 0 && colls.every((c) => c.s.length === n)) {
-        collectives = n;
-        const lag = new Float64Array(ranks.length);
-        for (let k = 0; k < n; k++) {
-          let first = Infinity;
-          for (let j = 0; j < ranks.length; j++) first = Math.min(first, colls[j].s[k] + offsets[j]);
-          for (let j = 0; j < ranks.length; j++) lag[j] += colls[j].s[k] + offsets[j] - first;
-        }
-        cells.forEach((c, j) => (c.arrivalLagNs = Math.round(lag[j])));
-      } else if (comm.some((x) => x > 0)) unmatched.push(iter);
-    }
-    let basis: StragglerBasis;
-    let s = 0;
-    if (collectives != null) {
-      basis = 'arrival';
-      // Latest arrival; ties go to the least collective time, then the lowest rank.
-      for (let j = 1; j < cells.length; j++) {
-        const a = cells[j].arrivalLagNs!;
-        const b = cells[s].arrivalLagNs!;
-        if (a > b || (a === b && cells[j].communicationNs < cells[s].communicationNs)) s = j;
-      }
-      if (cells[s].collectiveWaitNs !== 0) unexplained.push(iter);
-    } else if (comm.some((x) => x > 0)) {
-      basis = 'collective-time';
-      for (let j = 1; j < cells.length; j++) if (cells[j].communicationNs < cells[s].communicationNs) s = j;
-    } else {
-      basis = 'compute';
-      for (let j = 1; j < cells.length; j++) if (cells[j].computeNs > cells[s].computeNs) s = j;
-    }
-    const waits = cells.map((c) => c.collectiveWaitNs);
-    return {
-      iter,
-      ranks: cells,
-      gpuBusyMinNs: Math.min(...busy),
-      gpuBusyMaxNs: Math.max(...busy),
-      gpuBusySpreadNs: Math.max(...busy) - Math.min(...busy),
-      straggler: cells[s].rank,
-      stragglerBasis: basis,
-      communicationMinNs: commMin,
-      communicationMaxNs: Math.max(...comm),
-      maxCollectiveWaitNs: Math.max(...waits),
-      totalCollectiveWaitNs: waits.reduce((a, b) => a + b, 0),
-      collectives,
-    };
-  });
+  const iterations = common.map((iter, i) => iterationAcrossRanks(ranks, rowsOf, i, iter, offsets, { unmatched, unexplained }));
   if (unmatched.length) notes.push(`collectives differ in number across ranks in iterations ${compactRanges(unmatched)}: straggler inferred from collective time there`);
   if (unexplained.length) {
     notes.push(`in iterations ${compactRanges(unexplained)} the latest-arriving rank is not the one with the least collective time: the ranks do not leave those collectives together (check the clock alignment and the category rules)`);
   }
-  const totals: RankTotals[] = ranks.map(({ rank, figures }, j) => {
-    const n = iterations.length || 1;
-    const sum = (f: (c: RankCell) => number) => iterations.reduce((a, it) => a + f(it.ranks[j]), 0);
-    const wait = sum((c) => c.collectiveWaitNs);
-    return {
-      rank,
-      file: figures.file,
-      pid: figures.pid,
-      source: figures.source,
-      iterations: iterations.length,
-      meanGpuBusyNs: sum((c) => c.gpuBusyNs) / n,
-      meanCommunicationNs: sum((c) => c.communicationNs) / n,
-      meanComputeNs: sum((c) => c.computeNs) / n,
-      meanCollectiveWaitNs: wait / n,
-      totalCollectiveWaitNs: wait,
-      stragglerIterations: iterations.filter((it) => it.straggler === rank).length,
-    };
-  });
+  const totals = rankTotals(ranks, iterations);
   for (const r of ranks) notes.push(...r.figures.notes);
   if (iterations.length) {
     const byBasis = new Map<StragglerBasis, number>();
@@ -339,4 +264,114 @@ export function crossRankView(input: readonly RankedFigures[], opts: { rankSourc
     clock,
     notes,
   };
+}
+
+/**
+ * Aligned iteration `i` (number `iter`) across the ranks: per rank its figures and collective wait,
+ * the arrival lags when the collectives match, the straggler. Iterations whose collectives cannot
+ * be matched, or whose latest arrival is not the least collective time, are added to `flagged`.
+ */
+function iterationAcrossRanks(
+  ranks: readonly RankedFigures[],
+  rowsOf: number[][],
+  i: number,
+  iter: number,
+  offsets: number[] | null,
+  flagged: { unmatched: number[]; unexplained: number[] },
+): CrossRankIteration {
+  const cells: RankCell[] = ranks.map(({ rank, figures }, j) => {
+    const f = figures.iterations[rowsOf[j][i]];
+    return { rank, gpuBusyNs: f.gpuBusyNs, kernelNs: f.kernelNs, communicationNs: f.communicationNs, computeNs: f.kernelNs - f.communicationNs, collectiveWaitNs: 0, arrivalLagNs: null };
+  });
+  const comm = cells.map((c) => c.communicationNs);
+  const commMin = Math.min(...comm);
+  for (const c of cells) c.collectiveWaitNs = c.communicationNs - commMin;
+  const busy = cells.map((c) => c.gpuBusyNs);
+  // Arrival lag, when every rank's collectives of this iteration can be matched one to one.
+  let collectives: number | null = null;
+  if (offsets) {
+    collectives = setArrivalLags(ranks, rowsOf, i, offsets, cells);
+    if (collectives == null && comm.some((x) => x > 0)) flagged.unmatched.push(iter);
+  }
+  const { s, basis } = straggler(cells, collectives != null);
+  if (basis === 'arrival' && cells[s].collectiveWaitNs !== 0) flagged.unexplained.push(iter);
+  const waits = cells.map((c) => c.collectiveWaitNs);
+  return {
+    iter,
+    ranks: cells,
+    gpuBusyMinNs: Math.min(...busy),
+    gpuBusyMaxNs: Math.max(...busy),
+    gpuBusySpreadNs: Math.max(...busy) - Math.min(...busy),
+    straggler: cells[s].rank,
+    stragglerBasis: basis,
+    communicationMinNs: commMin,
+    communicationMaxNs: Math.max(...comm),
+    maxCollectiveWaitNs: Math.max(...waits),
+    totalCollectiveWaitNs: waits.reduce((a, b) => a + b, 0),
+    collectives,
+  };
+}
+
+/**
+ * Each cell's arrival lag: over the iteration's collectives, matched by order, the sum of the
+ * rank's start (on the aligned clock) minus the earliest rank's. Returns the collectives matched,
+ * or null (lags left null) when the ranks have none or differ in their number.
+ */
+function setArrivalLags(ranks: readonly RankedFigures[], rowsOf: number[][], i: number, offsets: number[], cells: RankCell[]): number | null {
+  const colls = ranks.map((r, j) => collectivesOf(r.figures, rowsOf[j][i])!);
+  const n = colls[0].s.length;
+  if (!(n > 0 && colls.every((c) => c.s.length === n))) return null;
+  const lag = new Float64Array(ranks.length);
+  for (let k = 0; k < n; k++) {
+    let first = Infinity;
+    for (let j = 0; j < ranks.length; j++) first = Math.min(first, colls[j].s[k] + offsets[j]);
+    for (let j = 0; j < ranks.length; j++) lag[j] += colls[j].s[k] + offsets[j] - first;
+  }
+  cells.forEach((c, j) => (c.arrivalLagNs = Math.round(lag[j])));
+  return n;
+}
+
+/**
+ * The cell of the rank the others waited for, and on what basis: the latest arrival when the
+ * collectives were matched (ties: least collective time, then lowest rank), else the least
+ * collective time, else (no collective) the most compute.
+ */
+function straggler(cells: readonly RankCell[], matched: boolean): { s: number; basis: StragglerBasis } {
+  let s = 0;
+  if (matched) {
+    for (let j = 1; j < cells.length; j++) {
+      const a = cells[j].arrivalLagNs!;
+      const b = cells[s].arrivalLagNs!;
+      if (a > b || (a === b && cells[j].communicationNs < cells[s].communicationNs)) s = j;
+    }
+    return { s, basis: 'arrival' };
+  }
+  if (cells.some((c) => c.communicationNs > 0)) {
+    for (let j = 1; j < cells.length; j++) if (cells[j].communicationNs < cells[s].communicationNs) s = j;
+    return { s, basis: 'collective-time' };
+  }
+  for (let j = 1; j < cells.length; j++) if (cells[j].computeNs > cells[s].computeNs) s = j;
+  return { s, basis: 'compute' };
+}
+
+/** Per rank, its means over the aligned iterations and the iterations it straggled in. */
+function rankTotals(ranks: readonly RankedFigures[], iterations: readonly CrossRankIteration[]): RankTotals[] {
+  return ranks.map(({ rank, figures }, j) => {
+    const n = iterations.length || 1;
+    const sum = (f: (c: RankCell) => number) => iterations.reduce((a, it) => a + f(it.ranks[j]), 0);
+    const wait = sum((c) => c.collectiveWaitNs);
+    return {
+      rank,
+      file: figures.file,
+      pid: figures.pid,
+      source: figures.source,
+      iterations: iterations.length,
+      meanGpuBusyNs: sum((c) => c.gpuBusyNs) / n,
+      meanCommunicationNs: sum((c) => c.communicationNs) / n,
+      meanComputeNs: sum((c) => c.computeNs) / n,
+      meanCollectiveWaitNs: wait / n,
+      totalCollectiveWaitNs: wait,
+      stragglerIterations: iterations.filter((it) => it.straggler === rank).length,
+    };
+  });
 }

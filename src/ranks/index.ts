@@ -6,5 +6,4 @@ export * from './crossRank.js';
 export * from './merge.js';
 export * from './tasks.js';
 export * from './pool.js';
-export * from './progress.js';
 export * from './ranksFromExports.js';

@@ -1,6 +1,7 @@
 import { IterationError } from '../errors.js';
-import type { RankFindings } from '../findings/types.js';
-import type { ExportAnalysis } from '../pipeline/types.js';
+import { findFindings } from '../findings/findFindings.js';
+import type { RankFindings } from '../findings/finding.js';
+import { findingsInputOf, type ExportAnalysis, type ReportData } from '../pipeline/exportAnalysis.js';
 import { crossRankView, type CrossRankView } from './crossRank.js';
 import { identifyRanks, type RankSource } from './identify.js';
 import { analyzeMany, type ManyOptions } from './pool.js';
@@ -52,4 +53,18 @@ export async function findingsPerRank(
   const { view, ranksOfFile } = crossRankFromFigures(files, [first.rankFigures, ...others.map((o) => o.rankFigures)]);
   const ranks = [first.findings, ...others.map((o) => o.findings)].map(({ file, engine, basis, findings }, i) => ({ file, ranks: ranksOfFile[i], engine, basis, findings }));
   return { crossRank: view, ranks };
+}
+
+/**
+ * The report over one export per rank: the first export's sections (`first`, its report analysis
+ * with `rankFigures`), its findings read with the cross-rank view too (stragglers, collective
+ * wait) and each rank's own findings beside them, and the cross-rank view.
+ */
+export type ReportAcrossRanks = ReportData & { crossRank?: CrossRankView | null };
+
+/** `report` over one export per rank: a new report value from the first export's and the others' (see `findingsPerRank`). */
+export async function reportAcrossRanks(files: readonly string[], first: ReportData, opts: TaskOptions & ManyOptions = {}): Promise<ReportAcrossRanks> {
+  const perRank = await findingsPerRank(files, first, opts);
+  const findings = { ...findFindings({ ...findingsInputOf(first)!, crossRank: perRank.crossRank }), ranks: perRank.ranks };
+  return { ...first, findings, crossRank: perRank.crossRank };
 }

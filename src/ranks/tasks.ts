@@ -4,17 +4,17 @@ import type { CaptureHealth } from '../analysis/captureHealth.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
-import type { GapAnalysis } from '../gaps/analyze.js';
-import type { IterationAnalysis } from '../iterations/analyze.js';
+import type { GapAnalysis } from '../gaps/analyzeGaps.js';
+import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
 import type { PhaseSummary } from '../iterations/summary.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
-import { metricsForExport, type MetricsCommandResult, type MetricsRequest } from '../metrics/metricsForExport.js';
+import { metricsForExport, type MetricsCommandResult, type MetricsRequest } from '../pipeline/metricsForExport.js';
 import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
-import type { ExportAnalysis } from '../pipeline/types.js';
+import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 import { summarizeRun, summaryRequest, type RunSummary } from '../summary/runSummary.js';
 import type { RankFigures } from './rankFigures.js';
-import type { FindingsResult } from '../findings/types.js';
+import type { FindingsResult } from '../findings/finding.js';
 import { ENGINE_CAPTURE_PARTS, engineCaptureOf, type EngineCapture } from '../compare/engineCapture.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { ExportHandle } from '../export/openExport.js';
 import { aq, column, op } from '../math/arqueroOps.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
-import { PHASES, type IterationRow, type Phase } from '../iterations/analyze.js';
+import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { VLLM_EXECUTE_STEP, VLLM_EXECUTE_STEP_OLD } from '../iterations/sources/vllm.js';
 import { isSglangStepSpan } from '../iterations/sglangSteps.js';
 import { analyzeExport } from '../pipeline/analyzeExport.js';
 import type { AnalysisPart, AnalysisRequest } from '../pipeline/request.js';
-import type { ExportAnalysis } from '../pipeline/types.js';
+import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 
 import { digestFindings, type FindingDigest } from '../findings/digest.js';
 import { EmptyCaptureError } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { GapRow } from '../gaps/analyze.js';
+import type { GapRow } from '../gaps/analyzeGaps.js';
 import { causeColor } from './colors.js';
 import { completeEvent } from './events.js';
 import { gapTrack, gpuPid, type TrackRegistry } from './tracks.js';

@@ -45,56 +45,9 @@ interface StreamState {
  */
 export function writeGpuOps(timeline: Timeline, tracks: TrackRegistry, emit: (json: string) => void, opts: GpuOpSliceOptions): GpuOpSliceStats {
   const stats: GpuOpSliceStats = { ops: 0, byKind: { kernel: 0, memcpy: 0, memset: 0, graph: 0 }, overflowOps: 0, streams: 0, streamsWithOverflow: 0, devices: [] };
-  const { gpuOps: ops, kernelStrings: strings, copyKinds: copyLabels } = timeline;
+  const { gpuOps: ops } = timeline;
   const withPid = timeline.gpuProcesses > 1;
-  const classifier = opts.classifier;
-  const cats = classifier.categories;
-
-  // Per-op JSON after `"dur":...`: name, cat and the start of args, cached per name.
-  const kernelFrag = new Map<unknown, string>();
-  const memcpyFrag = new Map<unknown, string>();
-  const graphFrag = new Map<unknown, string>();
-  const memsetFrag = `,"name":"[CUDA memset]","cat":"memset","args":{"category":${str(cats[classifier.classify('[CUDA memset]')])}`;
-  const graphCategory = str(cats[classifier.classify('[CUDA graph]')]);
-  // Ids are numbers, or the text a damaged export held (kept verbatim: never a string id).
-  const fragment = (kind: number, nameId: unknown, catId: unknown): string => {
-    switch (kind) {
-      case GpuOpKind.Kernel: {
-        const key = catId ?? -1;
-        let f = kernelFrag.get(key);
-        if (f === undefined) {
-          const full = catId == null ? '' : (strings.get(catId as number) ?? '');
-          const name = nameId == null ? '[kernel]' : (strings.get(nameId as number) ?? `[kernel ${String(nameId)}]`);
-          f = `,"name":${str(name)},"cat":"kernel","args":{"category":${str(cats[classifier.classify(full)])}`;
-          kernelFrag.set(key, f);
-        }
-        return f;
-      }
-      case GpuOpKind.Memcpy: {
-        const key = nameId ?? -1;
-        let f = memcpyFrag.get(key);
-        if (f === undefined) {
-          const label = nameId == null ? 'Unknown' : (copyLabels.get(nameId as number) ?? `copyKind ${String(nameId)}`);
-          const name = `[CUDA memcpy ${label}]`;
-          f = `,"name":${str(name)},"cat":"memcpy","args":{"category":${str(cats[classifier.classify(name)])}`;
-          memcpyFrag.set(key, f);
-        }
-        return f;
-      }
-      case GpuOpKind.Graph: {
-        const key = nameId ?? -1;
-        let f = graphFrag.get(key);
-        if (f === undefined) {
-          f = `,"name":${str(nameId == null ? '[CUDA graph]' : `[CUDA graph ${String(nameId)}]`)},"cat":"graph","args":{"category":${graphCategory}`;
-          graphFrag.set(key, f);
-        }
-        return f;
-      }
-      default:
-        return memsetFrag;
-    }
-  };
-
+  const fragment = sliceFragments(timeline, opts.classifier);
   const devices = new Map<number, Map<number, StreamState>>();
   let lastDevice = NaN;
   let lastStreams: Map<number, StreamState> | undefined;
@@ -139,6 +92,64 @@ export function writeGpuOps(timeline: Timeline, tracks: TrackRegistry, emit: (js
     stats.ops++;
     stats.byKind[kindNames[kind]]++;
   });
+  countStreams(devices, stats);
+  return stats;
+}
+
+/**
+ * The per-op JSON after `"dur":...` (name, cat and the start of args) of an op of `kind` with
+ * these slice name and demangled-name ids, cached per name. Ids are numbers, or the text a
+ * damaged export held (kept verbatim: never a string id).
+ */
+function sliceFragments(timeline: Timeline, classifier: CategoryClassifier): (kind: number, nameId: unknown, catId: unknown) => string {
+  const { kernelStrings: strings, copyKinds: copyLabels } = timeline;
+  const cats = classifier.categories;
+  const kernelFrag = new Map<unknown, string>();
+  const memcpyFrag = new Map<unknown, string>();
+  const graphFrag = new Map<unknown, string>();
+  const memsetFrag = `,"name":"[CUDA memset]","cat":"memset","args":{"category":${str(cats[classifier.classify('[CUDA memset]')])}`;
+  const graphCategory = str(cats[classifier.classify('[CUDA graph]')]);
+  return (kind: number, nameId: unknown, catId: unknown): string => {
+    switch (kind) {
+      case GpuOpKind.Kernel: {
+        const key = catId ?? -1;
+        let f = kernelFrag.get(key);
+        if (f === undefined) {
+          const full = catId == null ? '' : (strings.get(catId as number) ?? '');
+          const name = nameId == null ? '[kernel]' : (strings.get(nameId as number) ?? `[kernel ${String(nameId)}]`);
+          f = `,"name":${str(name)},"cat":"kernel","args":{"category":${str(cats[classifier.classify(full)])}`;
+          kernelFrag.set(key, f);
+        }
+        return f;
+      }
+      case GpuOpKind.Memcpy: {
+        const key = nameId ?? -1;
+        let f = memcpyFrag.get(key);
+        if (f === undefined) {
+          const label = nameId == null ? 'Unknown' : (copyLabels.get(nameId as number) ?? `copyKind ${String(nameId)}`);
+          const name = `[CUDA memcpy ${label}]`;
+          f = `,"name":${str(name)},"cat":"memcpy","args":{"category":${str(cats[classifier.classify(name)])}`;
+          memcpyFrag.set(key, f);
+        }
+        return f;
+      }
+      case GpuOpKind.Graph: {
+        const key = nameId ?? -1;
+        let f = graphFrag.get(key);
+        if (f === undefined) {
+          f = `,"name":${str(nameId == null ? '[CUDA graph]' : `[CUDA graph ${String(nameId)}]`)},"cat":"graph","args":{"category":${graphCategory}`;
+          graphFrag.set(key, f);
+        }
+        return f;
+      }
+      default:
+        return memsetFrag;
+    }
+  };
+}
+
+/** The devices written (ascending), their streams, and the streams that needed overflow lanes, into `stats`. */
+function countStreams(devices: Map<number, Map<number, StreamState>>, stats: GpuOpSliceStats): void {
   for (const [d, streams] of devices) {
     stats.devices.push(d);
     for (const st of streams.values()) {
@@ -147,5 +158,4 @@ export function writeGpuOps(timeline: Timeline, tracks: TrackRegistry, emit: (js
     }
   }
   stats.devices.sort((a, b) => a - b);
-  return stats;
 }

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
-import type { IterationRow } from '../iterations/analyze.js';
+import type { IterationRow } from '../iterations/analyzeIterations.js';
 import { iterationName } from '../iterations/naming.js';
-import { METRIC_KEYS } from '../logs/types.js';
+import { METRIC_KEYS } from '../logs/logRecords.js';
 import { PHASE_COLORS } from './colors.js';
 import { completeEvent, counterEvent } from './events.js';
 import { Lanes } from './lanes.js';

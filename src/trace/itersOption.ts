@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { compactRanges, type IterationRow } from '../iterations/analyze.js';
+import { compactRanges, type IterationRow } from '../iterations/analyzeIterations.js';
 
 /** `--iters A-B` (or `--iters A`): inclusive iteration numbers. */
 export interface IterRange {

@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
-import { idleByCausePerIteration, type GapRow } from '../gaps/analyze.js';
-import type { IterationRow } from '../iterations/analyze.js';
-import type { ExportAnalysis } from '../pipeline/types.js';
+import { idleByCausePerIteration, type GapRow } from '../gaps/analyzeGaps.js';
+import type { IterationRow } from '../iterations/analyzeIterations.js';
+import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 import { formatBytes } from './format.js';
 import { writeGaps } from './gapSlices.js';
 import { writeGpuOps, type GpuOpSliceStats } from './gpuOpSlices.js';

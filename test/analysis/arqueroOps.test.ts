@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { aq, op } from '../../src/math/arqueroOps.js';
 import { percentile } from '../../src/math/percentile.js';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { fixture } from '../helpers/fixtures.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 

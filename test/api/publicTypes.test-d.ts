@@ -58,7 +58,7 @@ import type {
 import type { CrossRankView } from '../../src/index.js';
 // Reachable from the public types: named by the index too.
 import type { Evidence, FindingsOptions, GilHolderAnalysis, InputReadOptions, KernelSummaryOptions, MemoryTraffic, RankFindings, Severity } from '../../src/index.js';
-import type { Engine as FindingsEngine } from '../../src/findings/types.js';
+import type { Engine as FindingsEngine } from '../../src/findings/finding.js';
 
 // ---------------------------------------------------------------------------------------------
 // Opening an export and the one pipeline
@@ -128,8 +128,9 @@ expectTypeOf<ExportAnalysis>().toEqualTypeOf<{
   servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
   timingsMs: Record<string, number>;
-  crossRank?: CrossRankView | null;
 }>();
+// One export per rank (`report`): the first export's report analysis with the cross-rank view, composed by src/ranks.
+expectTypeOf<iterscope.ReportAcrossRanks>().toEqualTypeOf<iterscope.ReportData & { crossRank?: CrossRankView | null }>();
 expectTypeOf<ReportLogFile>().toEqualTypeOf<{ file: string; records: number; skippedLines: number; formats: Partial<Record<iterscope.LogFormat, number>> }>();
 
 // The parts' fields (names; their types are the parts' own).

@@ -16,7 +16,7 @@ const DIST = join(REPO_ROOT, 'dist');
 const BUNDLE = join(DIST, 'iterscope.mjs');
 const BUNDLE_FILES = ['iterscope.mjs', 'iterscope-worker.mjs', 'iterscope-kineto.mjs'];
 /** The tsc outputs the bundle is made from. */
-const SOURCES = [CLI, join(DIST, 'src', 'ranks', 'worker.js'), join(DIST, 'src', 'kineto', 'convertMain.js')];
+const SOURCES = [CLI, join(DIST, 'src', 'ranks', 'worker.js'), join(DIST, 'src', 'export', 'kineto', 'convertMain.js')];
 
 interface Run {
   status: number | null;

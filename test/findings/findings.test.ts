@@ -3,10 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runFindings } from '../../src/cli/commands/findings.js';
 import { withExport } from '../../src/export/openExport.js';
 import { findFindings, resolveThresholds } from '../../src/findings/findFindings.js';
-import { FINDINGS_SCHEMA, type Finding, type FindingsResult } from '../../src/findings/types.js';
+import { FINDINGS_SCHEMA, type Finding, type FindingsResult } from '../../src/findings/finding.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { reportAnalysis } from '../helpers/pipeline.js';
-import type { ReportData } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
 import { IterscopeError } from '../../src/errors.js';
 import { fixture } from '../helpers/fixtures.js';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runReport } from '../../src/cli/commands/report.js';
 import { findFindings } from '../../src/findings/findFindings.js';
-import type { ReportData } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const LOGS = [fixture('pytorch-moe-window', 'iteration_log.txt'), fixture('pytorch-moe-window', 'executor.log')];

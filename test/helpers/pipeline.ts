@@ -1,8 +1,8 @@
 import type { ExportHandle } from '../../queries/handle.js';
-import type { GapAnalysis } from '../../src/gaps/analyze.js';
+import type { GapAnalysis } from '../../src/gaps/analyzeGaps.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { REPORT_PARTS, type AnalysisRequest } from '../../src/pipeline/request.js';
-import { isReportData, type ReportData } from '../../src/pipeline/types.js';
+import { isReportData, type ReportData } from '../../src/pipeline/exportAnalysis.js';
 
 /** The gaps as `iterscope gaps` computes them: the pipeline's iterations (when found) and gaps. */
 export function gapsOf(h: ExportHandle, request: Omit<AnalysisRequest, 'parts'> = {}): GapAnalysis {

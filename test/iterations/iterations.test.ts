@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openExport, withExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyze.js';
+import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { fixture } from '../helpers/fixtures.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';

@@ -13,8 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
-import type { IterationLogRecord } from '../../src/logs/types.js';
-import type { IterationAnalysis } from '../../src/iterations/analyze.js';
+import type { IterationLogRecord } from '../../src/logs/logRecords.js';
+import type { IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const DENSE = fixture('pytorch-dense', 'trace.sqlite');

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openInput, withExport } from '../../src/export/openExport.js';
 import { exportNotes } from '../../src/export/exportNotes.js';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { IterationError, KinetoTraceError } from '../../src/errors.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';

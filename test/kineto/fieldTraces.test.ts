@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { exportNotes } from '../../src/export/exportNotes.js';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { allRows } from '../../queries/run.js';
 import { selectLaunchCalls } from '../../queries/launchCalls.js';
 import { REPO_ROOT, fixture } from '../helpers/fixtures.js';

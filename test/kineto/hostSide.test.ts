@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openInput, withExport } from '../../src/export/openExport.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { analyzeAtenOps } from '../../src/kineto/atenOps.js';
 import { attachTorchTrace } from '../../src/kineto/attachTorchTrace.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { analyzeAtenOps } from '../../src/kineto/atenOps.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 

@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KinetoJsonScanner, TraceScanError } from '../../src/kineto/jsonEventScanner.js';
 import { readKinetoTrace, type KinetoEvent } from '../../src/kineto/readKineto.js';
-import { microsToNs } from '../../src/kineto/convert.js';
+import { microsToNs } from '../../src/kineto/kinetoEvents.js';
 import { KinetoTraceError } from '../../src/errors.js';
 
 const DOC = `{

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openInput, withExport } from '../../src/export/openExport.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { fixture } from '../helpers/fixtures.js';

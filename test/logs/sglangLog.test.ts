@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseIterationLogFile, parseIterationLogLine, parseIterationLogText } from '../../src/logs/index.js';
 import { sglangLineOf } from '../../src/logs/sglangBatchLines.js';
-import type { IterationLogRecord } from '../../src/logs/types.js';
+import type { IterationLogRecord } from '../../src/logs/logRecords.js';
 import { fixture, fixtureLines } from './fixtures.js';
 
 function record(line: string): IterationLogRecord {

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationRow } from '../../src/iterations/analyze.js';
+import { analyzeIterations, type IterationRow } from '../../src/iterations/analyzeIterations.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { ITERATION_METRICS, metricGpuByPid, metricGpuForCudaDevice, readMetricCatalog } from '../../src/metrics/catalog.js';
 import { metricsOverCapture, metricsOverIntervals } from '../../src/metrics/distribution.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { readMetricCatalog } from '../../src/metrics/catalog.js';
 import { metricsOverCapture } from '../../src/metrics/distribution.js';
 import { iterationMetrics, phaseMetrics } from '../../src/metrics/iterationMetrics.js';

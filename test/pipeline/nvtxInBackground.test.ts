@@ -12,7 +12,7 @@ import { openExport, withExport } from '../../src/export/openExport.js';
 import { excludedRowNotes } from '../../src/load/excludedRows.js';
 import { analyzeExport, BACKGROUND_NVTX_ROWS } from '../../src/pipeline/analyzeExport.js';
 import { REPORT_PARTS, type AnalysisRequest, type NvtxReadMode } from '../../src/pipeline/request.js';
-import type { ExportAnalysis } from '../../src/pipeline/types.js';
+import type { ExportAnalysis } from '../../src/pipeline/exportAnalysis.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { summarizeRun, summaryRequest } from '../../src/summary/runSummary.js';
 import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FindingsResult } from '../../src/findings/types.js';
+import type { FindingsResult } from '../../src/findings/finding.js';
 import { UNUSABLE_TIMES } from '../../src/load/excludedRows.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture } from '../helpers/fixtures.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerReport, runReport } from '../../src/cli/commands/report.js';
 import { gpuTimeByCategoryChart, idleByCauseChart, idleByIterationChart } from '../../reports/document/charts.js';
 import { fragmentedLabel } from '../../reports/document/document.js';
-import type { ReportData } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
 import { binIterations, iterationTicks } from '../../reports/html/chartSpecs.js';
 import { fixture } from '../helpers/fixtures.js';
 

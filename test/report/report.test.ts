@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runReport } from '../../src/cli/commands/report.js';
-import type { ReportData } from '../../src/pipeline/types.js';
+import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
 import { formatNs } from '../../reports/units.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';

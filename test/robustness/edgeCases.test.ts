@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
 import { summarizeNvtx } from '../../src/analysis/nvtxSummary.js';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { nvtxSummaryTable } from '../../reports/nvtxReport.js';
 import { fixture } from '../helpers/fixtures.js';
 import { gapsOf } from '../helpers/pipeline.js';

@@ -6,7 +6,7 @@ import { summarizeNvtx } from '../../src/analysis/nvtxSummary.js';
 import { IterscopeError } from '../../src/errors.js';
 import { withExport } from '../../src/export/openExport.js';
 import { gapsOf } from '../helpers/pipeline.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { parseIterationRangeSpec } from '../../src/iterations/rangeSpec.js';
 import { runCli } from '../helpers/cli.js';
 import { FIXTURES, fixture } from '../helpers/fixtures.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations } from '../../src/iterations/analyze.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { parseIterationLogFile } from '../../src/logs/index.js';
 import { fixture } from '../helpers/fixtures.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';

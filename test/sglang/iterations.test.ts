@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationAnalysis, type IterationRow } from '../../src/iterations/analyze.js';
+import { analyzeIterations, type IterationAnalysis, type IterationRow } from '../../src/iterations/analyzeIterations.js';
 import { detectEngine } from '../../src/iterations/sources/index.js';
 import { summarizeByPhase } from '../../src/iterations/summary.js';
 import { parseIterationLogFile, parseIterationLogText } from '../../src/logs/index.js';

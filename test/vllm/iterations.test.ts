@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IterationError } from '../../src/errors.js';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyze.js';
+import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
 import { detectEngine } from '../../src/iterations/sources/index.js';
 import { summarizeByPhase } from '../../src/iterations/summary.js';
 import { parseIterationLogFile, parseIterationLogText } from '../../src/logs/index.js';

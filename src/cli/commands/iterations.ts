@@ -3,7 +3,7 @@ import { withExport } from '../../export/openExport.js';
 import { DEFAULT_CATEGORY_RULES, loadCategoryRules } from '../../categories/rules.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import type { AnalysisPart } from '../../pipeline/request.js';
-import { progress } from '../../ranks/progress.js';
+import { progress } from '../../progress.js';
 import { categoryRulesTable, iterationsTable, noIterationsTable, noPhasesTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
 import { EmptyCaptureError } from '../../errors.js';
 import { stackRankTables } from '../../../reports/ranksReport.js';

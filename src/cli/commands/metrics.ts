@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { metricsForExport, parseMetricsRequest, type MetricsCommandResult, type MetricsRequest } from '../../metrics/metricsForExport.js';
+import { metricsForExport, parseMetricsRequest, type MetricsCommandResult, type MetricsRequest } from '../../pipeline/metricsForExport.js';
 import { metricsTable } from '../../../reports/metricsReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect, logOption, logsOf, withSelectionOptions, type LogOptions } from './options.js';

@@ -2,13 +2,13 @@ import { Option, type Command } from 'commander';
 import { resolveFormat } from '../output.js';
 import { parseNonNegativeInt } from '../../optionValues.js';
 import { loadCategoryRules, type CategoryRule } from '../../categories/rules.js';
-import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
+import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyzeGaps.js';
 import { parseDurationNs } from '../../gaps/duration.js';
 import { parseIterationRangeSpec, parseProfileRanges } from '../../iterations/rangeSpec.js';
 import { resolveLogTimeZone } from '../../iterations/logTimestampWindows.js';
 import { parseIterationSelection, type IterationSelection, type IterationSelectionOptions } from '../../iterations/selection.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
-import type { ParsedIterationLog } from '../../logs/types.js';
+import type { ParsedIterationLog } from '../../logs/logRecords.js';
 
 /**
  * The options several commands share, declared once: their types (what the action receives), and

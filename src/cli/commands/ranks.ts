@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { analyzeAcrossExports, type ResultsAcrossExports } from '../../ranks/acrossExports.js';
 import { expandInputs } from '../../ranks/expandInputs.js';
-import { progress } from '../../ranks/progress.js';
+import { progress } from '../../progress.js';
 import { crossRankFromExports } from '../../ranks/ranksFromExports.js';
 import { mergeSummaryFiles } from '../../ranks/merge.js';
 import { COMMUNICATION_CATEGORY } from '../../ranks/rankFigures.js';

@@ -1,16 +1,15 @@
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { findingsPerRank } from '../../ranks/ranksFromExports.js';
+import { reportAcrossRanks, type ReportAcrossRanks } from '../../ranks/ranksFromExports.js';
 import { expandExportArgs } from './ranks.js';
 import { nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, torchTraceOption, type CategoryOptions, type IterationCommandOptions, type TorchTraceOptions } from './options.js';
 import { withExport } from '../../export/openExport.js';
 import { UsageError } from '../../errors.js';
 import { writeResult, type OutputOptions } from '../output.js';
-import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyze.js';
+import { DEFAULT_MIN_GAP_NS } from '../../gaps/analyzeGaps.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
-import { findFindings, findingsInputOf } from '../../findings/findFindings.js';
 import { REPORT_PARTS } from '../../pipeline/request.js';
-import { isReportData, type ReportData } from '../../pipeline/types.js';
+import { isReportData } from '../../pipeline/exportAnalysis.js';
 import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../reports/document/renderReport.js';
 import { DEFAULT_REPORT_LAYOUT } from '../../../reports/document/layout.js';
 
@@ -35,7 +34,7 @@ export function resolveReportFormat(opts: { format?: string; output?: string }):
 }
 
 /** The `report` command's work without writing anything: option checks, the pipeline, rendering. */
-export async function runReport(input: string | readonly string[], opts: Partial<ReportCommandOptions> = {}): Promise<{ format: ReportFormat; text: string; data: ReportData }> {
+export async function runReport(input: string | readonly string[], opts: Partial<ReportCommandOptions> = {}): Promise<{ format: ReportFormat; text: string; data: ReportAcrossRanks }> {
   // Option errors surface before the export is read.
   const format = resolveReportFormat(opts);
   // Several exports (one per rank): the sections describe the first, plus a cross-rank section.
@@ -49,14 +48,9 @@ export async function runReport(input: string | readonly string[], opts: Partial
   };
   // Several exports: the first one's figures for the cross-rank view too.
   const parts = files.length > 1 ? [...REPORT_PARTS, 'rankFigures' as const] : REPORT_PARTS;
-  const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts }));
-  if (!isReportData(analysis)) throw new Error(`report: the pipeline did not return every report part (${analysis.parts.join(', ')})`);
-  if (files.length > 1) {
-    const perRank = await findingsPerRank(files, analysis, request);
-    analysis.crossRank = perRank.crossRank;
-    // The rules read the cross-rank view too (stragglers, collective wait); each rank's own findings beside.
-    analysis.findings = { ...findFindings({ ...findingsInputOf(analysis)!, crossRank: analysis.crossRank }), ranks: perRank.ranks };
-  }
+  const first = withExport(files[0], (h) => analyzeExport(h, { ...request, parts }));
+  if (!isReportData(first)) throw new Error(`report: the pipeline did not return every report part (${first.parts.join(', ')})`);
+  const analysis = files.length > 1 ? await reportAcrossRanks(files, first, request) : first;
   const text = await renderReport(analysis, format, {
     top: opts.top ?? DEFAULT_REPORT_LAYOUT.top,
     iterationRows: opts.iterationRows ?? DEFAULT_REPORT_LAYOUT.iterationRows,

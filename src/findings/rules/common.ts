@@ -1,7 +1,7 @@
-import { formatNs } from '../../units.js';
-import type { GapRow } from '../../gaps/analyze.js';
+import { formatNs } from '../../formatNs.js';
+import type { GapRow } from '../../gaps/analyzeGaps.js';
 import { REMEDIES } from '../remedies.js';
-import type { Evidence, Finding, RuleContext } from '../types.js';
+import type { Evidence, Finding, RuleContext } from '../finding.js';
 
 export { formatNs };
 

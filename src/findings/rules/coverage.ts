@@ -1,6 +1,6 @@
 import { traceNames, type CaptureTracing } from '../../load/captureSettings.js';
 import { remedyEngine, type RemedyEngine } from '../remedies.js';
-import type { Finding, RuleContext } from '../types.js';
+import type { Finding, RuleContext } from '../finding.js';
 import { makeFinding } from './common.js';
 
 /** One thing the capture does not hold, and what would record it. */

@@ -1,8 +1,8 @@
 import { noCudaDiagnostic, processLabel, type CaptureHealth, type NsysDiagnostic, type ProfiledProcess } from '../../analysis/captureHealth.js';
 import { traceNames } from '../../load/captureSettings.js';
-import { compactRanges, type IterationRow } from '../../iterations/analyze.js';
+import { compactRanges, type IterationRow } from '../../iterations/analyzeIterations.js';
 import { healthRemedy, KINETO_WITHOUT_GPU_WORK, remedyEngine, type HealthRemedyId } from '../remedies.js';
-import type { Evidence, Finding, HealthRuleContext } from '../types.js';
+import type { Evidence, Finding, HealthRuleContext } from '../finding.js';
 import { formatNs, makeFinding, pct } from './common.js';
 
 // Whether the capture can answer at all: the findings that come before any other. Each reads the

@@ -1,4 +1,4 @@
-import type { Evidence, Finding, RuleContext } from '../types.js';
+import type { Evidence, Finding, RuleContext } from '../finding.js';
 import { formatNs, makeFinding, pct } from './common.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Evidence, Finding, RuleContext } from '../types.js';
+import type { Evidence, Finding, RuleContext } from '../finding.js';
 import { formatNs, makeFinding } from './common.js';
 
 const bytes = (b: number) => (b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GiB` : b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MiB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KiB` : `${b} B`);

@@ -1,6 +1,6 @@
-import type { IterationRow } from '../../iterations/analyze.js';
+import type { IterationRow } from '../../iterations/analyzeIterations.js';
 import { batchComposition, iterationLabel } from '../../iterations/naming.js';
-import type { Evidence, Finding, RuleContext } from '../types.js';
+import type { Evidence, Finding, RuleContext } from '../finding.js';
 import { formatNs, makeFinding } from './common.js';
 
 function median(v: number[]): number {

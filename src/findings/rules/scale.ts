@@ -1,5 +1,5 @@
-import type { MoeRoutingReading } from '../../compare/compareRuns.js';
-import type { Evidence, Finding, RuleContext } from '../types.js';
+import type { MoeRoutingReading } from '../moeRoutingReading.js';
+import type { Evidence, Finding, RuleContext } from '../finding.js';
 import { formatNs, makeFinding, pct } from './common.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { KernelSummary } from '../analysis/kernelSummary.js';
-import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
-import type { GapAnalysis } from '../gaps/analyze.js';
-import type { IterationAnalysis } from '../iterations/analyze.js';
+import type { KernelSummary } from './kernelSummary.js';
+import type { NvtxGpuProjection } from './nvtxGpuProjection.js';
+import type { GapAnalysis } from '../gaps/analyzeGaps.js';
+import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
-import type { CategoryTime } from './categoryTime.js';
+import type { CategoryTime } from '../categories/categoryTime.js';
 
 /** The category that catches kernels no rule named (the default table's last rule). */
 export const UNCATEGORIZED = 'other';
@@ -80,7 +80,7 @@ export function reportCoverage(input: {
     }
   };
   add('report', input.extraNotes.filter((n) => n.source === 'report').map((n) => n.text));
-  // Iteration notes already include the metrics notes (addGpuMetrics appends them).
+  // Iteration notes already include the metrics notes (the pipeline's `iterations` part appends them).
   add('iterations', cov?.notes ?? []);
   add('gaps', input.gaps.notes);
   add('kernels', input.kernelNotes);

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtEntry } from '../builtEntry.js';
-import { KinetoTraceError } from '../errors.js';
+import { builtEntry } from '../../builtEntry.js';
+import { KinetoTraceError } from '../../errors.js';
 import type { ConversionSummary } from './convert.js';
 
 export interface ConvertedTrace {
@@ -14,21 +14,29 @@ export interface ConvertedTrace {
   remove(): void;
 }
 
-/** Temp directories of conversions not yet removed: deleted at exit if their handle was never closed. */
-const pending = new Set<string>();
-let exitHookInstalled = false;
-function removeAtExit(dir: string): void {
-  pending.add(dir);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const d of pending) rmSync(d, { recursive: true, force: true });
-  });
+/**
+ * The temp directory of one conversion and its removal: `keepUntilExit` deletes it at process exit
+ * if its handle is never closed; `remove` deletes it now (idempotent) and drops that exit listener.
+ * Each conversion owns its listener, so no list of directories outlives their handles.
+ */
+function conversionDirectory(): { dir: string; keepUntilExit(): void; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'iterscope-kineto-'));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  return {
+    dir,
+    keepUntilExit: () => {
+      process.once('exit', removeDir);
+    },
+    remove: () => {
+      process.off('exit', removeDir);
+      removeDir();
+    },
+  };
 }
 
 /** The compiled child entry (the bundled one inside the CLI bundle, see `builtEntry`). */
 function converterEntry(): string {
-  return builtEntry('iterscope-kineto.mjs', 'src/kineto/convertMain.js');
+  return builtEntry('iterscope-kineto.mjs', 'src/export/kineto/convertMain.js');
 }
 
 /**
@@ -39,11 +47,7 @@ function converterEntry(): string {
  * `KinetoTraceError` for truncated or non-Kineto JSON.
  */
 export function convertKinetoTraceSync(input: string, tables?: readonly string[]): ConvertedTrace {
-  const dir = mkdtempSync(join(tmpdir(), 'iterscope-kineto-'));
-  const remove = () => {
-    pending.delete(dir);
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const { dir, keepUntilExit, remove } = conversionDirectory();
   const dbPath = join(dir, 'trace.sqlite');
   const r = spawnSync(process.execPath, [converterEntry(), input, dbPath, ...(tables ? [tables.join(',')] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -58,7 +62,7 @@ export function convertKinetoTraceSync(input: string, tables?: readonly string[]
     // Reported below.
   }
   if (reply.ok) {
-    removeAtExit(dir);
+    keepUntilExit();
     return { dbPath, summary: reply.ok, remove };
   }
   remove();

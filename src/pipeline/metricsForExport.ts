@@ -1,13 +1,13 @@
 import { withExport } from '../export/openExport.js';
 import { UsageError } from '../errors.js';
-import { compactRanges } from '../iterations/analyze.js';
+import { compactRanges } from '../iterations/analyzeIterations.js';
 import { parseProfileRanges } from '../iterations/rangeSpec.js';
 import { parseIterationSelection, type IterationSelectionOptions } from '../iterations/selection.js';
-import { analyzeExport } from '../pipeline/analyzeExport.js';
-import type { ParsedIterationLog } from '../logs/types.js';
-import { readMetricCatalog } from './catalog.js';
+import { analyzeExport } from './analyzeExport.js';
+import type { ParsedIterationLog } from '../logs/logRecords.js';
+import { readMetricCatalog } from '../metrics/catalog.js';
 import { LoadedExport } from '../load/loadedExport.js';
-import { metricsOverCapture, metricsOverIntervals, type MetricsSummary } from './distribution.js';
+import { metricsOverCapture, metricsOverIntervals, type MetricsSummary } from '../metrics/distribution.js';
 import { parseNonNegativeInt } from '../optionValues.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Evidence, Finding, RuleContext } from '../types.js';
+import type { Evidence, Finding, RuleContext } from '../finding.js';
 import { causeIdleNs, formatNs, gapEvidence, makeFinding, pct, topGaps, topIterations } from './common.js';
 
 const isGc = (c: string) => c === 'gc';

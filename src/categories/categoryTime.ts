@@ -1,8 +1,8 @@
 import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
-import type { CategoryClassifier } from '../categories/rules.js';
-import { PHASES, type IterationAnalysis, type Phase } from '../iterations/analyze.js';
+import type { CategoryClassifier } from './rules.js';
+import { PHASES, type IterationAnalysis, type Phase } from '../iterations/analyzeIterations.js';
 
 /** Kernel time of one category: inside the iteration windows (overall and per phase) and over the whole capture. */
 export interface CategoryTotal {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progress } from '../../src/ranks/progress.js';
+import { progress } from '../../src/progress.js';
 
 function fakeStream(isTTY: boolean, columns = 100) {
   const writes: string[] = [];

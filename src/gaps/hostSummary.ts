@@ -1,7 +1,7 @@
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { coveredLength, unionIntervals } from '../math/intervals.js';
-import type { GapAnalysis } from '../gaps/analyze.js';
-import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE } from '../gaps/hostCauses.js';
+import type { GapAnalysis } from './analyzeGaps.js';
+import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE } from './hostCauses.js';
 import { rangesNamed, threadKey } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { nvtxDomains as nvtxDomainNames, nvtxEndOfTime } from '../load/nvtxReads.js';

@@ -5,31 +5,24 @@ import type { PytorchHostSide } from '../kineto/pytorchHostSide.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
-import type { GapAnalysis } from '../gaps/analyze.js';
+import type { GapAnalysis } from '../gaps/analyzeGaps.js';
 import type { GilHolderAnalysis } from '../gaps/gilHolders.js';
 import type { MemoryTraffic } from '../analysis/memoryTraffic.js';
-import type { IterationAnalysis } from '../iterations/analyze.js';
+import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
 import type { PhaseSummary } from '../iterations/summary.js';
-import type { LogFormat } from '../logs/types.js';
+import type { ReportLogFile } from '../logs/logRecords.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
-import type { CrossRankView } from '../ranks/crossRank.js';
-import type { RankFigures } from '../ranks/rankFigures.js';
-import type { CategoryTime } from './categoryTime.js';
-import type { ReportCoverage } from './coverage.js';
-import type { HostSummary } from './hostSummary.js';
+import type { RankFigures } from '../iterations/rankIterationFigures.js';
+import type { CategoryTime } from '../categories/categoryTime.js';
+import type { ReportCoverage } from '../analysis/reportCoverage.js';
+import type { HostSummary } from '../gaps/hostSummary.js';
 import type { AnalysisPart } from './request.js';
 import type { Timeline } from '../analysis/timeline.js';
-import type { FindingsResult } from '../findings/types.js';
+import type { FindingsInput, FindingsResult } from '../findings/finding.js';
 import type { CaptureHealth } from '../analysis/captureHealth.js';
 import type { ServingSpan } from '../iterations/servingSpan.js';
 
-/** One `--log` file as the analysis describes it. */
-export interface ReportLogFile {
-  file: string;
-  records: number;
-  skippedLines: number;
-  formats: Partial<Record<LogFormat, number>>;
-}
+export type { ReportLogFile };
 
 /**
  * One export analysed once (`analyzeExport`): every part that was asked for, null (or empty) for
@@ -81,8 +74,6 @@ export interface ExportAnalysis {
   logs: ReportLogFile[];
   /** Wall-clock ms each step took (diagnostics and benchmarks). */
   timingsMs: Record<string, number>;
-  /** With several exports (one per rank): the cross-rank view; the other parts are of the first. */
-  crossRank?: CrossRankView | null;
 }
 
 /** What the report renders: an analysis with every report part present. */
@@ -103,4 +94,10 @@ export type ReportData = ExportAnalysis & {
 /** Narrows an analysis to `ReportData` (it was asked for `REPORT_PARTS`). */
 export function isReportData(a: ExportAnalysis): a is ReportData {
   return !!(a.info && a.kernels && a.nvtx && a.gaps && a.host && a.categories && a.coverage && a.health && a.gilHolders && a.memory && a.findings);
+}
+
+/** The analysis as the findings rules read it: null when a part they rest on was not computed. */
+export function findingsInputOf(a: ExportAnalysis): FindingsInput | null {
+  if (!a.info || !a.kernels || !a.gaps || !a.host || !a.gilHolders || !a.memory || !a.health) return null;
+  return { ...a, info: a.info, kernels: a.kernels, gaps: a.gaps, host: a.host, gilHolders: a.gilHolders, memory: a.memory, health: a.health };
 }

@@ -13,14 +13,11 @@ import {
   rollbackWrite,
   linkGpuRowsByCorrelation,
   setBulkWriteMode,
-} from '../../queries/kinetoWriter.js';
+} from '../../../queries/kinetoWriter.js';
 import { ALL_TABLES, EventWriter, GLOBAL_ID_BASE, intOrNull, packGlobalTid, type ConvertedTables, type WrittenCounts } from './eventWriter.js';
-import { readKinetoTrace, type KinetoHeader, type ReadProgress } from './readKineto.js';
-import { KINETO_NOTE_PREFIX, KINETO_TABLES_READ } from './traceNotes.js';
-import { KinetoTraceError } from '../errors.js';
-
-export { packGlobalTid } from './eventWriter.js';
-export { microsToNs } from './kinetoEvents.js';
+import { readKinetoTrace, type KinetoHeader, type ReadProgress } from '../../kineto/readKineto.js';
+import { KINETO_NOTE_PREFIX, KINETO_TABLES_READ } from '../../kineto/traceNotes.js';
+import { KinetoTraceError } from '../../errors.js';
 
 /** `META_DATA_EXPORT.EXPORT_PRODUCT_NAME` of a converted trace (how `isKinetoConversion` knows it). */
 export const KINETO_PRODUCT_NAME = 'iterscope: PyTorch profiler (Kineto) trace conversion';

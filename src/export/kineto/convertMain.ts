@@ -4,8 +4,8 @@
  * progress bar goes to the inherited stderr (drawn only on a terminal).
  */
 import { convertKinetoTrace } from './convert.js';
-import { IterscopeError } from '../errors.js';
-import { progress, type Progress } from '../ranks/progress.js';
+import { IterscopeError } from '../../errors.js';
+import { progress, type Progress } from '../../progress.js';
 
 const [input, output, tables] = process.argv.slice(2);
 const MB = 1024 * 1024;

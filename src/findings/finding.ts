@@ -1,13 +1,57 @@
-import type { ReportData } from '../pipeline/types.js';
-import type { MoeRoutingReading } from '../compare/compareRuns.js';
+import type { CaptureHealth } from '../analysis/captureHealth.js';
+import type { ExportInfo } from '../analysis/exportInfo.js';
+import type { KernelSummary } from '../analysis/kernelSummary.js';
+import type { MemoryTraffic } from '../analysis/memoryTraffic.js';
+import type { GapAnalysis } from '../gaps/analyzeGaps.js';
+import type { GilHolderAnalysis } from '../gaps/gilHolders.js';
+import type { HostSummary } from '../gaps/hostSummary.js';
+import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
+import type { PhaseSummary } from '../iterations/summary.js';
+import type { CaptureSettings } from '../load/captureSettings.js';
+import type { ReportLogFile } from '../logs/logRecords.js';
+import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
+import type { MoeRoutingReading } from './moeRoutingReading.js';
 
 /** Bumped when a field of the findings JSON changes meaning (CI and agents read it). */
 export const FINDINGS_SCHEMA = 'iterscope.findings/1';
 
-/** What the rules read: parts of the one analysis of an export (nothing is queried again). */
-export type FindingsInput = Pick<ReportData, 'file' | 'info' | 'kernels' | 'iterations' | 'iterationError' | 'phases' | 'metrics' | 'gaps' | 'host' | 'gilHolders' | 'memory' | 'logs' | 'health' | 'capture'> & {
-  crossRank?: ReportData['crossRank'];
-};
+/**
+ * What the rules read: parts of the one analysis of an export (nothing is queried again). The
+ * pipeline's `ExportAnalysis` carries these fields (`findingsInputOf` narrows it).
+ */
+export interface FindingsInput {
+  file: string;
+  info: ExportInfo;
+  kernels: KernelSummary;
+  iterations: IterationAnalysis | null;
+  iterationError: string | null;
+  phases: PhaseSummary[];
+  metrics: IterationMetricsResult | null;
+  gaps: GapAnalysis;
+  host: HostSummary;
+  gilHolders: GilHolderAnalysis[];
+  memory: MemoryTraffic;
+  logs: ReportLogFile[];
+  health: CaptureHealth;
+  capture: CaptureSettings;
+  /** With one export per rank: the cross-rank view (src/ranks' `CrossRankView`), for the stragglers rule. */
+  crossRank?: CrossRankReading | null;
+}
+
+/** What the stragglers rule reads of the cross-rank view (src/ranks' `CrossRankView` has these fields). */
+export interface CrossRankReading {
+  ranks: { rank: number; file: string; stragglerIterations: number; totalCollectiveWaitNs: number }[];
+  iterations: {
+    iter: number;
+    straggler: number;
+    stragglerBasis: 'arrival' | 'collective-time' | 'compute';
+    maxCollectiveWaitNs: number;
+    collectives: number | null;
+    ranks: { rank: number; arrivalLagNs: number | null }[];
+  }[];
+  iterationsNotOnAllRanks: number[];
+  clock: { basis: string };
+}
 
 export type Severity = 'high' | 'medium' | 'low' | 'info';
 

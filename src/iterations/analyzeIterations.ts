@@ -6,8 +6,8 @@ import type { LoadedExport } from '../load/loadedExport.js';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { recordsByIter, repeatedIters } from '../logs/parse.js';
 import { alignLogCounters } from './logCounters.js';
-import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/types.js';
-import { METRIC_KEYS } from '../logs/types.js';
+import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/logRecords.js';
+import { METRIC_KEYS } from '../logs/logRecords.js';
 import { attributeGpuWork, type AttributionCoverage, type GpuAttribution, type IterationWindow } from './attribute.js';
 import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder, type Numbering } from './numbering.js';
 import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
@@ -65,9 +65,9 @@ export interface IterationRow {
   matched: boolean;
   /** Whether the label's ctx/gen counts equal the log's (null: nothing to compare). */
   labelMatchesLog: boolean | null;
-  /** Idle time of the gaps starting in the window by host cause (see `addIdleCauses`). */
+  /** Idle time of the gaps starting in the window by host cause (the pipeline's `iterations` part adds them from `gaps`). */
   idleByCauseNs?: Record<string, number>;
-  /** Time-weighted GPU metrics over the window, when the export sampled them (see `addGpuMetrics`). */
+  /** Time-weighted GPU metrics over the window, when the export sampled them (the pipeline's `iterations` part adds them). */
   metrics?: Record<string, number | null>;
 }
 

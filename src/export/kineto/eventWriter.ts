@@ -1,11 +1,11 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { flushEventInserts, prepareEventInserts, type EventInserts, type KernelValues, type MemcpyValues, type MemsetValues, type RuntimeCallValues } from '../../queries/kinetoWriter.js';
+import { flushEventInserts, prepareEventInserts, type EventInserts, type KernelValues, type MemcpyValues, type MemsetValues, type RuntimeCallValues } from '../../../queries/kinetoWriter.js';
 import { RowBuffer } from './rowBuffer.js';
-import { kernelShortName, memcpyKinds, memsetKind } from './activityNames.js';
+import { kernelShortName, memcpyKinds, memsetKind } from '../../kineto/activityNames.js';
 import { CpuOps } from './cpuOpNesting.js';
-import { kindOfCategory, microsToNs, nsSince, numericId, streamOfTid, type EventKind } from './kinetoEvents.js';
-import type { KinetoEvent } from './readKineto.js';
-import { TraceNotes } from './traceNotes.js';
+import { kindOfCategory, microsToNs, nsSince, numericId, streamOfTid, type EventKind } from '../../kineto/kinetoEvents.js';
+import type { KinetoEvent } from '../../kineto/readKineto.js';
+import { TraceNotes } from '../../kineto/traceNotes.js';
 
 /** The upper bits nsys sets in every globalPid/globalTid of a local capture (fixture README). */
 export const GLOBAL_ID_BASE = 0x1000000000000;

@@ -167,3 +167,11 @@ export const METRIC_KEYS = Object.keys(emptyMetrics()) as (keyof IterationMetric
 export type Normalized =
   | { ok: true; iter: number; sourceIter: number; metrics: IterationMetrics }
   | { ok: false; reason: string };
+
+/** One `--log` file as the analysis describes it. */
+export interface ReportLogFile {
+  file: string;
+  records: number;
+  skippedLines: number;
+  formats: Partial<Record<LogFormat, number>>;
+}

@@ -1,0 +1,428 @@
+import type { CaptureSettings } from '../load/captureSettings.js';
+import type { LoadedData, LoadedExport } from '../load/loadedExport.js';
+import { describeExport, type ExportInfo } from '../analysis/exportInfo.js';
+import { kernelSummaryNotes, summarizeKernels, type KernelSummary } from '../analysis/kernelSummary.js';
+import { projectionCoverageNotes, projectNvtxOntoGpu, type NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
+import { nvtxSummaryNotes, summarizeNvtxWithDomains, type NvtxSummaryWithDomains } from '../analysis/nvtxSummary.js';
+import { buildTimeline, type Timeline } from '../analysis/timeline.js';
+import { describeCaptureHealth, launchPhases, type CaptureHealth, type LaunchPhases } from '../analysis/captureHealth.js';
+import { analyzeMemoryTraffic, type MemoryTraffic } from '../analysis/memoryTraffic.js';
+import { reportCoverage, type ReportCoverage } from '../analysis/reportCoverage.js';
+import { categoryTime, type CategoryTime } from '../categories/categoryTime.js';
+import type { CategoryClassifier } from '../categories/rules.js';
+import { EmptyCaptureError, IterationError } from '../errors.js';
+import { findFindings } from '../findings/findFindings.js';
+import type { FindingsResult } from '../findings/finding.js';
+import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../gaps/analyzeGaps.js';
+import { findGilHolders, type GilHolderAnalysis } from '../gaps/gilHolders.js';
+import { summarizeHost, type HostSummary } from '../gaps/hostSummary.js';
+import { analyzeIterations, type IterationAnalysis } from '../iterations/analyzeIterations.js';
+import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
+import { servingSpan, type ServingSpan } from '../iterations/servingSpan.js';
+import { summarizeByPhase, type PhaseSummary } from '../iterations/summary.js';
+import { hasPytorchHostSide, pytorchHostSide, type PytorchHostSide } from '../kineto/pytorchHostSide.js';
+import type { ReportLogFile } from '../logs/logRecords.js';
+import { iterationMetrics, phaseMetrics, type IterationMetricsResult } from '../metrics/iterationMetrics.js';
+import type { AnalysisPart, AnalysisRequest } from './request.js';
+
+/** What every part computes with besides its dependencies' values. */
+export interface PartContext {
+  loaded: LoadedExport;
+  request: AnalysisRequest;
+  /** The parts asked for, with what they are built from (`resolveParts`). */
+  asked: ReadonlySet<AnalysisPart>;
+  classifier: CategoryClassifier;
+  capture: CaptureSettings;
+  logs: ReportLogFile[];
+}
+
+/** The iteration analysis, or why there is none (`ExportAnalysis.iterationError`). */
+export interface IterationRun {
+  analysis: IterationAnalysis | null;
+  error: string | null;
+}
+
+/** The gaps, and per iteration number their idle time by cause (with the iterations). */
+export interface GapsPart {
+  analysis: GapAnalysis;
+  idleByIteration: Map<number, Record<string, number>> | null;
+}
+
+/**
+ * Every part's value. Besides the parts a caller asks for (`AnalysisPart`): `launches` (the GPU
+ * ops and API calls read), `emptyCapture` (the health of a capture without GPU work),
+ * `iterationRun` (the iteration analysis as made) and `healthLaunches` (graph capture against the
+ * GPU work after it). `iterations` is the iteration analysis with each row's idle causes and
+ * GPU metrics, the rows `ExportAnalysis` shows.
+ */
+export interface PartValues {
+  nvtx: NvtxSummaryWithDomains;
+  launches: { gpuOps: number };
+  nvtxGpu: NvtxGpuProjection;
+  emptyCapture: CaptureHealth | null;
+  iterationRun: IterationRun;
+  gaps: GapsPart;
+  pytorchHost: PytorchHostSide | null;
+  healthLaunches: LaunchPhases | null;
+  servingSpan: ServingSpan | null;
+  info: ExportInfo;
+  kernels: KernelSummary;
+  timeline: Timeline;
+  metrics: IterationMetricsResult | null;
+  phases: PhaseSummary[];
+  rankFigures: RankFigures[] | null;
+  iterations: IterationAnalysis | null;
+  host: HostSummary;
+  gilHolders: GilHolderAnalysis[];
+  memory: MemoryTraffic;
+  categories: CategoryTime;
+  health: CaptureHealth;
+  coverage: ReportCoverage;
+  findings: FindingsResult;
+}
+
+export type PartName = keyof PartValues;
+
+/** The values a part reads: undefined for a part of `uses` that is not computed in this analysis. */
+export type PartDeps<N extends PartName, U extends PartName> = { readonly [K in N]: PartValues[K] } & { readonly [K in U]: PartValues[K] | undefined };
+
+/** One part of the analysis: what it is computed from, and how. */
+export interface PartEntry<P extends PartName = PartName, N extends PartName = PartName, U extends PartName = PartName> {
+  name: P;
+  /** Parts it is computed from: computed before it, and whenever it is. */
+  needs: readonly N[];
+  /** Parts it reads when they are computed anyway (computed before it, never for it). */
+  uses?: readonly U[];
+  /** Loader columns it reads: each is let go after the last part of the analysis that reads it. */
+  loads?: readonly LoadedData[];
+  /** The NVTX worker thread may compute it (`usesLaunches`: from the GPU ops and API calls too). */
+  background?: { usesLaunches: boolean };
+  /** Its step in `timingsMs` and the progress (default: its name); null: not timed (bookkeeping, cheap). */
+  timing?: string | null;
+  /** Whether there is anything to compute it from (default yes); when not, its value is null, untimed. */
+  when?(ctx: PartContext, deps: PartDeps<N, U>): boolean;
+  /** Its value, a new one: never writes into its dependencies' values. */
+  compute(ctx: PartContext, deps: PartDeps<N, U>): PartValues[P];
+}
+
+/** Keeps an entry's dependency names and its `compute`'s view of them in step. */
+function part<P extends PartName, N extends PartName = never, U extends PartName = never>(entry: PartEntry<P, N, U>): PartEntry {
+  return entry as unknown as PartEntry;
+}
+
+/**
+ * Part `name`'s value from the NVTX worker, or undefined (compute it here). The worker answers
+ * parts only once its NVTX columns are taken, so they are taken first (waiting for them).
+ */
+function fromWorker<T>(loaded: LoadedExport, name: string): T | undefined {
+  if (!loaded.inBackground(name)) return undefined;
+  loaded.sharedNvtx();
+  return loaded.takeBackground<T>(name);
+}
+
+const GPU_OPS_AND_CALLS: readonly LoadedData[] = ['gpuOps', 'apiCalls'];
+
+/** `no iterations: ...` when the iterations were asked for and none were found. */
+function noIterationsNote(run: IterationRun | undefined): { source: 'report'; text: string }[] {
+  return run?.error ? [{ source: 'report', text: `no iterations: ${run.error}; the report has no per-iteration sections` }] : [];
+}
+
+const nvtx = part({
+  name: 'nvtx',
+  needs: [],
+  loads: ['nvtx'],
+  background: { usesLaunches: false },
+  compute: ({ loaded }) => fromWorker<NvtxSummaryWithDomains>(loaded, 'nvtx') ?? summarizeNvtxWithDomains(loaded),
+});
+
+// Timed by the loader, column by column (`gpuOps`, `apiCalls`).
+const launches = part({
+  name: 'launches',
+  timing: null,
+  needs: [],
+  loads: GPU_OPS_AND_CALLS,
+  compute: ({ loaded }) => {
+    const gpuOps = loaded.gpuOps();
+    loaded.apiCalls();
+    return { gpuOps: gpuOps.count };
+  },
+});
+
+const nvtxGpu = part({
+  name: 'nvtxGpu',
+  needs: [],
+  // From the GPU ops and API calls when they are read (launch ids checked), else from queries.
+  uses: ['launches'],
+  loads: ['nvtx', ...GPU_OPS_AND_CALLS],
+  background: { usesLaunches: true },
+  compute: ({ loaded }) => fromWorker<NvtxGpuProjection>(loaded, 'nvtxGpu') ?? projectNvtxOntoGpu(loaded),
+});
+
+const emptyCapture = part({
+  name: 'emptyCapture',
+  timing: null,
+  needs: [],
+  uses: ['launches'],
+  compute: ({ loaded }, d) => (d.launches?.gpuOps === 0 ? describeCaptureHealth(loaded) : null),
+});
+
+const iterationRun = part({
+  name: 'iterationRun',
+  timing: 'iterations',
+  needs: ['launches', 'emptyCapture'],
+  loads: GPU_OPS_AND_CALLS,
+  compute: ({ loaded, request, classifier }, d): IterationRun => {
+    const noGpuWork = d.emptyCapture?.noGpuWork ?? null;
+    if (noGpuWork) {
+      if (request.requireIterations) throw new EmptyCaptureError(loaded.path, noGpuWork);
+      return { analysis: null, error: 'the capture recorded no GPU work' };
+    }
+    try {
+      return { analysis: analyzeIterations(loaded, { logs: request.logs, selection: request.selection, classifier }), error: null };
+    } catch (err) {
+      if (!(err instanceof IterationError) || request.requireIterations) throw err;
+      return { analysis: null, error: err.message.replace(`${loaded.path}: `, '') };
+    }
+  },
+});
+
+const gaps = part({
+  name: 'gaps',
+  needs: ['launches'],
+  uses: ['iterationRun'],
+  loads: GPU_OPS_AND_CALLS,
+  compute: ({ loaded, request, asked }, d): GapsPart => {
+    const rows = d.iterationRun?.analysis?.iterations ?? null;
+    const analysis = analyzeGaps(loaded, {
+      iterations: rows,
+      iterationsUnavailable: asked.has('coverage') ? undefined : (d.iterationRun?.error ?? undefined),
+      minGapNs: request.minGapNs,
+      deviceId: request.deviceId,
+    });
+    return { analysis, idleByIteration: rows ? idleByCausePerIteration(analysis, rows, { includeFragmented: true }) : null };
+  },
+});
+
+const pytorchHost = part({
+  name: 'pytorchHost',
+  needs: ['iterationRun'],
+  loads: GPU_OPS_AND_CALLS,
+  when: ({ loaded, request }, d) => !!d.iterationRun.analysis && hasPytorchHostSide(loaded, request.torchTrace),
+  compute: ({ loaded, request }, d) => pytorchHostSide(loaded, d.iterationRun.analysis!, request.torchTrace),
+});
+
+// Graph capture against the GPU work after it, and whole-graph rows: from the columns while they are here.
+const healthLaunches = part({
+  name: 'healthLaunches',
+  needs: [],
+  uses: ['launches'],
+  loads: GPU_OPS_AND_CALLS,
+  when: (_, d) => !!d.launches,
+  compute: ({ loaded }) => launchPhases(loaded),
+});
+
+// The serving span from the steps, else from the same columns (and the graph capture above).
+const servingSpanPart = part({
+  name: 'servingSpan',
+  needs: ['launches', 'iterationRun', 'healthLaunches'],
+  loads: GPU_OPS_AND_CALLS,
+  when: (_, d) => d.launches.gpuOps > 0,
+  compute: ({ loaded, capture, classifier }, d) => servingSpan(loaded, { iterations: d.iterationRun.analysis, launches: d.healthLaunches, capture, classifier }),
+});
+
+// `info` counts ranges per domain from the NVTX summary when there is one.
+const info = part({
+  name: 'info',
+  needs: [],
+  uses: ['nvtx'],
+  loads: GPU_OPS_AND_CALLS,
+  compute: ({ loaded }, d) => describeExport(loaded, { nvtxRangesByDomain: d.nvtx?.rangesByDomain }),
+});
+
+const kernels = part({
+  name: 'kernels',
+  needs: [],
+  loads: ['gpuOps'],
+  background: { usesLaunches: true },
+  compute: ({ loaded, request }) => fromWorker<KernelSummary>(loaded, 'kernels') ?? summarizeKernels(loaded, request.kernels),
+});
+
+const timeline = part({
+  name: 'timeline',
+  needs: ['launches'],
+  loads: ['gpuOps'],
+  compute: ({ loaded, request }) => buildTimeline(loaded, request.kernelNames),
+});
+
+const metrics = part({
+  name: 'metrics',
+  needs: ['iterationRun'],
+  when: (_, d) => !!d.iterationRun.analysis,
+  compute: ({ loaded }, d) => iterationMetrics(loaded, d.iterationRun.analysis!.iterations),
+});
+
+// `iterations --summary`, with the GPU metrics per phase aggregated exactly from the per-iteration sums.
+const phases = part({
+  name: 'phases',
+  timing: null,
+  needs: ['iterationRun'],
+  uses: ['metrics'],
+  compute: (_, d) => {
+    const it = d.iterationRun.analysis;
+    if (!it) return [];
+    const rows = summarizeByPhase(it.iterations, it.categories);
+    const m = d.metrics;
+    if (!m?.available) return rows;
+    const byPhase = phaseMetrics(it.iterations, m);
+    return rows.map((p) => ({ ...p, metrics: byPhase.get(p.phase) ?? {} }));
+  },
+});
+
+const rankFigures = part({
+  name: 'rankFigures',
+  needs: ['iterationRun'],
+  when: (_, d) => !!d.iterationRun.analysis,
+  compute: ({ loaded, classifier, request }, d) => rankFiguresFromIterations(loaded, d.iterationRun.analysis!, classifier, request.communicationCategory),
+});
+
+/** The iteration analysis with each row's idle causes (`gaps`) and GPU metrics, and the metrics' notes. */
+const iterations = part({
+  name: 'iterations',
+  timing: null,
+  needs: ['iterationRun'],
+  uses: ['gaps', 'metrics'],
+  compute: (_, d) => {
+    const it = d.iterationRun.analysis;
+    if (!it) return null;
+    const idle = d.gaps?.idleByIteration ?? null;
+    const m = d.metrics ?? null;
+    const sampled = m?.available ? m : null;
+    return {
+      ...it,
+      iterations: it.iterations.map((row, i) => ({
+        ...row,
+        ...(idle ? { idleByCauseNs: idle.get(row.iter) ?? {} } : {}),
+        ...(sampled ? { metrics: sampled.perIteration[i] ?? {} } : {}),
+      })),
+      coverage: m ? { ...it.coverage, notes: [...it.coverage.notes, ...m.notes] } : it.coverage,
+      ...(sampled ? { metricNames: sampled.metricNames } : {}),
+    };
+  },
+});
+
+const host = part({
+  name: 'host',
+  needs: ['gaps'],
+  uses: ['iterationRun', 'info'],
+  compute: ({ loaded }, d) => summarizeHost(loaded, d.gaps.analysis, d.iterationRun?.analysis?.iterations, d.info?.nvtxDomains),
+});
+
+const gilHolders = part({
+  name: 'gilHolders',
+  needs: ['gaps', 'info'],
+  compute: ({ loaded }, d) => findGilHolders(loaded, d.gaps.analysis, d.info.nvtxDomains),
+});
+
+const memory = part({
+  name: 'memory',
+  needs: ['gaps'],
+  uses: ['iterationRun'],
+  compute: ({ loaded }, d) => {
+    const dev = d.gaps.analysis.devices;
+    const gpuSpan = dev.length ? { startNs: Math.min(...dev.map((x) => x.spanStartNs)), endNs: Math.max(...dev.map((x) => x.spanEndNs)) } : null;
+    return analyzeMemoryTraffic(loaded, d.iterationRun?.analysis?.iterations ?? [], gpuSpan);
+  },
+});
+
+const categories = part({
+  name: 'categories',
+  timing: null,
+  needs: ['kernels'],
+  uses: ['iterationRun'],
+  compute: ({ classifier }, d) => categoryTime(d.iterationRun?.analysis ?? null, d.kernels, classifier),
+});
+
+// A capture without GPU work was described already (`emptyCapture`): that health is reused.
+const health = part({
+  name: 'health',
+  needs: ['healthLaunches', 'emptyCapture'],
+  compute: ({ loaded }, d) => ({ ...(d.emptyCapture ?? describeCaptureHealth(loaded)), launches: d.healthLaunches }),
+});
+
+const coverage = part({
+  name: 'coverage',
+  timing: null,
+  needs: ['gaps', 'kernels', 'nvtx', 'categories'],
+  uses: ['iterations', 'iterationRun', 'nvtxGpu', 'metrics'],
+  compute: (_, d) =>
+    reportCoverage({
+      iterations: d.iterations ?? null,
+      gaps: d.gaps.analysis,
+      kernels: d.kernels,
+      kernelNotes: kernelSummaryNotes(d.kernels),
+      nvtxNotes: nvtxSummaryNotes(d.nvtx.summary),
+      projection: d.nvtxGpu ?? null,
+      projectionNotes: projectionCoverageNotes(d.nvtxGpu ?? null),
+      metrics: d.metrics ?? null,
+      categories: d.categories,
+      extraNotes: noIterationsNote(d.iterationRun),
+    }),
+});
+
+const findings = part({
+  name: 'findings',
+  needs: ['info', 'kernels', 'iterations', 'iterationRun', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory', 'health'],
+  compute: ({ loaded, request, capture, logs }, d) =>
+    findFindings(
+      {
+        file: loaded.path,
+        info: d.info,
+        kernels: d.kernels,
+        iterations: d.iterations,
+        iterationError: d.iterationRun.error,
+        phases: d.phases,
+        metrics: d.metrics,
+        gaps: d.gaps.analysis,
+        host: d.host,
+        gilHolders: d.gilHolders,
+        memory: d.memory,
+        logs,
+        health: d.health,
+        capture,
+      },
+      { thresholds: request.findingThresholds },
+    ),
+});
+
+/**
+ * Every part, in an order where each comes after what it reads. Where it matters for memory and
+ * time: the NVTX summary before the GPU ops and API calls are read; the NVTX GPU projection right
+ * after, from them; every reader of the API calls before `kernels` (the API calls, ~123 MB on a
+ * large export, are let go before the kernel summary's buffers are made); the readers of the GPU
+ * ops before the GPU metrics.
+ */
+export const PARTS: readonly PartEntry[] = [
+  nvtx,
+  launches,
+  nvtxGpu,
+  emptyCapture,
+  iterationRun,
+  gaps,
+  pytorchHost,
+  healthLaunches,
+  servingSpanPart,
+  info,
+  kernels,
+  timeline,
+  metrics,
+  phases,
+  rankFigures,
+  iterations,
+  host,
+  gilHolders,
+  memory,
+  categories,
+  health,
+  coverage,
+  findings,
+];

@@ -1,0 +1,55 @@
+import type { LoadedData } from '../load/loadedExport.js';
+import { PARTS, type PartEntry, type PartName } from './parts.js';
+import type { AnalysisPart } from './request.js';
+
+/** The parts `asked` are computed from (the closure of `needs`), in `PARTS` order. */
+export function partsFor(asked: ReadonlySet<AnalysisPart>): PartEntry[] {
+  const byName = new Map(PARTS.map((p) => [p.name, p]));
+  const names = new Set<PartName>();
+  const add = (name: PartName) => {
+    if (names.has(name)) return;
+    names.add(name);
+    for (const d of byName.get(name)!.needs) add(d);
+  };
+  asked.forEach(add);
+  return PARTS.filter((p) => names.has(p.name));
+}
+
+/** How the analysis of one export runs its parts. */
+export interface RunMode {
+  /** The NVTX columns exceed what is kept for the whole analysis (see `SHARED_NVTX_ROWS`). */
+  largeNvtx: boolean;
+  /** Whether the NVTX worker computes part `name`. */
+  inBackground(name: string): boolean;
+}
+
+/** One step of the run: a part, then the loader columns no later part reads. */
+export interface PlannedPart {
+  part: PartEntry;
+  release: LoadedData[];
+}
+
+/**
+ * The order the parts run in, and when each loader column is let go:
+ * - a part the NVTX worker computes is taken just before the first part that reads it (else
+ *   last): the main thread works meanwhile, and the worker holds its own view of the columns;
+ * - past SHARED_NVTX_ROWS the parts that read every NVTX row run first and the NVTX columns go
+ *   after them, before the GPU ops are read (the two large working sets are not held at once);
+ *   below it the NVTX columns stay for the whole analysis (every NVTX reader shares them);
+ * - the GPU ops and the API calls go after the last part that reads them.
+ */
+export function planRun(parts: readonly PartEntry[], mode: RunMode): PlannedPart[] {
+  const readsNvtx = (p: PartEntry) => p.loads?.includes('nvtx') === true;
+  let order = mode.largeNvtx ? [...parts.filter(readsNvtx), ...parts.filter((p) => !readsNvtx(p))] : [...parts];
+  const deferred = order.filter((p) => p.background && mode.inBackground(p.name)).map((p) => ({ ...p, loads: [] }));
+  for (const p of deferred) {
+    order = order.filter((q) => q.name !== p.name);
+    const reader = order.findIndex((q) => [...q.needs, ...(q.uses ?? [])].includes(p.name));
+    order.splice(reader < 0 ? order.length : reader, 0, p);
+  }
+  const kept: LoadedData[] = mode.largeNvtx ? [] : ['nvtx'];
+  return order.map((part, i) => ({
+    part,
+    release: (part.loads ?? []).filter((data) => !kept.includes(data) && !order.slice(i + 1).some((later) => later.loads?.includes(data))),
+  }));
+}

@@ -1,0 +1,67 @@
+/**
+ * Issue 30: the parts as a registry. Every part comes after what it reads; the run order takes
+ * the worker's parts before their first reader and lets each loader column go after its last
+ * reader (the API calls before `kernels`); on pytorch-gpu-metrics the iteration rows carry the
+ * gaps' idle causes and the GPU metrics as new values of the `iterations` part.
+ */
+import { describe, expect, it } from 'vitest';
+import { withExport } from '../../src/export/openExport.js';
+import { parseIterationLogFile } from '../../src/logs/index.js';
+import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
+import { PARTS } from '../../src/pipeline/parts.js';
+import { partsFor, planRun } from '../../src/pipeline/plan.js';
+import { ANALYSIS_PARTS, REPORT_PARTS, resolveParts } from '../../src/pipeline/request.js';
+import { fixture } from '../helpers/fixtures.js';
+
+const names = (plan: { part: { name: string } }[]) => plan.map((p) => p.part.name);
+
+describe('the parts registry', () => {
+  it('has one entry per part a caller can ask for, each after every part it reads', () => {
+    const order = PARTS.map((p) => p.name);
+    for (const p of ANALYSIS_PARTS) expect(order).toContain(p);
+    expect(new Set(order).size).toBe(order.length);
+    PARTS.forEach((p, i) => {
+      for (const d of [...p.needs, ...(p.uses ?? [])]) expect(order.indexOf(d), `${p.name} reads ${d}`).toBeLessThan(i);
+    });
+  });
+
+  it('report: the API calls go after info, before kernels; the GPU ops after kernels; the NVTX columns stay', () => {
+    const plan = planRun(partsFor(resolveParts(REPORT_PARTS)), { largeNvtx: false, inBackground: () => false });
+    const at = (n: string) => names(plan).indexOf(n);
+    expect(at('info')).toBeLessThan(at('kernels'));
+    expect(plan[at('info')].release).toEqual(['apiCalls']);
+    expect(plan[at('kernels')].release).toEqual(['gpuOps']);
+    expect(plan.flatMap((p) => p.release)).not.toContain('nvtx');
+    // `gaps` alone reads no iterations (they are read when asked for anyway).
+    expect(names(planRun(partsFor(resolveParts(['gaps'])), { largeNvtx: false, inBackground: () => false }))).toEqual(['launches', 'gaps']);
+  });
+
+  it('the worker parts are taken just before their first reader; a large NVTX table is read and let go first', () => {
+    const parts = partsFor(resolveParts(REPORT_PARTS));
+    const bg = names(planRun(parts, { largeNvtx: false, inBackground: (n) => ['nvtx', 'nvtxGpu', 'kernels'].includes(n) }));
+    expect(bg[bg.indexOf('nvtx') + 1]).toBe('info');
+    expect(bg[bg.indexOf('kernels') + 1]).toBe('categories');
+    expect(bg[bg.indexOf('nvtxGpu') + 1]).toBe('coverage');
+    const large = planRun(parts, { largeNvtx: true, inBackground: () => false });
+    expect(names(large).slice(0, 3)).toEqual(['nvtx', 'nvtxGpu', 'launches']);
+    expect(large[1].release).toEqual(['nvtx']);
+  });
+
+  it('pytorch-gpu-metrics: rows with idle causes and metrics, phases with metrics, the metrics notes in the iteration notes', () => {
+    const file = fixture('pytorch-gpu-metrics', 'trace.sqlite');
+    const logs = [parseIterationLogFile(fixture('pytorch-gpu-metrics', 'iteration_log.txt'))];
+    const a = withExport(file, (h) => analyzeExport(h, { parts: ['iterations', 'gaps', 'metrics', 'phases'], logs }));
+    const only = withExport(file, (h) => analyzeExport(h, { parts: ['iterations'], logs }));
+    expect(a.iterations!.iterations.length).toBe(60);
+    expect(a.iterations!.metricNames).toContain('SMs Active [Throughput %]');
+    for (const row of a.iterations!.iterations) {
+      expect(row.idleByCauseNs).toBeDefined();
+      expect(row.metrics).toBeDefined();
+    }
+    expect(a.phases.every((p) => p.metrics !== undefined)).toBe(true);
+    expect(a.iterations!.coverage.notes).toEqual([...only.iterations!.coverage.notes, ...a.metrics!.notes]);
+    // Without gaps and metrics the rows have neither field.
+    expect(only.iterations!.iterations.some((r) => 'idleByCauseNs' in r || 'metrics' in r)).toBe(false);
+    expect(only.iterations!.metricNames).toBeUndefined();
+  });
+});
