@@ -25,6 +25,17 @@ describe('the parts registry', () => {
     });
   });
 
+  // `resolveParts` (request.ts) says which parts an analysis holds (`ExportAnalysis.parts`); the registry's
+  // `needs` say what is computed: a part the registry computes and resolveParts does not name would be
+  // left out of `parts` (or a part named never computed).
+  it("the registry computes, of the parts a caller can ask for, exactly those resolveParts names (the analysis's `parts`)", () => {
+    const publicPart = new Set<string>(ANALYSIS_PARTS);
+    for (const p of ANALYSIS_PARTS) {
+      const registry = partsFor(resolveParts([p])).map((e) => e.name).filter((n) => publicPart.has(n)).sort();
+      expect(registry, p).toEqual([...resolveParts([p])].sort());
+    }
+  });
+
   it('report: the API calls go after info, before kernels; the GPU ops after kernels; the NVTX columns stay', () => {
     const plan = planRun(partsFor(resolveParts(REPORT_PARTS)), { largeNvtx: false, inBackground: () => false });
     const at = (n: string) => names(plan).indexOf(n);
