@@ -238,7 +238,7 @@ export interface EnumTable {
 /**
  * `GPU_METRICS`: one row per sampled metric value (`nsys profile --gpu-metrics-devices=...`).
  * No index: scans are full-table. Rows come in time order on the exports seen so far, but that
- * is not documented; readers must not rely on it (see `src/metrics/scan.ts`).
+ * is not documented; readers must not rely on it (see `src/load/metricScan.ts`).
  */
 export interface GpuMetricsTable {
   /** Raw device timestamp before conversion to session time (present in 2025.x exports; may be absent). */

@@ -43,7 +43,7 @@ export interface NvtxColumns {
    * rows differ in them: then (pid, tid) alone does not name a thread across the whole export.
    */
   upperBits: number | null;
-  /** Rows left out for unusable times (see src/export/rowChecks.ts). */
+  /** Rows left out for unusable times (see src/load/excludedRows.ts). */
   invalidRows: number;
   /** nsys's end of time for unclosed ranges: the latest start or end of any row (0 without rows). */
   maxTimestampNs: number;

@@ -1,5 +1,5 @@
 /**
- * The NVTX side of the analysis in a worker thread (`nvtxRead`, src/analysis/nvtxColumnsInBackground.ts):
+ * The NVTX side of the analysis in a worker thread (`nvtxRead`, src/load/nvtxInBackground.ts):
  * the NVTX columns, the NVTX and kernel summaries and the NVTX GPU projection made there, over
  * shared memory, must give the same analysis as on the calling thread, on every fixture export;
  * and a worker that fails must leave the calling thread to do the work, with the same result.
