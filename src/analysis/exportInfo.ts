@@ -17,7 +17,6 @@ import {
   threadRows,
 } from '../load/infoReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import type { NvtxColumns } from '../load/nvtxEventColumns.js';
 import { nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { detectEngine } from '../iterations/sources/index.js';
@@ -117,21 +116,6 @@ function nvtxDomainInfo(loaded: LoadedExport, counted?: NvtxRangesByDomain): Nvt
   return nvtxRangeCountsByDomain(loaded).map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
 }
 
-/** The span over NVTX_EVENTS from the NVTX columns: min start, max of end (or start when open). */
-function nvtxSpanOf(c: NvtxColumns): { start: number | null; end: number | null } {
-  if (c.count === 0) return { start: null, end: null };
-  let start = Infinity;
-  let end = -Infinity;
-  for (let i = 0; i < c.count; i++) {
-    const s = c.start[i];
-    const e = c.end[i];
-    if (s < start) start = s;
-    const last = e === e ? e : s;
-    if (last > end) end = last;
-  }
-  return { start, end };
-}
-
 /** Devices, CUDA processes (runtime calls and kernels) and the min start / max end of the ops and calls. */
 function factsFromColumns(ops: GpuOpColumns, calls: ApiCallColumns): { devices: Set<number>; cudaPids: Set<number>; start: number; end: number } {
   const devices = new Set<number>();
@@ -192,8 +176,8 @@ function processesOf(loaded: LoadedExport, cudaPids: ReadonlySet<number>): Proce
 
 /** First and last activity: the columns' when read (NVTX from its columns when read too), else by query over every activity table. */
 function spanOf(loaded: LoadedExport, fromColumns: { start: number; end: number } | null): { start: number | null; end: number | null } {
-  const nvtx = fromColumns ? loaded.sharedNvtx() : undefined;
-  const span = nvtx ? nvtxSpanOf(nvtx) : activitySpan(loaded, fromColumns ? ['NVTX_EVENTS'] : [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']);
+  const nvtx = fromColumns ? loaded.nvtxSpan() : undefined;
+  const span = nvtx ?? activitySpan(loaded, fromColumns ? ['NVTX_EVENTS'] : [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']);
   if (!fromColumns) return span;
   const lo = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.min(a, b) : a);
   const hi = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.max(a, b) : a);

@@ -8,7 +8,7 @@ import { ApiCallIndex } from './apiCallIndex.js';
 import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
 import { loadGpuOpColumns, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
 import { NvtxWorkerRead, type BackgroundPlan } from './nvtxInBackground.js';
-import { emptyNvtxColumns, loadNvtxColumns, type NvtxColumns } from './nvtxEventColumns.js';
+import { emptyNvtxColumns, loadNvtxColumns, nvtxSpanOf, type NvtxColumns, type NvtxSpan } from './nvtxEventColumns.js';
 
 /** The tables read whole into typed columns: what a part declares it reads (see `PartData`). */
 export type LoadedData = 'gpuOps' | 'apiCalls' | 'nvtx';
@@ -196,6 +196,15 @@ export class LoadedExport {
     return this.worker?.columnsPending() ? this.nvtx() : undefined;
   }
 
+  /**
+   * The min start / max end of the NVTX rows as read into columns, kept when the columns are let go
+   * (a scan of NVTX_EVENTS by SQL costs ~2.5 s on the 10x bench file); undefined when they never were.
+   */
+  nvtxSpan(): NvtxSpan | undefined {
+    const cols = this.sharedNvtx();
+    return cols ? this.cached('nvtxSpan', () => nvtxSpanOf(cols)) : (this.memo.get('nvtxSpan') as NvtxSpan | undefined);
+  }
+
   /** Whether `data` is read (for the NVTX: read, or being read by the worker). */
   isLoaded(data: LoadedData): boolean {
     if (data === 'gpuOps') return !!this.gpuOpsValue;
@@ -219,6 +228,7 @@ export class LoadedExport {
       this.apiCallsValue = undefined;
       this.memo.delete('apiCallIndex');
     } else {
+      if (this.nvtxValue) this.nvtxSpan();
       this.nvtxValue = undefined;
       if (this.worker?.columnsPending()) this.worker.cancel();
     }

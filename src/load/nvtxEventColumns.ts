@@ -292,3 +292,24 @@ export function forEachMatchingRangeRow(c: NvtxColumns, match: (text: string) =>
 export function isNvtxRange(eventType: number): boolean {
   return eventType === 59 || eventType === 60 || eventType === 70 || eventType === 71;
 }
+
+/** The min start and max end (or start, when open) of NVTX rows; nulls without rows. */
+export interface NvtxSpan {
+  start: number | null;
+  end: number | null;
+}
+
+/** The span over NVTX_EVENTS from the NVTX columns: min start, max of end (or start when open). */
+export function nvtxSpanOf(c: NvtxColumns): NvtxSpan {
+  if (c.count === 0) return { start: null, end: null };
+  let start = Infinity;
+  let end = -Infinity;
+  for (let i = 0; i < c.count; i++) {
+    const s = c.start[i];
+    const e = c.end[i];
+    if (s < start) start = s;
+    const last = e === e ? e : s;
+    if (last > end) end = last;
+  }
+  return { start, end };
+}
