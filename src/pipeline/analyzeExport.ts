@@ -50,10 +50,10 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   // NVTX_EVENTS read once, into columns every NVTX consumer shares. When the GPU ops and API calls
   // are read too, the NVTX read may run on another core meanwhile.
   const readsNvtx = parts.some((p) => p.loads?.includes('nvtx'));
-  const bgPlan = readsNvtx && has('launches') ? backgroundPlan(handle, request.nvtxRead ?? 'auto', parts, request.kernels) : null;
   const slices = has('timeline') ? { kernelName: request.kernelNames === 'demangled' ? ('demangledName' as const) : ('shortName' as const) } : undefined;
   const precompute = request.deviceId === undefined ? (['apiCallIndex', 'busyUnion', 'deviceTimelines'] as const) : (['apiCallIndex', 'busyUnion'] as const);
   const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute }, timed);
+  const bgPlan = readsNvtx && has('launches') ? backgroundPlan(loaded, request.nvtxRead ?? 'auto', parts, request.kernels) : null;
   const background = !!bgPlan && loaded.startNvtxWorker(bgPlan);
   const ctx: PartContext = {
     loaded,
@@ -118,7 +118,7 @@ function assembleAnalysis(handle: ExportHandle, ctx: PartContext, v: Partial<Par
   };
 }
 
-/** NVTX rows up to which the shared columns stay for the whole analysis (see `analyzeParts`). */
+/** NVTX rows up to which the shared columns stay for the whole analysis (see `planRun`). */
 export const SHARED_NVTX_ROWS = 2_000_000;
 
 /**
@@ -136,9 +136,9 @@ export const BACKGROUND_NVTX_ROWS = 200_000;
  * - with 'auto', only on the main thread (the multi-export pool already runs a thread per core),
  *   with a second core, and from BACKGROUND_NVTX_ROWS rows (counted by max(rowid): no scan).
  */
-function backgroundPlan(handle: ExportHandle, mode: NvtxReadMode, parts: readonly PartEntry[], kernels: AnalysisRequest['kernels']) {
-  if (mode === 'inline' || !handle.hasTable('NVTX_EVENTS')) return null;
-  const rows = new LoadedExport(handle).rowBound('NVTX_EVENTS');
+function backgroundPlan(loaded: LoadedExport, mode: NvtxReadMode, parts: readonly PartEntry[], kernels: AnalysisRequest['kernels']) {
+  if (mode === 'inline' || !loaded.hasTable('NVTX_EVENTS')) return null;
+  const rows = loaded.rowBound('NVTX_EVENTS');
   if (rows > SHARED_NVTX_ROWS) return null;
   if (mode === 'auto' && (!isMainThread || availableParallelism() < 2 || rows < BACKGROUND_NVTX_ROWS)) return null;
   let entry: string;
