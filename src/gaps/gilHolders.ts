@@ -4,6 +4,7 @@ import { gilRanges, threadKey, threadNames } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { nvtxEndOfTime } from '../load/nvtxReads.js';
 import type { GapAnalysis } from './analyzeGaps.js';
+import { gilRangesOfExecutors, type HostNvtxRanges } from './hostNvtxRanges.js';
 import { GIL_DOMAIN, GIL_HOLD_RANGE, GIL_WAIT_RANGE } from './hostCauses.js';
 
 /** A thread that held the GIL while the executor thread waited for it. */
@@ -46,14 +47,14 @@ export interface GilHolderAnalysis {
  * `Waiting for GIL` ranges. One NVTX pass that drops the executor's own holds in SQL. Empty when
  * the GIL was not traced.
  */
-export function findGilHolders(loaded: LoadedExport, gaps: GapAnalysis, nvtxDomains: readonly NvtxDomainInfo[]): GilHolderAnalysis[] {
+export function findGilHolders(loaded: LoadedExport, gaps: GapAnalysis, nvtxDomains: readonly NvtxDomainInfo[], nvtxRanges?: HostNvtxRanges): GilHolderAnalysis[] {
   if (!gaps.gilTraced || gaps.threads.length === 0) return [];
   const gilDomain = new Set(nvtxDomains.filter((d) => d.name === GIL_DOMAIN).map((d) => d.domainId * 16777216 + d.pid));
   const executors = gaps.threads.filter((t) => nvtxDomains.some((d) => d.name === GIL_DOMAIN && d.pid === t.pid)).map((t) => ({ pid: t.pid, tid: t.executorTid }));
   if (executors.length === 0) return [];
-  // From the NVTX columns when they are read, else one filtered query.
-  const rows = gilRanges(loaded, executors, { wait: GIL_WAIT_RANGE, hold: GIL_HOLD_RANGE });
-  let endOfTime: number | null | undefined;
+  // Taken from the NVTX columns (by the pipeline, or here when read), else one filtered query.
+  const rows = nvtxRanges ? gilRangesOfExecutors(nvtxRanges.gilCandidates, executors) : gilRanges(loaded, executors, { wait: GIL_WAIT_RANGE, hold: GIL_HOLD_RANGE });
+  let endOfTime: number | null | undefined = nvtxRanges ? nvtxRanges.endOfTime : undefined;
   const waits = new Map<number, { s: number[]; e: number[] }>();
   const holds = new Map<number, { s: number[]; e: number[] }>();
   const push = (m: Map<number, { s: number[]; e: number[] }>, k: number, s: number, e: number) => {

@@ -4,6 +4,7 @@ import type { GapAnalysis } from './analyzeGaps.js';
 import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE } from './hostCauses.js';
 import { rangesNamed, threadKey } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
+import type { HostNvtxRanges } from './hostNvtxRanges.js';
 import { nvtxDomains as nvtxDomainNames, nvtxEndOfTime } from '../load/nvtxReads.js';
 
 /** Python garbage collections (`Python GC` NVTX ranges, TLLM_PROFILE_RECORD_GC=1). */
@@ -60,6 +61,8 @@ export function summarizeHost(
   iterations: readonly { pid: number; startNs: number; endNs: number }[] = [],
   /** NVTX domains as `describeExport` lists them (saves reading them again). */
   nvtxDomains?: readonly NvtxDomainInfo[],
+  /** The GC and GIL-wait ranges taken while the NVTX columns were loaded (else read here). */
+  nvtxRanges?: HostNvtxRanges,
 ): HostSummary {
   const primary = (cause: string) => gaps.gaps.filter((g) => g.cause === cause).length;
   const gc: GcSummary = { traced: gaps.gcTraced, collections: 0, totalNs: 0, coveredNs: 0, longestNs: 0, gapIdleNs: gaps.idleByCauseNs.gc ?? 0, gapsPrimary: primary('gc') };
@@ -90,10 +93,10 @@ export function summarizeHost(
     for (const [key, name] of nvtxDomainNames(loaded)) if (name === GIL_DOMAIN) gilDomains.add(key);
   }
 
-  // From the NVTX columns when read, else one query over the few rows with these names.
-  const rows = rangesNamed(loaded, [GC_RANGE, GIL_WAIT_RANGE]);
+  // Taken from the NVTX columns (by the pipeline, or here when read), else one query over the few rows with these names.
+  const rows = nvtxRanges?.gcAndGilWaits ?? rangesNamed(loaded, [GC_RANGE, GIL_WAIT_RANGE]);
   if (rows === null) return { gc, gil };
-  let endOfTime: number | null | undefined;
+  let endOfTime: number | null | undefined = nvtxRanges ? nvtxRanges.endOfTime : undefined;
   const gcStarts: number[] = [];
   const gcEnds: number[] = [];
   for (const r of rows) {

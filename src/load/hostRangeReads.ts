@@ -76,6 +76,9 @@ function hostCauseRangesOf(c: NvtxColumns, filter: HostCauseRangeFilter, visit: 
   }
 }
 
+/** A `Waiting for GIL` (`wait` 1) or `Holding GIL` (0) range, with its domain. */
+export type GilRange = GilRangeRow & { domainId: number };
+
 /**
  * `Waiting for GIL` ranges of the executor threads and `Holding GIL` ranges of the other threads
  * of their processes, in table order (`wait` 1 for a wait). Domain filtering is the caller's.

@@ -64,7 +64,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
     logs: (request.logs ?? []).map((l) => ({ file: l.file, records: l.records.length, skippedLines: l.skippedLines, formats: l.formats })),
   };
   if (readsNvtx && !background) loaded.nvtx();
-  const largeNvtx = !background && (loaded.sharedNvtx()?.count ?? 0) > SHARED_NVTX_ROWS;
+  const largeNvtx = readsNvtx && !background && (request.nvtxRead === 'release' || (loaded.sharedNvtx()?.count ?? 0) > SHARED_NVTX_ROWS);
   try {
     const values = runParts(planRun(parts, { largeNvtx, inBackground: (name) => background && loaded.inBackground(name) }), ctx, timed);
     return assembleAnalysis(handle, ctx, values, timingsMs);
@@ -137,7 +137,7 @@ export const BACKGROUND_NVTX_ROWS = 200_000;
  *   with a second core, and from BACKGROUND_NVTX_ROWS rows (counted by max(rowid): no scan).
  */
 function backgroundPlan(loaded: LoadedExport, mode: NvtxReadMode, parts: readonly PartEntry[], kernels: AnalysisRequest['kernels']) {
-  if (mode === 'inline' || !loaded.hasTable('NVTX_EVENTS')) return null;
+  if (mode === 'inline' || mode === 'release' || !loaded.hasTable('NVTX_EVENTS')) return null;
   const rows = loaded.rowBound('NVTX_EVENTS');
   if (rows > SHARED_NVTX_ROWS) return null;
   if (mode === 'auto' && (!isMainThread || availableParallelism() < 2 || rows < BACKGROUND_NVTX_ROWS)) return null;

@@ -16,6 +16,7 @@ import type { FindingsResult } from '../findings/finding.js';
 import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../gaps/analyzeGaps.js';
 import { findGilHolders, type GilHolderAnalysis } from '../gaps/gilHolders.js';
 import { summarizeHost, type HostSummary } from '../gaps/hostSummary.js';
+import { hostNvtxRanges, type HostNvtxRanges } from '../gaps/hostNvtxRanges.js';
 import { analyzeIterations, type IterationAnalysis } from '../iterations/analyzeIterations.js';
 import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
 import { servingSpan, type ServingSpan } from '../iterations/servingSpan.js';
@@ -51,8 +52,8 @@ export interface GapsPart {
 /**
  * Every part's value. Besides the parts a caller asks for (`AnalysisPart`): `launches` (the GPU
  * ops and API calls read), `emptyCapture` (the health of a capture without GPU work),
- * `iterationRun` (the iteration analysis as made) and `healthLaunches` (graph capture against the
- * GPU work after it). `iterations` is the iteration analysis with each row's idle causes and
+ * `iterationRun` (the iteration analysis as made), `healthLaunches` (graph capture against the
+ * GPU work after it) and `hostRanges` (the GC and GIL ranges taken from the NVTX columns). `iterations` is the iteration analysis with each row's idle causes and
  * GPU metrics, the rows `ExportAnalysis` shows.
  */
 export interface PartValues {
@@ -72,6 +73,7 @@ export interface PartValues {
   phases: PhaseSummary[];
   rankFigures: RankFigures[] | null;
   iterations: IterationAnalysis | null;
+  hostRanges: HostNvtxRanges | null;
   host: HostSummary;
   gilHolders: GilHolderAnalysis[];
   memory: MemoryTraffic;
@@ -95,6 +97,11 @@ export interface PartEntry<P extends PartName = PartName, N extends PartName = P
   uses?: readonly U[];
   /** Loader columns it reads: each is let go after the last part of the analysis that reads it. */
   loads?: readonly LoadedData[];
+  /**
+   * Loader columns it reads only when another part of the analysis loads them (else it queries the
+   * few rows it needs): run and let go like `loads`, never read for this part alone.
+   */
+  reads?: readonly LoadedData[];
   /** The NVTX worker thread may compute it (`usesLaunches`: from the GPU ops and API calls too). */
   background?: { usesLaunches: boolean };
   /** Its step in `timingsMs` and the progress (default: its name); null: not timed (bookkeeping, cheap). */
@@ -310,17 +317,28 @@ const iterations = part({
   },
 });
 
+// The GC and GIL ranges `host` and `gilHolders` read, taken while the NVTX columns are here (on a
+// large export they go before the gaps these parts need are computed). Null when the analysis
+// loads no NVTX columns: those parts then query the few rows they need.
+const hostRanges = part({
+  name: 'hostRanges',
+  timing: 'hostRanges',
+  needs: [],
+  reads: ['nvtx'],
+  compute: ({ loaded }) => (loaded.isLoaded('nvtx') ? hostNvtxRanges(loaded) : null),
+});
+
 const host = part({
   name: 'host',
-  needs: ['gaps'],
+  needs: ['gaps', 'hostRanges'],
   uses: ['iterationRun', 'info'],
-  compute: ({ loaded }, d) => summarizeHost(loaded, d.gaps.analysis, d.iterationRun?.analysis?.iterations, d.info?.nvtxDomains),
+  compute: ({ loaded }, d) => summarizeHost(loaded, d.gaps.analysis, d.iterationRun?.analysis?.iterations, d.info?.nvtxDomains, d.hostRanges ?? undefined),
 });
 
 const gilHolders = part({
   name: 'gilHolders',
-  needs: ['gaps', 'info'],
-  compute: ({ loaded }, d) => findGilHolders(loaded, d.gaps.analysis, d.info.nvtxDomains),
+  needs: ['gaps', 'info', 'hostRanges'],
+  compute: ({ loaded }, d) => findGilHolders(loaded, d.gaps.analysis, d.info.nvtxDomains, d.hostRanges ?? undefined),
 });
 
 const memory = part({
@@ -418,6 +436,7 @@ export const PARTS: readonly PartEntry[] = [
   phases,
   rankFigures,
   iterations,
+  hostRanges,
   host,
   gilHolders,
   memory,

@@ -33,15 +33,17 @@ export interface PlannedPart {
  * The order the parts run in, and when each loader column is let go:
  * - a part the NVTX worker computes is taken just before the first part that reads it (else
  *   last): the main thread works meanwhile, and the worker holds its own view of the columns;
- * - past SHARED_NVTX_ROWS the parts that read every NVTX row run first and the NVTX columns go
- *   after them, before the GPU ops are read (the two large working sets are not held at once);
+ * - past SHARED_NVTX_ROWS the parts that read the NVTX columns (`loads` or `reads`) run first and
+ *   the NVTX columns go after them, before the GPU ops are read (the two large working sets are
+ *   not held at once);
  *   below it the NVTX columns stay for the whole analysis (every NVTX reader shares them);
  * - the GPU ops and the API calls go after the last part that reads them.
  */
 export function planRun(parts: readonly PartEntry[], mode: RunMode): PlannedPart[] {
-  const readsNvtx = (p: PartEntry) => p.loads?.includes('nvtx') === true;
+  const reads = (p: PartEntry, data: LoadedData) => p.loads?.includes(data) === true || p.reads?.includes(data) === true;
+  const readsNvtx = (p: PartEntry) => reads(p, 'nvtx');
   let order = mode.largeNvtx ? [...parts.filter(readsNvtx), ...parts.filter((p) => !readsNvtx(p))] : [...parts];
-  const deferred = order.filter((p) => p.background && mode.inBackground(p.name)).map((p) => ({ ...p, loads: [] }));
+  const deferred = order.filter((p) => p.background && mode.inBackground(p.name)).map((p) => ({ ...p, loads: [], reads: [] }));
   for (const p of deferred) {
     order = order.filter((q) => q.name !== p.name);
     const reader = order.findIndex((q) => [...q.needs, ...(q.uses ?? [])].includes(p.name));
@@ -50,6 +52,6 @@ export function planRun(parts: readonly PartEntry[], mode: RunMode): PlannedPart
   const kept: LoadedData[] = mode.largeNvtx ? [] : ['nvtx'];
   return order.map((part, i) => ({
     part,
-    release: (part.loads ?? []).filter((data) => !kept.includes(data) && !order.slice(i + 1).some((later) => later.loads?.includes(data))),
+    release: [...new Set([...(part.loads ?? []), ...(part.reads ?? [])])].filter((data) => !kept.includes(data) && !order.slice(i + 1).some((later) => reads(later, data))),
   }));
 }

@@ -95,13 +95,15 @@ export interface AnalysisRequest {
   /**
    * Where the NVTX table is read when the GPU ops are read too: 'auto' (default) in a worker thread
    * for a large table on a machine with a second core, 'background' in a worker thread whatever its
-   * size, 'inline' on the calling thread. The result is the same; only the time differs.
+   * size, 'inline' on the calling thread, 'release' on the calling thread and let go before the
+   * GPU ops are read, as a table past SHARED_NVTX_ROWS always is (the two are not held at once:
+   * less memory, more time). The result is the same; only the time and memory differ.
    */
   nvtxRead?: NvtxReadMode;
 }
 
 /** See `AnalysisRequest.nvtxRead`. */
-export type NvtxReadMode = 'auto' | 'background' | 'inline';
+export type NvtxReadMode = 'auto' | 'background' | 'inline' | 'release';
 
 /** Dependencies between parts: what each one is computed from. */
 const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {

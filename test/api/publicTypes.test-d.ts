@@ -95,7 +95,7 @@ expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
   torchTrace?: string;
   nvtxRead?: NvtxReadMode;
 }>();
-expectTypeOf<NvtxReadMode>().toEqualTypeOf<'auto' | 'background' | 'inline'>();
+expectTypeOf<NvtxReadMode>().toEqualTypeOf<'auto' | 'background' | 'inline' | 'release'>();
 expectTypeOf<KernelNames>().toEqualTypeOf<'short' | 'demangled'>();
 
 // ---------------------------------------------------------------------------------------------

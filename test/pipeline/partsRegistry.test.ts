@@ -54,8 +54,11 @@ describe('the parts registry', () => {
     expect(bg[bg.indexOf('kernels') + 1]).toBe('categories');
     expect(bg[bg.indexOf('nvtxGpu') + 1]).toBe('coverage');
     const large = planRun(parts, { largeNvtx: true, inBackground: () => false });
-    expect(names(large).slice(0, 3)).toEqual(['nvtx', 'nvtxGpu', 'launches']);
-    expect(large[1].release).toEqual(['nvtx']);
+    // Every part that reads the NVTX columns, `hostRanges` too (it only `reads` them), before the
+    // GPU ops; the columns go after the last of them.
+    const nvtxReaders = ['nvtx', 'nvtxGpu', 'hostRanges'];
+    expect(names(large).slice(0, nvtxReaders.length + 1)).toEqual([...nvtxReaders, 'launches']);
+    expect(large.slice(0, nvtxReaders.length).map((p) => p.release)).toEqual([[], [], ['nvtx']]);
   });
 
   it('pytorch-gpu-metrics: rows with idle causes and metrics, phases with metrics, the metrics notes in the iteration notes', () => {
@@ -74,5 +77,20 @@ describe('the parts registry', () => {
     // Without gaps and metrics the rows have neither field.
     expect(only.iterations!.iterations.some((r) => 'idleByCauseNs' in r || 'metrics' in r)).toBe(false);
     expect(only.iterations!.metricNames).toBeUndefined();
+  });
+
+  it("pytorch-dense: the NVTX columns let go first (nvtxRead 'release', a large table's path) give the same analysis as kept ones", () => {
+    const file = fixture('pytorch-dense', 'trace.sqlite');
+    const logs = [parseIterationLogFile(fixture('pytorch-dense', 'iteration_log.txt'))];
+    const released = withExport(file, (h) => analyzeExport(h, { parts: REPORT_PARTS, logs, nvtxRead: 'release' }));
+    const kept = withExport(file, (h) => analyzeExport(h, { parts: REPORT_PARTS, logs, nvtxRead: 'inline' }));
+    // The GC and GIL ranges were taken before the release (the host side read no NVTX by query).
+    expect(Object.keys(released.timingsMs).indexOf('hostRanges')).toBeLessThan(Object.keys(released.timingsMs).indexOf('gpuOps'));
+    expect(Object.keys(kept.timingsMs).indexOf('hostRanges')).toBeGreaterThan(Object.keys(kept.timingsMs).indexOf('gpuOps'));
+    expect(released.gilHolders!.length).toBeGreaterThan(0);
+    expect(released.host!.gc.collections).toBeGreaterThan(0);
+    // Everything but the times taken (`timingsMs`, the metrics' `ms`).
+    const untimed = (a: typeof kept) => ({ ...a, timingsMs: {}, metrics: a.metrics && { ...a.metrics, ms: 0 } });
+    expect(untimed(released)).toEqual(untimed(kept));
   });
 });
