@@ -1,5 +1,5 @@
-import { forEachRangeWithText, textIndexOf, type NvtxColumns } from '../load/nvtxEventColumns.js';
-import { rangesNamed, threadKey, type GilRange, type NamedRangeRow } from '../load/hostRangeReads.js';
+import { isNvtxRange, textIndexOf, type NvtxColumns } from '../load/nvtxEventColumns.js';
+import { threadKey, type GilRange, type NamedRangeRow } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { nvtxEndOfTime } from '../load/nvtxReads.js';
 import { firstEndingAfter, unionIntervals, type IntervalSet } from '../math/intervals.js';
@@ -25,67 +25,100 @@ export interface HostNvtxRanges {
   endOfTime: number | null;
 }
 
-/** `HostNvtxRanges` from the NVTX columns (read now when they are not yet). */
+/** `HostNvtxRanges` from the NVTX columns (read now when they are not yet): one pass over the rows, then one over the GIL ranges. */
 export function hostNvtxRanges(loaded: LoadedExport): HostNvtxRanges {
   const c = loaded.nvtx();
-  const gcAndGilWaits = rangesNamed(loaded, [GC_RANGE, GIL_WAIT_RANGE]) ?? [];
-  const gilCandidates = gilCandidatesOf(c);
-  const open = gcAndGilWaits.some((r) => r.end === null) || gilCandidates.some((r) => r.end === null);
+  const gc = textIndexOf(c, GC_RANGE);
+  const wait = textIndexOf(c, GIL_WAIT_RANGE);
+  const hold = textIndexOf(c, GIL_HOLD_RANGE);
+  const gcAndGilWaits: NamedRangeRow[] = [];
+  // The GIL ranges with a thread (row indices, table order), and each waiting thread's waits.
+  const gilRows = new Int32Array(wait >= 0 ? c.count : 0);
+  let gilCount = 0;
+  const waits = new Map<number, { pid: number; tid: number; s: number[]; e: number[] }>();
+  let open = false;
+  for (let i = 0; i < c.count; i++) {
+    const t = c.text[i];
+    if ((t !== gc && t !== wait && t !== hold) || t < 0 || !isNvtxRange(c.eventType[i])) continue;
+    const end = c.end[i];
+    if (t !== hold) {
+      gcAndGilWaits.push({ pid: c.pid[i], tid: c.tid[i], domainId: c.domainId[i], name: c.texts[t], start: c.start[i], end: end === end ? end : null });
+      if (end !== end) open = true;
+    }
+    if (t === gc || c.tid[i] < 0 || wait < 0) continue;
+    gilRows[gilCount++] = i;
+    if (t === wait) addWait(waits, c.pid[i], c.tid[i], c.start[i], end === end ? end : Infinity);
+  }
+  const gilCandidates = gilCandidatesOf(c, gilRows.subarray(0, gilCount), wait, waitUnionsByPid(waits));
+  open ||= gilCandidates.some((r) => r.end === null);
   return { gcAndGilWaits, gilCandidates, endOfTime: open ? nvtxEndOfTime(loaded) : null };
 }
 
-/** The GIL ranges with a thread: every wait, and the holds that overlap a wait of another thread of their process or are open. */
-function gilCandidatesOf(c: NvtxColumns): GilRange[] {
-  const waitsByPid = waitUnionsByPid(c);
+/** Of the GIL ranges (`rows`), every wait, and the holds that overlap a wait of another thread of their process or are open. */
+function gilCandidatesOf(c: NvtxColumns, rows: Int32Array, waitText: number, waitsByPid: Map<number, ThreadWaits[]>): GilRange[] {
   const out: GilRange[] = [];
   if (waitsByPid.size === 0) return out;
-  const waitText = textIndexOf(c, GIL_WAIT_RANGE);
-  forEachRangeWithText(c, [GIL_WAIT_RANGE, GIL_HOLD_RANGE], (i) => {
+  // Millions of holds on a long capture: indexed loops, the process's waits looked up once per run of rows.
+  let lastPid = -1;
+  let waits: readonly ThreadWaits[] | undefined;
+  for (let r = 0; r < rows.length; r++) {
+    const i = rows[r];
     const pid = c.pid[i];
-    const tid = c.tid[i];
-    if (tid < 0) return;
-    const wait = c.text[i] === waitText;
+    if (pid !== lastPid) {
+      lastPid = pid;
+      waits = waitsByPid.get(pid);
+    }
+    const isWait = c.text[i] === waitText;
     const end = c.end[i];
-    if (!wait && end === end && !meetsWaitOfOtherThread(waitsByPid.get(pid), tid, c.start[i], end)) return;
-    out.push({ pid, tid, domainId: c.domainId[i], wait: wait ? 1 : 0, start: c.start[i], end: end === end ? end : null });
-  });
+    if (!isWait && end === end && !meetsWaitOfOtherThread(waits, c.tid[i], c.start[i], end)) continue;
+    out.push({ pid, tid: c.tid[i], domainId: c.domainId[i], wait: isWait ? 1 : 0, start: c.start[i], end: end === end ? end : null });
+  }
   return out;
 }
 
-/** Whether [start, end) overlaps (by more than a point) a wait of one of `waits`' threads other than `tid`. */
+/**
+ * Whether [start, end) overlaps (by more than a point) a wait of one of `waits`' threads other than
+ * `tid`. Rows come about in start order: each thread's cursor moves forward from where the last
+ * row left it (a binary search only when a row starts before the previous one).
+ */
 function meetsWaitOfOtherThread(waits: readonly ThreadWaits[] | undefined, tid: number, start: number, end: number): boolean {
-  if (!waits || end <= start) return false;
-  for (const w of waits) {
-    if (w.tid === tid) continue;
-    const k = firstEndingAfter(w.union, start);
-    if (k < w.union.starts.length && w.union.starts[k] < end) return true;
+  if (waits === undefined || end <= start) return false;
+  for (let w = 0; w < waits.length; w++) {
+    const tw = waits[w];
+    if (tw.tid === tid) continue;
+    const { starts, ends } = tw.union;
+    let k = tw.cursor;
+    if (k > 0 && ends[k - 1] > start) k = firstEndingAfter(tw.union, start);
+    else while (k < ends.length && ends[k] <= start) k++;
+    tw.cursor = k;
+    if (k < starts.length && starts[k] < end) return true;
   }
   return false;
 }
 
-/** One thread's `Waiting for GIL` ranges as a union. */
+/** One thread's `Waiting for GIL` ranges as a union, and where the last lookup in it ended. */
 interface ThreadWaits {
   tid: number;
   union: IntervalSet;
+  /** The first interval ending after the last row's start. */
+  cursor: number;
 }
 
-/** Per process, each thread's waits (an open one runs to +Infinity). */
-function waitUnionsByPid(c: NvtxColumns): Map<number, ThreadWaits[]> {
-  const waits = new Map<number, { pid: number; tid: number; s: number[]; e: number[] }>();
-  forEachRangeWithText(c, [GIL_WAIT_RANGE], (i) => {
-    if (c.tid[i] < 0) return;
-    const k = threadKey(c.pid[i], c.tid[i]);
-    let l = waits.get(k);
-    if (!l) waits.set(k, (l = { pid: c.pid[i], tid: c.tid[i], s: [], e: [] }));
-    const end = c.end[i];
-    l.s.push(c.start[i]);
-    l.e.push(end === end ? end : Infinity);
-  });
+function addWait(waits: Map<number, { pid: number; tid: number; s: number[]; e: number[] }>, pid: number, tid: number, start: number, end: number): void {
+  const k = threadKey(pid, tid);
+  let l = waits.get(k);
+  if (!l) waits.set(k, (l = { pid, tid, s: [], e: [] }));
+  l.s.push(start);
+  l.e.push(end);
+}
+
+/** Per process, each waiting thread's waits as a union (an open wait runs to +Infinity). */
+function waitUnionsByPid(waits: Map<number, { pid: number; tid: number; s: number[]; e: number[] }>): Map<number, ThreadWaits[]> {
   const byPid = new Map<number, ThreadWaits[]>();
   for (const l of waits.values()) {
     let list = byPid.get(l.pid);
     if (!list) byPid.set(l.pid, (list = []));
-    list.push({ tid: l.tid, union: unionIntervals(l.s, l.e) });
+    list.push({ tid: l.tid, union: unionIntervals(l.s, l.e), cursor: 0 });
   }
   return byPid;
 }
