@@ -1,5 +1,5 @@
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { workerExecArgv } from './workerExecArgv.js';
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
+import { startWorker } from './workerExecArgv.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { noteExcludedRows, type ExcludedRows } from './excludedRows.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
@@ -102,7 +102,7 @@ export class NvtxWorkerRead {
     const flags = new Int32Array(new SharedArrayBuffer(4 * (plan.parts.length + 1)));
     const { port1, port2 } = new MessageChannel();
     const workerData: NvtxWorkerData = { file: db.name, flags, port: port2, parts: plan.parts, options: plan.options };
-    const worker = new Worker(plan.entry, { workerData, transferList: [port2], execArgv: workerExecArgv() });
+    const worker = startWorker(plan.entry, { workerData, transferList: [port2] });
     // The process may end without the replies (an error elsewhere): the worker does not hold it open.
     worker.unref();
     port1.unref();

@@ -1,3 +1,5 @@
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
 /**
  * The Node options a worker thread inherits from its process. A worker is started with its
  * parent's `process.execArgv` unless told otherwise, and Node refuses some of them in a worker:
@@ -18,4 +20,33 @@ export function workerExecArgv(execArgv: readonly string[] = process.execArgv): 
     else if (!MAIN_SCRIPT_WITH_VALUE.test(arg)) kept.push(arg);
   }
   return kept;
+}
+
+/** `--max-old-space-size=N` (or with underscores): the heap limit a user gave the process, in MB. */
+const MAX_OLD_SPACE = /^--max[-_]old[-_]space[-_]size=(\d+)$/;
+
+/**
+ * A worker thread running `entry`, with the parent's options (`workerExecArgv`). Node refuses V8
+ * and per-process options in a worker (ERR_WORKER_INVALID_EXEC_ARGV): `node
+ * --max-old-space-size=8192 iterscope.mjs report big.sqlite`, the usual way to give a large export
+ * more heap, made every worker fail to start. Those options are left out (the ones Node names,
+ * else all), and a heap limit carries over as the worker's `resourceLimits`.
+ */
+export function startWorker(entry: string | URL, options: WorkerOptions = {}, parentExecArgv: readonly string[] = process.execArgv): Worker {
+  const execArgv = workerExecArgv(parentExecArgv);
+  try {
+    return new Worker(entry, { ...options, execArgv });
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    const heapMb = execArgv.map((a) => MAX_OLD_SPACE.exec(a)?.[1]).find((v) => v !== undefined);
+    const limits: WorkerOptions = heapMb ? { resourceLimits: { ...options.resourceLimits, maxOldGenerationSizeMb: Number(heapMb) } } : {};
+    const refused = (err as Error).message.split(': ').slice(1).join(': ').split(', ');
+    const kept = execArgv.filter((a) => !refused.includes(a));
+    try {
+      return new Worker(entry, { ...options, ...limits, execArgv: kept });
+    } catch (again) {
+      if ((again as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw again;
+      return new Worker(entry, { ...options, ...limits, execArgv: [] });
+    }
+  }
 }

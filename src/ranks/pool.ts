@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { builtEntry } from '../builtEntry.js';
-import { workerExecArgv } from '../load/workerExecArgv.js';
-import { Worker } from 'node:worker_threads';
+import { startWorker } from '../load/workerExecArgv.js';
+import type { Worker } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions, type TaskResults } from './tasks.js';
 import { fromWireError, toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
 import { sayExcludedRowNotes } from '../load/excludedRows.js';
@@ -79,7 +79,7 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
       w.postMessage({ id, task, file: paths[id], opts: taskOpts(id) } satisfies WorkerRequest);
     };
     for (let k = 0; k < workers; k++) {
-      const w = new Worker(entry, { execArgv: workerExecArgv() });
+      const w = startWorker(entry);
       pool.push(w);
       w.on('message', (reply: WorkerReply) => {
         if (failed) return;

@@ -2,10 +2,14 @@
  * Worker threads are started without the options that only say how the main script was given
  * (`node --input-type=module -e "..."`, as a user's one-liner importing the library runs): Node
  * refuses them in a worker (ERR_INPUT_TYPE_NOT_ALLOWED). The end-to-end case is in
- * test/api/libraryBundle.test.ts; here the filter itself.
+ * test/api/libraryBundle.test.ts; here the filter itself. Nor with V8 or per-process options
+ * (`node --max-old-space-size=8192 iterscope.mjs ...`, ERR_WORKER_INVALID_EXEC_ARGV): the heap
+ * limit carries over as the worker's resource limit.
  */
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { workerExecArgv } from '../../src/load/workerExecArgv.js';
+import { startWorker, workerExecArgv } from '../../src/load/workerExecArgv.js';
+import { CLI, fixture } from '../helpers/fixtures.js';
 
 describe('workerExecArgv', () => {
   it('drops --input-type and -e/--eval/-p/--print with their script, keeps the rest', () => {
@@ -17,5 +21,26 @@ describe('workerExecArgv', () => {
   it('keeps a plain process\'s options as they are', () => {
     expect(workerExecArgv(['--import', 'tsx', '--expose-gc'])).toEqual(['--import', 'tsx', '--expose-gc']);
     expect(workerExecArgv([])).toEqual([]);
+  });
+
+  it('starts a worker from a process run with V8 and per-process options, its heap limit as a resource limit', async () => {
+    const code = "const { parentPort, resourceLimits } = require('node:worker_threads'); parentPort.postMessage({ execArgv: process.execArgv, heapMb: resourceLimits.maxOldGenerationSizeMb });";
+    const w = startWorker(code, { eval: true }, ['--max-old-space-size=512', '--expose-gc', '--no-warnings', '--title=x']);
+    const got = await new Promise((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    await w.terminate();
+    expect(got).toEqual({ execArgv: ['--no-warnings'], heapMb: 512 });
+  });
+
+  it('pytorch-tp2: `node --max-old-space-size=4096 iterscope iterations` over two ranks (worker pool) prints what it prints without', () => {
+    const files = [fixture('pytorch-tp2', 'trace.rank0.sqlite'), fixture('pytorch-tp2', 'trace.rank1.sqlite')];
+    const run = (nodeArgs: string[]) => spawnSync(process.execPath, [...nodeArgs, CLI, 'iterations', ...files, '--format', 'csv'], { encoding: 'utf8' });
+    const withHeap = run(['--max-old-space-size=4096']);
+    expect(withHeap.stderr).not.toContain('internal error');
+    expect(withHeap.status).toBe(0);
+    expect(withHeap.stdout.split('\n').length).toBeGreaterThan(80);
+    expect(withHeap.stdout).toBe(run([]).stdout);
   });
 });
