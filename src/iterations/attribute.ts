@@ -56,12 +56,14 @@ export interface AttributionCoverage {
   otherProcessNs: number;
 }
 
-/** Per process: window starts and launch ends for binary search by API-call time. */
+/** Per process: window starts and launch ends for lookups by API-call time. */
 interface ProcessWindows {
   first: number;
   starts: Float64Array;
   launchEnds: Float64Array;
   tids: Int32Array;
+  /** The window the last lookup landed in (its start <= that time): where the next one looks first. */
+  hint: number;
 }
 
 function indexWindows(windows: IterationWindow[]): Map<number, ProcessWindows> {
@@ -79,22 +81,41 @@ function indexWindows(windows: IterationWindow[]): Map<number, ProcessWindows> {
       starts: Float64Array.from(idx, (i) => windows[i].startNs),
       launchEnds: Float64Array.from(idx, (i) => windows[i].launchEndNs),
       tids: Int32Array.from(idx, (i) => windows[i].tid),
+      hint: -1,
     });
   }
   return out;
 }
 
-/** Index (within the process) of the window whose launch interval holds `t`, or -1. */
+/**
+ * Index (within the process) of the window whose launch interval holds `t`, or -1. Ops come in
+ * table order, their calls mostly in time order: the last window found, or the next one, usually
+ * holds `t` (a binary search otherwise).
+ */
 function windowAt(pw: ProcessWindows, t: number): number {
+  const starts = pw.starts;
+  const n = starts.length;
+  let k = pw.hint;
+  if (!startsWindow(starts, k, t)) k = startsWindow(starts, k + 1, t) ? k + 1 : lastStartAtOrBefore(starts, t);
+  pw.hint = k;
+  return k >= 0 && k < n && t < pw.launchEnds[k] ? k : -1;
+}
+
+/** Whether window `k` is the last one starting at or before `t`. */
+function startsWindow(starts: Float64Array, k: number, t: number): boolean {
+  return k >= 0 && k < starts.length && starts[k] <= t && (k + 1 === starts.length || t < starts[k + 1]);
+}
+
+/** Index of the last window starting at or before `t` (binary search), or -1. */
+function lastStartAtOrBefore(starts: Float64Array, t: number): number {
   let lo = 0;
-  let hi = pw.starts.length;
+  let hi = starts.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (pw.starts[mid] <= t) lo = mid + 1;
+    if (starts[mid] <= t) lo = mid + 1;
     else hi = mid;
   }
-  const k = lo - 1;
-  return k >= 0 && t < pw.launchEnds[k] ? k : -1;
+  return lo - 1;
 }
 
 /**
