@@ -198,14 +198,22 @@ function joinedLog(rec: MergedIterationRecord): JoinedLog {
   return out;
 }
 
-/** Where the windows came from: the first source with ranges, else a fallback (ProfilerStep#N, the log's timestamps). */
-interface FoundWindows {
+/**
+ * Where the windows came from: the first source with ranges, else a fallback (ProfilerStep#N, the
+ * log's timestamps). Everything the iteration analysis reads of the NVTX table is in it.
+ */
+export interface FoundWindows {
   found: FoundIterationRanges;
   sourceNotes: string[];
   numberingDetail?: string;
 }
 
-function findWindows(loaded: LoadedExport, logs: readonly ParsedIterationLog[], selection: IterationSelection): FoundWindows {
+/**
+ * The ranges that mark the iterations (`findIterationRanges`), else a fallback's; none is an
+ * `IterationError` that says what to pass. Reads the NVTX table (from the shared columns when they
+ * are read), not the GPU ops: the pipeline finds the windows while a large NVTX table is held.
+ */
+export function findWindows(loaded: LoadedExport, logs: readonly ParsedIterationLog[], selection: IterationSelection = {}): FoundWindows {
   try {
     return { found: findIterationRanges(loaded, selection.rangeSpec), sourceNotes: [] };
   } catch (err) {
@@ -270,7 +278,7 @@ function numberAllWindows(loaded: LoadedExport, fw: FoundWindows, records: Map<n
   for (const [pid, ranges] of [...fw.found.byPid].sort((a, b) => a[0] - b[0])) {
     let num: Numbering;
     if (source.numberSteps) {
-      const sn = source.numberSteps(ranges, { loaded, logs, firstIter: selection.firstIter, profileRanges: selection.profileRanges });
+      const sn = source.numberSteps(ranges, { loaded, logs, firstIter: selection.firstIter, profileRanges: selection.profileRanges, otherRanges: fw.found.otherRanges?.get(pid) ?? [] });
       sn.records.forEach((record, k) => out.own.push({ record, phase: sn.phases[k], cut: sn.cut[k], captureOrder: sn.source === 'capture-order' }));
       out.phaseRule ??= sn.phaseRule;
       out.ownNotes.push(...sn.notes.map((n) => `pid ${pid}: ${n}`));
@@ -357,12 +365,13 @@ function iterationRows(nw: NumberedWindows, attr: GpuAttribution, records: Map<n
 /**
  * Per executor iteration: its window, GPU busy/idle time, kernel time by category, memcpy/memset,
  * and its iteration-log record. See `findIterationRanges`, `numberWindows`, `attributeGpuWork`.
+ * `found`: the windows `findWindows` found with the same logs and selection (else found here).
  */
-export function analyzeIterations(loaded: LoadedExport, opts: IterationOptions = {}): IterationAnalysis {
+export function analyzeIterations(loaded: LoadedExport, opts: IterationOptions = {}, found?: FoundWindows): IterationAnalysis {
   const classifier = opts.classifier ?? defaultCategoryClassifier();
   const selection = opts.selection ?? {};
   const logs = opts.logs ?? [];
-  const fw = findWindows(loaded, logs, selection);
+  const fw = found ?? findWindows(loaded, logs, selection);
   // Read after the ranges are found, so an export without iterations fails fast; shared with the
   // attribution and the last window's end (and with the gap analysis).
   loaded.gpuOps();

@@ -12,7 +12,8 @@ import { numberWindows } from './numbering.js';
 import { alignSglangSteps, type SglangAlignment, type SglangLine, type SglangStep } from './sglangAlignment.js';
 import { cutReasons, kindFromLaunches, launchesPerStep, launchesWithoutWork, stepSpanKind, type LaunchRule, type SglangStepKind, type StepLaunches } from './sglangSteps.js';
 import type { IterationSource, PhaseRule, StepNumbering, StepNumberingContext } from './source.js';
-import { collectRanges, type IterationRange } from './windows.js';
+import { collectRanges, type FoundIterationRanges, type IterationRange } from './windows.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 
 /** One scheduler's lines in one log file, in file order. */
 interface LineGroup {
@@ -57,6 +58,18 @@ const SCHEDULER_RANGES: IterationSource = {
   parseLabel: () => null,
 };
 
+/**
+ * The steps with, per process, the scheduler's other ranges (`scheduler.*` but the steps' own
+ * text; the events around each step, which tell the steps the capture window cut).
+ */
+export function withSchedulerRanges(loaded: LoadedExport, steps: FoundIterationRanges): FoundIterationRanges {
+  const otherRanges = new Map<number, IterationRange[]>();
+  for (const [pid, ranges] of steps.byPid) {
+    otherRanges.set(pid, collectRanges(loaded, SCHEDULER_RANGES, (t) => t.startsWith('scheduler.') && t !== ranges[0].text).byPid.get(pid) ?? []);
+  }
+  return { ...steps, otherRanges };
+}
+
 /** First start and last end of what the capture recorded on the steps' thread besides the steps: CUDA calls and the other scheduler ranges. */
 function threadEventSpan(ranges: readonly IterationRange[], ctx: StepNumberingContext): { firstNs: number; lastNs: number } {
   const { pid, tid } = ranges[0];
@@ -68,8 +81,7 @@ function threadEventSpan(ranges: readonly IterationRange[], ctx: StepNumberingCo
     firstNs = Math.min(firstNs, api.start[i]);
     lastNs = Math.max(lastNs, api.end[i]);
   }
-  const others = collectRanges(ctx.loaded, SCHEDULER_RANGES, (t) => t.startsWith('scheduler.') && t !== ranges[0].text).byPid.get(pid) ?? [];
-  for (const r of others) {
+  for (const r of ctx.otherRanges) {
     if (r.tid !== tid) continue;
     firstNs = Math.min(firstNs, r.startNs);
     lastNs = Math.max(lastNs, r.rangeEndNs ?? r.startNs);

@@ -16,6 +16,8 @@ export interface StepNumberingContext {
   logs: readonly ParsedIterationLog[];
   firstIter?: number;
   profileRanges?: ProfileRange[];
+  /** The process's other ranges the source found with its steps (`FoundIterationRanges.otherRanges`). */
+  otherRanges: readonly IterationRange[];
 }
 
 /** How the phase of a step without counts was told: its step span's batch kind, or what it launched. */

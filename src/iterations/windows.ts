@@ -30,6 +30,11 @@ export interface FoundIterationRanges {
   ignoredOtherThreads: number;
   /** Matching ranges left out for unusable times (NULL/text/end < start/beyond 2^53). */
   invalidRanges?: number;
+  /**
+   * Per process: the other ranges the source's `numberSteps` reads beside the steps (SGLang: the
+   * scheduler's other ranges), found with them so the NVTX table is read in one place.
+   */
+  otherRanges?: Map<number, IterationRange[]>;
 }
 
 /**

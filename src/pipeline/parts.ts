@@ -17,7 +17,7 @@ import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../gaps/
 import { findGilHolders, type GilHolderAnalysis } from '../gaps/gilHolders.js';
 import { summarizeHost, type HostSummary } from '../gaps/hostSummary.js';
 import { hostNvtxRanges, type HostNvtxRanges } from '../gaps/hostNvtxRanges.js';
-import { analyzeIterations, type IterationAnalysis } from '../iterations/analyzeIterations.js';
+import { analyzeIterations, findWindows, type FoundWindows, type IterationAnalysis } from '../iterations/analyzeIterations.js';
 import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
 import { servingSpan, type ServingSpan } from '../iterations/servingSpan.js';
 import { summarizeByPhase, type PhaseSummary } from '../iterations/summary.js';
@@ -37,6 +37,12 @@ export interface PartContext {
   logs: ReportLogFile[];
 }
 
+/**
+ * The iteration windows found (from the NVTX table), or what finding them threw: `iterationRun`
+ * throws or records it as it would have thrown it itself, once it knows there is GPU work.
+ */
+export type IterationWindows = { found: FoundWindows; error?: undefined } | { found?: undefined; error: unknown };
+
 /** The iteration analysis, or why there is none (`ExportAnalysis.iterationError`). */
 export interface IterationRun {
   analysis: IterationAnalysis | null;
@@ -52,15 +58,17 @@ export interface GapsPart {
 /**
  * Every part's value. Besides the parts a caller asks for (`AnalysisPart`): `launches` (the GPU
  * ops and API calls read), `emptyCapture` (the health of a capture without GPU work),
- * `iterationRun` (the iteration analysis as made), `healthLaunches` (graph capture against the
- * GPU work after it) and `hostRanges` (the GC and GIL ranges taken from the NVTX columns). `iterations` is the iteration analysis with each row's idle causes and
- * GPU metrics, the rows `ExportAnalysis` shows.
+ * `iterationWindows` (the iteration windows found), `iterationRun` (the iteration analysis as
+ * made), `healthLaunches` (graph capture against the GPU work after it) and `hostRanges` (the GC
+ * and GIL ranges taken from the NVTX columns). `iterations` is the iteration analysis with each
+ * row's idle causes and GPU metrics, the rows `ExportAnalysis` shows.
  */
 export interface PartValues {
   nvtx: NvtxSummaryWithDomains;
   launches: { gpuOps: number };
   nvtxGpu: NvtxGpuProjection;
   emptyCapture: CaptureHealth | null;
+  iterationWindows: IterationWindows | null;
   iterationRun: IterationRun;
   gaps: GapsPart;
   pytorchHost: PytorchHostSide | null;
@@ -173,10 +181,29 @@ const emptyCapture = part({
   compute: ({ loaded }, d) => (d.launches?.gpuOps === 0 ? describeCaptureHealth(loaded) : null),
 });
 
+// Everything the iteration analysis reads of the NVTX table (the ranges, the fallbacks' ProfilerStep#N,
+// SGLang's scheduler ranges): from the shared columns while they are held, by query when none are read.
+// A capture known to have no GPU work seeks none (`iterationRun` says so); past SHARED_NVTX_ROWS the
+// windows are sought before the GPU ops are read.
+const iterationWindows = part({
+  name: 'iterationWindows',
+  needs: [],
+  uses: ['emptyCapture'],
+  reads: ['nvtx'],
+  when: (_, d) => !d.emptyCapture?.noGpuWork,
+  compute: ({ loaded, request }): IterationWindows => {
+    try {
+      return { found: findWindows(loaded, request.logs ?? [], request.selection) };
+    } catch (err) {
+      return { error: err };
+    }
+  },
+});
+
 const iterationRun = part({
   name: 'iterationRun',
   timing: 'iterations',
-  needs: ['launches', 'emptyCapture'],
+  needs: ['launches', 'emptyCapture', 'iterationWindows'],
   loads: GPU_OPS_AND_CALLS,
   compute: ({ loaded, request, classifier }, d): IterationRun => {
     const noGpuWork = d.emptyCapture?.noGpuWork ?? null;
@@ -185,7 +212,9 @@ const iterationRun = part({
       return { analysis: null, error: 'the capture recorded no GPU work' };
     }
     try {
-      return { analysis: analyzeIterations(loaded, { logs: request.logs, selection: request.selection, classifier }), error: null };
+      const windows = d.iterationWindows!;
+      if (!windows.found) throw windows.error;
+      return { analysis: analyzeIterations(loaded, { logs: request.logs, selection: request.selection, classifier }, windows.found), error: null };
     } catch (err) {
       if (!(err instanceof IterationError) || request.requireIterations) throw err;
       return { analysis: null, error: err.message.replace(`${loaded.path}: `, '') };
@@ -415,15 +444,17 @@ const findings = part({
 /**
  * Every part, in an order where each comes after what it reads. Where it matters for memory and
  * time: the NVTX summary before the GPU ops and API calls are read; the NVTX GPU projection right
- * after, from them; every reader of the API calls before `kernels` (the API calls, ~123 MB on a
- * large export, are let go before the kernel summary's buffers are made); the readers of the GPU
- * ops before the GPU metrics.
+ * after, from them; the iteration windows right before the iteration analysis (with the NVTX
+ * worker, its NVTX columns are waited for there, no earlier); every reader of the API calls before
+ * `kernels` (the API calls, ~123 MB on a large export, are let go before the kernel summary's
+ * buffers are made); the readers of the GPU ops before the GPU metrics.
  */
 export const PARTS: readonly PartEntry[] = [
   nvtx,
   launches,
   nvtxGpu,
   emptyCapture,
+  iterationWindows,
   iterationRun,
   gaps,
   pytorchHost,

@@ -54,11 +54,11 @@ describe('the parts registry', () => {
     expect(bg[bg.indexOf('kernels') + 1]).toBe('categories');
     expect(bg[bg.indexOf('nvtxGpu') + 1]).toBe('coverage');
     const large = planRun(parts, { largeNvtx: true, inBackground: () => false });
-    // Every part that reads the NVTX columns, `hostRanges` too (it only `reads` them), before the
-    // GPU ops; the columns go after the last of them.
-    const nvtxReaders = ['nvtx', 'nvtxGpu', 'hostRanges'];
+    // Every part that reads the NVTX columns, `iterationWindows` and `hostRanges` too (they only `reads`
+    // them), before the GPU ops; the columns go after the last of them.
+    const nvtxReaders = ['nvtx', 'nvtxGpu', 'iterationWindows', 'hostRanges'];
     expect(names(large).slice(0, nvtxReaders.length + 1)).toEqual([...nvtxReaders, 'launches']);
-    expect(large.slice(0, nvtxReaders.length).map((p) => p.release)).toEqual([[], [], ['nvtx']]);
+    expect(large.slice(0, nvtxReaders.length).map((p) => p.release)).toEqual([[], [], [], ['nvtx']]);
   });
 
   it('pytorch-gpu-metrics: rows with idle causes and metrics, phases with metrics, the metrics notes in the iteration notes', () => {

@@ -54,8 +54,8 @@ export function registerIterations(program: Command): void {
       return emit(opts, tables, { rankSource: many.rankSource, ranks: many.ranks.map((r) => ({ rank: r.rank, ...r.result.analysis, file: r.file })) });
     }
 
-    // A bar on stderr for big exports, only when stderr is a terminal.
-    const bar = progress('iterscope: iterations', parts.filter((p) => p !== 'phases' && p !== 'pytorchHost').length + 2, { unit: 'steps' });
+    // A bar on stderr for big exports, only when stderr is a terminal: a step per part, and the GPU ops, the API calls and the iteration windows.
+    const bar = progress('iterscope: iterations', parts.filter((p) => p !== 'phases' && p !== 'pytorchHost').length + 3, { unit: 'steps' });
     let a;
     try {
       a = withExport(files[0], (h) => {

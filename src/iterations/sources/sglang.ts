@@ -1,5 +1,5 @@
 import type { LoadedExport } from '../../load/loadedExport.js';
-import { numberSglangSteps } from '../sglangNumbering.js';
+import { numberSglangSteps, withSchedulerRanges } from '../sglangNumbering.js';
 import { isSglangStepSpan, lastStartingBy, parseSglangStepSpan, SGLANG_RUN_BATCH, stepSpanKind } from '../sglangSteps.js';
 import type { IterationSource } from '../source.js';
 import { collectRanges, type FoundIterationRanges } from '../windows.js';
@@ -36,9 +36,9 @@ export const sglangSource: IterationSource = {
   findRanges(loaded: LoadedExport) {
     const runs = collectRanges(loaded, this, (t) => t === SGLANG_RUN_BATCH);
     const spans = collectRanges(loaded, this, isTargetStepSpan);
-    if (runs.byPid.size === 0) return spans;
+    if (runs.byPid.size === 0) return withSchedulerRanges(loaded, spans);
     attachStepSpans(runs, spans);
-    return runs;
+    return withSchedulerRanges(loaded, runs);
   },
   matchesText: isSglangMarker,
   parseLabel: parseSglangStepSpan,
