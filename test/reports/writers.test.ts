@@ -107,6 +107,12 @@ describe('json', () => {
     expect(toJson({ m: new Map([['a', 1n]]), s: new Set([1, 2]) }, 0)).toBe('{"m":{"a":1},"s":[1,2]}\n');
   });
 
+  it('writes Sets as arrays once vega-lite (the HTML report) has given Set.prototype a toJSON', async () => {
+    await import('vega-lite');
+    expect(JSON.stringify(new Set([1, 2]))).toBe('"Set(1,2)"');
+    expect(toJson({ s: new Set([1, 2]), nested: [new Set(['a'])], m: new Map([['k', new Set([3n])]]) }, 0)).toBe('{"s":[1,2],"nested":[["a"]],"m":{"k":[3]}}\n');
+  });
+
   it('render(json) prints the data, not the tables', () => {
     expect(render('json', [table], { rows: 1 })).toBe('{\n  "rows": 1\n}\n');
   });
