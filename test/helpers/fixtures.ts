@@ -19,3 +19,6 @@ export function fixture(...parts: string[]): string {
 
 /** The built CLI (npm test builds before running vitest). */
 export const CLI = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/** The bundled CLI (package.json `bin`), what users run. */
+export const CLI_BUNDLE = join(REPO_ROOT, 'dist', 'iterscope.mjs');

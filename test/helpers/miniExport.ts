@@ -9,17 +9,20 @@ export function buildMiniExport(path: string, fromFixture: string, tables: Recor
   const src = new BetterSqlite3(fromFixture, { readonly: true, fileMustExist: true });
   const db = new BetterSqlite3(path);
   try {
-    for (const name of new Set([...Object.keys(tables), ...alsoCreate])) {
-      const row = src.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) as { sql: string } | undefined;
-      if (!row) throw new Error(`${fromFixture} has no table ${name}`);
-      db.exec(row.sql);
-    }
-    for (const [name, rows] of Object.entries(tables)) {
-      for (const r of rows) {
-        const cols = Object.keys(r);
-        db.prepare(`INSERT INTO "${name}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...cols.map((c) => r[c] as never));
+    // One transaction: the same tables and rows, without a journal sync per statement.
+    db.transaction(() => {
+      for (const name of new Set([...Object.keys(tables), ...alsoCreate])) {
+        const row = src.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) as { sql: string } | undefined;
+        if (!row) throw new Error(`${fromFixture} has no table ${name}`);
+        db.exec(row.sql);
       }
-    }
+      for (const [name, rows] of Object.entries(tables)) {
+        for (const r of rows) {
+          const cols = Object.keys(r);
+          db.prepare(`INSERT INTO "${name}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(...cols.map((c) => r[c] as never));
+        }
+      }
+    })();
   } finally {
     src.close();
     db.close();

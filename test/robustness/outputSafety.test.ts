@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TraceFileWriter } from '../../src/trace/writer.js';
 import { writeOutputFile } from '../../src/outputFile.js';
 import { runCli } from '../helpers/cli.js';
-import { CLI, fixture } from '../helpers/fixtures.js';
+import { CLI_BUNDLE as CLI, fixture } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'iterscope-dataloss-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
