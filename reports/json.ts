@@ -14,6 +14,8 @@ function jsonValue(_key: string, v: unknown): unknown {
   return plain !== null && typeof plain === 'object' && !ArrayBuffer.isView(plain) ? withPlainMembers(plain) : plain;
 }
 
+const isCollection = (m: unknown): boolean => m instanceof Map || m instanceof Set;
+
 /** A Map as an object, a Set as an array; anything else as it is. */
 function plainCollection(v: unknown): unknown {
   if (v instanceof Map) return Object.fromEntries(v);
@@ -23,7 +25,6 @@ function plainCollection(v: unknown): unknown {
 
 /** `v`, or a shallow copy whose Map and Set members are plain (JSON.stringify reads members' `toJSON` before the replacer sees them). */
 function withPlainMembers(v: object): object {
-  const isCollection = (m: unknown) => m instanceof Map || m instanceof Set;
   if (Array.isArray(v)) return v.some(isCollection) ? v.map(plainCollection) : v;
   let copy: Record<string, unknown> | null = null;
   for (const [k, m] of Object.entries(v)) {

@@ -1,5 +1,5 @@
 import { isNvtxRange, textIndexOf, type NvtxColumns } from '../load/nvtxEventColumns.js';
-import { threadKey, type GilRange, type NamedRangeRow } from '../load/hostRangeReads.js';
+import { executorGilRangeTest, namedRangeRowOf, threadKey, type GilRange, type NamedRangeRow } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { nvtxEndOfTime } from '../load/nvtxReads.js';
 import { firstEndingAfter, unionIntervals, type IntervalSet } from '../math/intervals.js';
@@ -35,14 +35,14 @@ export function hostNvtxRanges(loaded: LoadedExport): HostNvtxRanges {
   // The GIL ranges with a thread (row indices, table order), and each waiting thread's waits.
   const gilRows = new Int32Array(wait >= 0 ? c.count : 0);
   let gilCount = 0;
-  const waits = new Map<number, { pid: number; tid: number; s: number[]; e: number[] }>();
+  const waits = new Map<number, WaitLists>();
   let open = false;
   for (let i = 0; i < c.count; i++) {
     const t = c.text[i];
     if ((t !== gc && t !== wait && t !== hold) || t < 0 || !isNvtxRange(c.eventType[i])) continue;
     const end = c.end[i];
     if (t !== hold) {
-      gcAndGilWaits.push({ pid: c.pid[i], tid: c.tid[i], domainId: c.domainId[i], name: c.texts[t], start: c.start[i], end: end === end ? end : null });
+      gcAndGilWaits.push(namedRangeRowOf(c, i));
       if (end !== end) open = true;
     }
     if (t === gc || c.tid[i] < 0 || wait < 0) continue;
@@ -104,7 +104,15 @@ interface ThreadWaits {
   cursor: number;
 }
 
-function addWait(waits: Map<number, { pid: number; tid: number; s: number[]; e: number[] }>, pid: number, tid: number, start: number, end: number): void {
+/** One thread's `Waiting for GIL` starts and ends as read (by `threadKey`). */
+interface WaitLists {
+  pid: number;
+  tid: number;
+  s: number[];
+  e: number[];
+}
+
+function addWait(waits: Map<number, WaitLists>, pid: number, tid: number, start: number, end: number): void {
   const k = threadKey(pid, tid);
   let l = waits.get(k);
   if (!l) waits.set(k, (l = { pid, tid, s: [], e: [] }));
@@ -113,7 +121,7 @@ function addWait(waits: Map<number, { pid: number; tid: number; s: number[]; e: 
 }
 
 /** Per process, each waiting thread's waits as a union (an open wait runs to +Infinity). */
-function waitUnionsByPid(waits: Map<number, { pid: number; tid: number; s: number[]; e: number[] }>): Map<number, ThreadWaits[]> {
+function waitUnionsByPid(waits: Map<number, WaitLists>): Map<number, ThreadWaits[]> {
   const byPid = new Map<number, ThreadWaits[]>();
   for (const l of waits.values()) {
     let list = byPid.get(l.pid);
@@ -128,10 +136,6 @@ function waitUnionsByPid(waits: Map<number, { pid: number; tid: number; s: numbe
  * (table order), from the candidates.
  */
 export function gilRangesOfExecutors(candidates: readonly GilRange[], executors: readonly { pid: number; tid: number }[]): GilRange[] {
-  const keys = new Set(executors.map((e) => threadKey(e.pid, e.tid)));
-  const pids = new Set(executors.map((e) => e.pid));
-  return candidates.filter((r) => {
-    const executor = keys.has(threadKey(r.pid, r.tid));
-    return r.wait === 1 ? executor : !executor && pids.has(r.pid);
-  });
+  const read = executorGilRangeTest(executors);
+  return candidates.filter((r) => read(r.pid, r.tid, r.wait === 1));
 }

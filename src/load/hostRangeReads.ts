@@ -93,19 +93,30 @@ export function gilRangesOf(c: NvtxColumns, executors: readonly { pid: number; t
   const out: (GilRangeRow & { domainId: number })[] = [];
   if (executors.length === 0) return out;
   const waitText = textIndexOf(c, names.wait);
-  const keys = new Set(executors.map((e) => threadKey(e.pid, e.tid)));
-  const pids = new Set(executors.map((e) => e.pid));
+  const read = executorGilRangeTest(executors);
   forEachRangeWithText(c, [names.wait, names.hold], (i) => {
     const pid = c.pid[i];
     const tid = c.tid[i];
     if (tid < 0) return;
-    const executor = keys.has(threadKey(pid, tid));
     const wait = c.text[i] === waitText;
-    if (wait ? !executor : executor || !pids.has(pid)) return;
+    if (!read(pid, tid, wait)) return;
     const end = c.end[i];
     out.push({ pid, tid, domainId: c.domainId[i], wait: wait ? 1 : 0, start: c.start[i], end: end === end ? end : null });
   });
   return out;
+}
+
+/**
+ * Whether a GIL range is one `gilRanges` reads: a wait of one of the executor threads, or a hold of
+ * another thread of an executor's process.
+ */
+export function executorGilRangeTest(executors: readonly { pid: number; tid: number }[]): (pid: number, tid: number, wait: boolean) => boolean {
+  const keys = new Set(executors.map((e) => threadKey(e.pid, e.tid)));
+  const pids = new Set(executors.map((e) => e.pid));
+  return (pid, tid, wait) => {
+    const executor = keys.has(threadKey(pid, tid));
+    return wait ? executor : !executor && pids.has(pid);
+  };
 }
 
 /** Thread names of the given processes, by `threadKey`. */
@@ -123,15 +134,18 @@ export interface NamedRangeRow {
   end: number | null;
 }
 
+/** NVTX row `i` of the columns as a `NamedRangeRow` (an open range's end is null). */
+export function namedRangeRowOf(c: NvtxColumns, i: number): NamedRangeRow {
+  const end = c.end[i];
+  return { pid: c.pid[i], tid: c.tid[i], domainId: c.domainId[i], name: c.texts[c.text[i]], start: c.start[i], end: end === end ? end : null };
+}
+
 /** The ranges whose text is one of `names`, in table order (null: the export can have none). */
 export function rangesNamed(loaded: LoadedExport, names: readonly string[]): NamedRangeRow[] | null {
   const cols = loaded.sharedNvtx();
   if (cols) {
     const out: NamedRangeRow[] = [];
-    forEachRangeWithText(cols, names, (i) => {
-      const end = cols.end[i];
-      out.push({ pid: cols.pid[i], tid: cols.tid[i], domainId: cols.domainId[i], name: cols.texts[cols.text[i]], start: cols.start[i], end: end === end ? end : null });
-    });
+    forEachRangeWithText(cols, names, (i) => out.push(namedRangeRowOf(cols, i)));
     return out;
   }
   const handle = loaded.handle;
