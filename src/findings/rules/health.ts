@@ -185,7 +185,12 @@ const computeNs = (r: IterationRow) => r.kernelNs - (r.categoryNs.communication 
  */
 function slowLeadingIterations(rows: IterationRow[]): { row: IterationRow; factor: number }[] {
   const byPhase = new Map<string, number[]>();
-  for (const r of rows) if (r.phase !== 'unknown' && r.phase !== 'empty') byPhase.set(r.phase, [...(byPhase.get(r.phase) ?? []), computeNs(r)]);
+  for (const r of rows) {
+    if (r.phase === 'unknown' || r.phase === 'empty') continue;
+    const times = byPhase.get(r.phase);
+    if (times) times.push(computeNs(r));
+    else byPhase.set(r.phase, [computeNs(r)]);
+  }
   const medians = new Map([...byPhase].filter(([, v]) => v.length >= 3).map(([p, v]) => [p, median(v)]));
   const out: { row: IterationRow; factor: number }[] = [];
   for (const r of rows) {
