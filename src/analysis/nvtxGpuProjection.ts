@@ -3,7 +3,8 @@ import { nvtxRangeLabel, nvtxStyleOf, type NvtxStyle } from './nvtxSummary.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { isNvtxRange } from '../load/nvtxEventColumns.js';
 import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
-import { forEachNvtxLabelPart, forEachProjectionRange, graphTraceRows, projectionLaunches, PROJECTION_OP_TABLES, type CallKeys, type LaunchSource } from '../load/projectionReads.js';
+import { forEachNvtxLabelPart, forEachProjectionRange, graphTraceRows, launchedCallsOf, PROJECTION_OP_TABLES } from '../load/projectionReads.js';
+import { pidOfHi, ThreadIndex, type LaunchedCalls } from '../load/launchedCalls.js';
 
 /** One row of `nsys stats -r nvtx_gpu_proj_sum`. Avg/Med/StdDev and the averages are not rounded. */
 export interface NvtxGpuProjectionRow {
@@ -97,126 +98,6 @@ export interface NvtxGpuProjectionOptions {
   includeInstances?: boolean;
 }
 
-
-/** PID part of the `globalTid >> 24` half (HW and VM ids above it; may be negative). */
-function pidOfHi(hi: number): number {
-  return ((hi % 16777216) + 16777216) % 16777216;
-}
-
-/**
- * Dense thread numbering from the two exact halves of a globalTid (`>> 24` and `& 0xFFFFFF`),
- * which stay exact as JS numbers even when the globalTid itself exceeds 2^53.
- */
-class ThreadIndex {
-  private readonly byNum = new Map<number, number>();
-  private readonly byStr = new Map<string, number>();
-  readonly pid: number[] = [];
-  readonly tid: number[] = [];
-  // Rows of one thread usually come in runs: remember the last lookup.
-  private lastHi = NaN;
-  private lastLo = NaN;
-  private lastIdx = -1;
-  get size(): number {
-    return this.pid.length;
-  }
-  private key(hi: number, lo: number): number | string {
-    const k = hi * 16777216 + lo;
-    return Number.isSafeInteger(k) ? k : `${hi}:${lo}`;
-  }
-  /** Index of a thread already interned, or -1. */
-  find(hi: number, lo: number): number {
-    if (hi === this.lastHi && lo === this.lastLo) return this.lastIdx;
-    const k = this.key(hi, lo);
-    const i = (typeof k === 'number' ? this.byNum.get(k) : this.byStr.get(k)) ?? -1;
-    if (i >= 0) {
-      this.lastHi = hi;
-      this.lastLo = lo;
-      this.lastIdx = i;
-    }
-    return i;
-  }
-  intern(hi: number, lo: number): number {
-    let i = this.find(hi, lo);
-    if (i >= 0) return i;
-    i = this.pid.length;
-    const k = this.key(hi, lo);
-    if (typeof k === 'number') this.byNum.set(k, i);
-    else this.byStr.set(k, i);
-    this.pid.push(pidOfHi(hi));
-    this.tid.push(lo);
-    return i;
-  }
-}
-
-/**
- * The first call of each (process half of globalTid, correlation id) key: an open-addressing hash
- * table of call indices in typed arrays (a Map of Maps held ~40 bytes and a boxed number per call:
- * 150 MB on the 3.6M calls of the 10x bench export; this holds 12-16 bytes per call).
- */
-class CallKeyIndex implements CallKeys {
-  private slots: Int32Array;
-  private mask: number;
-  private hi: Float64Array;
-  private corr: Float64Array;
-  constructor(capacity: number) {
-    this.hi = new Float64Array(capacity);
-    this.corr = new Float64Array(capacity);
-    this.slots = new Int32Array(0);
-    this.mask = 0;
-    this.rehash();
-  }
-  /** Slots for twice the capacity, refilled with the first call of every key. */
-  private rehash(): void {
-    const old = this.slots;
-    let size = 1024;
-    while (size < this.hi.length * 2) size *= 2;
-    this.slots = new Int32Array(size).fill(-1);
-    this.mask = size - 1;
-    for (let k = 0; k < old.length; k++) {
-      const j = old[k];
-      if (j < 0) continue;
-      let s = this.slotOf(this.hi[j], this.corr[j]);
-      while (this.slots[s] >= 0) s = (s + 1) & this.mask;
-      this.slots[s] = j;
-    }
-  }
-  private slotOf(hi: number, corr: number): number {
-    const h = Math.imul((corr | 0) ^ ((corr / 4294967296) | 0), 0x9e3779b1) ^ Math.imul((hi | 0) ^ ((hi / 4294967296) | 0), 0x85ebca6b);
-    return (h ^ (h >>> 15)) & this.mask;
-  }
-  /** Records call `i` (0, 1, 2, ... in order) under its key; returns the key's first call. */
-  insert(hi: number, corr: number, i: number): number {
-    if (i >= this.hi.length) {
-      // More calls than max(rowid) promised (negative rowids): grow.
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(Math.max(2 * a.length, i + 1));
-        b.set(a);
-        return b;
-      };
-      this.hi = grow(this.hi);
-      this.corr = grow(this.corr);
-      this.rehash();
-    }
-    for (let s = this.slotOf(hi, corr); ; s = (s + 1) & this.mask) {
-      const j = this.slots[s];
-      if (j < 0) {
-        this.slots[s] = i;
-        this.hi[i] = hi;
-        this.corr[i] = corr;
-        return i;
-      }
-      if (this.corr[j] === corr && this.hi[j] === hi) return j;
-    }
-  }
-  /** The first call with this key, or -1. */
-  find(hi: number, corr: number): number {
-    for (let s = this.slotOf(hi, corr); ; s = (s + 1) & this.mask) {
-      const j = this.slots[s];
-      if (j < 0) return -1;
-      if (this.corr[j] === corr && this.hi[j] === hi) return j;
-    }
-  }
-}
 
 /** Growable Uint32 column. */
 class Uint32Buffer {
@@ -429,134 +310,41 @@ function labelsFromQuery(loaded: LoadedExport, proj: Uint32Array, rowid: ArrayLi
   return label;
 }
 
-/** The API calls that launched GPU work on a thread with candidate ranges, in compact arrays. */
+/** The API calls that launched GPU work on a thread with candidate ranges: call indices, and each one's thread. */
 interface LaunchingCalls {
-  cThread: Uint32Array;
-  cStart: Float64Array;
-  cEnd: Float64Array;
-  cOpStart: Float64Array;
-  cOpEnd: Float64Array;
-  cOpCount: Uint32Array;
-  cCorr: Float64Array;
-  cDup: Uint8Array;
-}
-
-/** Every API call of the export (thread index, times, correlation id), with the GPU work each launched. */
-interface CallsWithTheirOps {
-  /** Per call: its thread index, -1 for a thread without candidate ranges. */
-  aThread: Float64Array;
-  aStart: Float64Array;
-  aEnd: Float64Array;
-  aCorr: Float64Array;
-  /** Per call: first start and last end of its GPU ops (+-Infinity: none), and how many. */
-  opStart: Float64Array;
-  opEnd: Float64Array;
-  opCount: Uint32Array;
-  /** First call row of a shared (process, correlation id) key -> the other rows with that key. */
-  sharedKey: Map<number, number[]>;
+  calls: LaunchedCalls;
+  /** Indices (into `calls`) of those calls. */
+  items: Uint32Array;
+  /** Per call index: its range thread index (`calls.thread`, renumbered in place; set for `items` only). */
+  thread: Int32Array;
 }
 
 /**
- * Step 2 of the projection: every API call, then the GPU work each launched (first start, last
- * end, count); coverage counts the ops without a call and the calls outside every thread with
- * ranges. Functions of their own so that the per-call working set (millions of calls, and the
- * key index) is garbage once the compact arrays are returned.
+ * Step 2 of the projection: the calls with GPU work on a thread with candidate ranges; coverage
+ * counts the ops without a call and the calls on other threads. The calls are indexed where they
+ * are (no copy of millions of calls).
  */
-function collectLaunchingCalls(source: LaunchSource, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage): LaunchingCalls {
-  return compactLaunchingCalls(readCallsWithTheirOps(source, threads, coverage), coverage);
-}
-
-/**
- * The API calls in arrays, each op folded into its call through the (process, correlation id)
- * key index (a key carried by several calls gives its ops to each of them).
- */
-function readCallsWithTheirOps(source: LaunchSource, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage): CallsWithTheirOps {
-  const sharedKey = new Map<number, number[]>();
-  const callCap = Math.max(1024, source.callCapacity);
-  const callOf: CallKeys = source.callKeys ? source.callKeys() : new CallKeyIndex(callCap);
-  const aThread = new Float64Buffer(callCap); // -1: a thread without candidate ranges
-  const aStart = new Float64Buffer(callCap);
-  const aEnd = new Float64Buffer(callCap);
-  const aCorr = new Float64Buffer(callCap);
-  source.eachCall((hi: number, lo: number, start: number, end: number, corr: number) => {
-    const i = aStart.length;
-    aThread.push(threads.find(hi, lo));
-    aStart.push(start);
-    aEnd.push(end);
-    aCorr.push(corr);
-    const first = callOf.insert(hi, corr, i);
-    if (first !== i) {
-      let others = sharedKey.get(first);
-      if (!others) sharedKey.set(first, (others = []));
-      others.push(i);
-    }
-  });
-  coverage.duplicateCorrelationIds = sharedKey.size;
-  const nApi = aStart.length;
-  const opStart = new Float64Array(nApi).fill(Infinity);
-  const opEnd = new Float64Array(nApi).fill(-Infinity);
-  const opCount = new Uint32Array(nApi);
-  const addOp = (i: number, start: number, end: number) => {
-    if (start < opStart[i]) opStart[i] = start;
-    if (end > opEnd[i]) opEnd[i] = end;
-    opCount[i]++;
-  };
-  source.eachOp((hi: number | null, corr: number | null, start: number, end: number) => {
-    coverage.gpuOps++;
-    const i = hi == null || corr == null ? -1 : callOf.find(hi, corr);
-    if (i < 0) {
-      coverage.gpuOpsWithoutApiCall++;
-      return;
-    }
-    addOp(i, start, end);
-    if (sharedKey.size > 0) {
-      const others = sharedKey.get(i);
-      if (others) for (const j of others) addOp(j, start, end);
-    }
-  });
-  return { aThread: aThread.view(), aStart: aStart.view(), aEnd: aEnd.view(), aCorr: aCorr.view(), opStart, opEnd, opCount, sharedKey };
-}
-
-/** The calls that launched work on a thread with ranges, in compact arrays for the sweep; coverage counts the others. */
-function compactLaunchingCalls(all: CallsWithTheirOps, coverage: NvtxGpuProjectionCoverage): LaunchingCalls {
-  const { aThread, aStart, aEnd, aCorr, opStart, opEnd, opCount, sharedKey } = all;
-  const nApi = aStart.length;
-  const shared = new Uint8Array(nApi);
-  for (const [first, others] of sharedKey) {
-    shared[first] = 1;
-    for (const j of others) shared[j] = 1;
-  }
-  const cIdx = new Uint32Buffer();
-  for (let i = 0; i < nApi; i++) {
+function launchingCallsOnRangeThreads(calls: LaunchedCalls, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage): LaunchingCalls {
+  coverage.gpuOps = calls.gpuOps;
+  coverage.gpuOpsWithoutApiCall = calls.gpuOpsWithoutApiCall;
+  coverage.duplicateCorrelationIds = calls.duplicateCorrelationIds;
+  const { thread, opCount } = calls;
+  // The calls' threads as range threads (-1: a thread without candidate ranges).
+  const rangeThread = calls.threadHi.map((hi, k) => threads.find(hi, calls.threadLo[k]));
+  const items = new Uint32Buffer();
+  for (let i = 0; i < calls.count; i++) {
     if (opCount[i] === 0) continue;
     coverage.apiCallsWithGpuOps++;
-    if (aThread[i] < 0) {
+    const t = rangeThread[thread[i]];
+    if (t < 0) {
       coverage.apiCallsOutsideRanges++;
       coverage.gpuOpsOutsideRanges += opCount[i];
-    } else cIdx.push(i);
+      continue;
+    }
+    thread[i] = t;
+    items.push(i);
   }
-  const calls = cIdx.view();
-  const nCalls = calls.length;
-  const cThread = new Uint32Array(nCalls);
-  const cStart = new Float64Array(nCalls);
-  const cEnd = new Float64Array(nCalls);
-  const cOpStart = new Float64Array(nCalls);
-  const cOpEnd = new Float64Array(nCalls);
-  const cOpCount = new Uint32Array(nCalls);
-  const cCorr = new Float64Array(nCalls);
-  const cDup = new Uint8Array(nCalls);
-  for (let k = 0; k < nCalls; k++) {
-    const i = calls[k];
-    cThread[k] = aThread[i];
-    cStart[k] = aStart[i];
-    cEnd[k] = aEnd[i];
-    cOpStart[k] = opStart[i];
-    cOpEnd[k] = opEnd[i];
-    cOpCount[k] = opCount[i];
-    cCorr[k] = aCorr[i];
-    cDup[k] = shared[i];
-  }
-  return { cThread, cStart, cEnd, cOpStart, cOpEnd, cOpCount, cCorr, cDup };
+  return { calls, items: items.view(), thread };
 }
 
 /**
@@ -573,8 +361,8 @@ function sweepCallsThroughRanges(
   rEnd: Float64Array,
   coverage: NvtxGpuProjectionCoverage,
 ): { projStart: Float64Array; projEnd: Float64Array; numOps: Uint32Array } {
-  const { cThread, cStart, cEnd, cOpStart, cOpEnd, cOpCount, cCorr, cDup } = calls;
-  const C = orderByThreadThenStart(null, cThread, cStart, nThreads);
+  const { start: cStart, end: cEnd, opStart: cOpStart, opEnd: cOpEnd, opCount: cOpCount, sharedKey: cDup, keyOf } = calls.calls;
+  const C = orderByThreadThenStart(calls.items, calls.thread, cStart, nThreads);
   const projStart = new Float64Array(size).fill(Infinity);
   const projEnd = new Float64Array(size).fill(-Infinity);
   const numOps = new Uint32Array(size);
@@ -603,7 +391,7 @@ function sweepCallsThroughRanges(
           if (cDup[c]) {
             let s = dupCorrs.get(r);
             if (!s) dupCorrs.set(r, (s = new Set()));
-            s.add(cCorr[c]);
+            s.add(keyOf.get(c)!);
           } else numOps[r]++;
         }
       }
@@ -666,8 +454,8 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   const nThreads = threads.size;
   const R = orderByThreadThenStart(items, rThread, rStart, nThreads);
   const upper = ranges.fromColumns ? loaded.nvtx().upperBits : null;
-  const source = projectionLaunches(loaded, pid, opTables, upper);
-  const { projStart, projEnd, numOps } = sweepCallsThroughRanges(collectLaunchingCalls(source, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);
+  const launched = launchedCallsOf(loaded, pid, opTables, upper);
+  const { projStart, projEnd, numOps } = sweepCallsThroughRanges(launchingCallsOnRangeThreads(launched, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);
 
   // ---- 4. Hierarchy among projected ranges -----------------------------------------------------
   const proj = projectedInThreadStartOrder(R.order, projEnd);

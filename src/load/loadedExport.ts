@@ -8,6 +8,8 @@ import { ApiCallIndex } from './apiCallIndex.js';
 import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
 import { loadGpuOpColumns, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
 import { NvtxWorkerRead, type BackgroundPlan } from './nvtxInBackground.js';
+import { LaunchesInBackground } from './launchesInBackground.js';
+import type { LaunchedCalls } from './launchedCalls.js';
 import { emptyNvtxColumns, loadNvtxColumns, nvtxSpanOf, type NvtxColumns, type NvtxSpan } from './nvtxEventColumns.js';
 
 /** The tables read whole into typed columns: what a part declares it reads (see `PartData`). */
@@ -53,6 +55,7 @@ export class LoadedExport {
   private apiCallsValue: ApiCallColumns | undefined;
   private nvtxValue: NvtxColumns | undefined;
   private worker: NvtxWorkerRead | null = null;
+  private launchesWorker: LaunchesInBackground | null = null;
   private readonly memo = new Map<string, unknown>();
   private readonly contracts = new Set<string>();
   private readonly timed: LoadTiming;
@@ -258,6 +261,24 @@ export class LoadedExport {
     return this.worker?.takePart<T>(name);
   }
 
+  /**
+   * Starts folding the GPU ops into their API calls in a worker thread (`entry`: the NVTX worker's
+   * entry file), for the NVTX GPU projection of an export whose NVTX is read before the GPU ops.
+   */
+  startLaunchesWorker(entry: string): boolean {
+    this.launchesWorker ??= LaunchesInBackground.start(this.handle, entry);
+    return this.launchesWorker !== null;
+  }
+
+  /** The projection's calls with their GPU work from that worker (waiting for them), or undefined: read them here. */
+  launchesFromBackground(): LaunchedCalls | undefined {
+    const worker = this.launchesWorker;
+    if (!worker) return undefined;
+    this.launchesWorker = null;
+    // Timed as `launchesWorker`: the wait for it (0 when it was done first).
+    return this.timed('launchesWorker', () => worker.take());
+  }
+
   // ---- Strings --------------------------------------------------------------------------------
 
   /**
@@ -285,6 +306,8 @@ export class LoadedExport {
   close(): void {
     this.worker?.cancel();
     this.worker = null;
+    this.launchesWorker?.cancel();
+    this.launchesWorker = null;
     this.gpuOpsValue = undefined;
     this.apiCallsValue = undefined;
     this.nvtxValue = undefined;

@@ -7,6 +7,7 @@ import type { ApiCallColumns } from './apiCallColumns.js';
 import { noteExcludedRows } from './excludedRows.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import type { LoadedExport } from './loadedExport.js';
+import { foldOpsIntoCalls, type LaunchedCalls } from './launchedCalls.js';
 
 /**
  * What the NVTX GPU projection (`nsys stats -r nvtx_gpu_proj_sum`) reads beyond the NVTX columns:
@@ -64,15 +65,22 @@ export interface LaunchSource {
 }
 
 /**
- * The projection's launches: the loaded columns when they are read and hold exactly what the
- * queries would (`upper`: the NVTX rows' bits above the PID, null when they differ), else the
- * queries (of process `pid` when given).
+ * The projection's API calls with their GPU work: from the loaded columns when they are read and
+ * hold exactly what the queries would (`upper`: the NVTX rows' bits above the PID, null when they
+ * differ); else from the worker that read them meanwhile (`LoadedExport.launchesFromBackground`),
+ * else by the queries (of process `pid` when given).
  */
-export function projectionLaunches(loaded: LoadedExport, pid: number | undefined, opTables: readonly ProjectionOpTable[], upper: number | null): LaunchSource {
+export function launchedCallsOf(loaded: LoadedExport, pid: number | undefined, opTables: readonly ProjectionOpTable[], upper: number | null): LaunchedCalls {
   const gpuOps = loaded.loadedGpuOps();
   const apiCalls = loaded.loadedApiCalls();
   const fromColumns = gpuOps && apiCalls && pid === undefined ? columnLaunches(loaded, gpuOps, apiCalls, upper, opTables) : null;
-  return fromColumns ?? queriedLaunches(loaded, pid, opTables);
+  if (fromColumns) return foldOpsIntoCalls(fromColumns);
+  return (pid === undefined ? loaded.launchesFromBackground() : undefined) ?? foldOpsIntoCalls(queriedLaunches(loaded, pid, opTables));
+}
+
+/** Every API call with its GPU work, by the projection's queries (what the launches worker computes). */
+export function queriedLaunchedCalls(loaded: LoadedExport): LaunchedCalls {
+  return foldOpsIntoCalls(queriedLaunches(loaded, undefined, PROJECTION_OP_TABLES.filter((t) => loaded.hasTable(t))));
 }
 
 /**

@@ -55,6 +55,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute }, timed);
   const bgPlan = readsNvtx && has('launches') ? backgroundPlan(loaded, request.nvtxRead ?? 'auto', parts, request.kernels) : null;
   const background = !!bgPlan && loaded.startNvtxWorker(bgPlan);
+  if (readsNvtx && !background && has('nvtxGpu') && launchesWorkerWanted(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesWorker(nvtxWorkerEntry()!);
   const ctx: PartContext = {
     loaded,
     request,
@@ -141,13 +142,36 @@ function backgroundPlan(loaded: LoadedExport, mode: NvtxReadMode, parts: readonl
   const rows = loaded.rowBound('NVTX_EVENTS');
   if (rows > SHARED_NVTX_ROWS) return null;
   if (mode === 'auto' && (!isMainThread || availableParallelism() < 2 || rows < BACKGROUND_NVTX_ROWS)) return null;
-  let entry: string;
-  try {
-    entry = builtEntry('iterscope-nvtx.mjs', 'src/pipeline/backgroundWorker.js');
-  } catch {
-    return null;
-  }
+  const entry = nvtxWorkerEntry();
+  if (entry === null) return null;
   const bgParts = parts.flatMap((p) => (p.background ? [{ name: p.name, usesLaunches: p.background.usesLaunches }] : []));
   return { entry, parts: bgParts, options: { kernels: kernels ?? {} } };
 }
 
+
+/** The NVTX worker's entry file (it serves the launches worker too), or null when it is not built. */
+function nvtxWorkerEntry(): string | null {
+  try {
+    return builtEntry('iterscope-nvtx.mjs', 'src/pipeline/backgroundWorker.js');
+  } catch {
+    return null;
+  }
+}
+
+/** API calls from which `nvtxRead: 'auto'` folds the projection's launches in a worker (as BACKGROUND_NVTX_ROWS). */
+export const BACKGROUND_LAUNCH_ROWS = 200_000;
+
+/**
+ * Whether the NVTX GPU projection's launches are read in a worker (src/load/launchesInBackground.ts)
+ * while this thread reads the NVTX: when the projection would read them by query, no GPU op
+ * columns being read before it (past SHARED_NVTX_ROWS, or no part reads the GPU ops: `nvtx
+ * --gpu`). 'auto': on the main thread, with a second core, from BACKGROUND_LAUNCH_ROWS API calls;
+ * 'release' (the large path on any export) and 'background' whenever the entry is built.
+ */
+function launchesWorkerWanted(loaded: LoadedExport, mode: NvtxReadMode, readsLaunches: boolean): boolean {
+  if (mode === 'inline' || nvtxWorkerEntry() === null || !loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return false;
+  const nvtxFirst = mode === 'release' || loaded.rowBound('NVTX_EVENTS') > SHARED_NVTX_ROWS || !readsLaunches;
+  if (!nvtxFirst) return false;
+  if (mode !== 'auto') return true;
+  return isMainThread && availableParallelism() >= 2 && loaded.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= BACKGROUND_LAUNCH_ROWS;
+}

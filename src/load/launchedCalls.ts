@@ -1,0 +1,235 @@
+import { Float64Buffer } from '../math/durationStats.js';
+import type { CallKeys, LaunchSource } from './projectionReads.js';
+
+/**
+ * Every API call the NVTX GPU projection reads, with the GPU work it launched folded in: the
+ * projection's launch side, which needs no NVTX (so it can be read on another core while this one
+ * reads the NVTX columns, see launchesInBackground.ts). Plain typed arrays (they cross threads by
+ * transfer), and per call only what the projection reads after the fold: 36 bytes a call.
+ */
+export interface LaunchedCalls {
+  /** Calls in `eachCall` order (every call with a thread and a correlation id). */
+  count: number;
+  /** Per call: its thread, an index into `threadHi`/`threadLo`. */
+  thread: Int32Array;
+  /** The distinct threads: `globalTid >> 24` (process half) and `globalTid & 0xFFFFFF`. */
+  threadHi: number[];
+  threadLo: number[];
+  start: Float64Array;
+  end: Float64Array;
+  /** Per call: first start and last end of its GPU ops (+-Infinity: none), and how many. */
+  opStart: Float64Array;
+  opEnd: Float64Array;
+  opCount: Uint32Array;
+  /** 1 when the call's (process, correlation id) key is carried by other calls too (each gets the key's ops). */
+  sharedKey: Uint8Array;
+  /** Those calls -> the first call of their key (a key's identity). */
+  keyOf: Map<number, number>;
+  /** Kernel, memcpy and memset rows read. */
+  gpuOps: number;
+  /** Of those, ops with no call of their key. */
+  gpuOpsWithoutApiCall: number;
+  /** Keys carried by more than one call. */
+  duplicateCorrelationIds: number;
+}
+
+/** The buffers of a `LaunchedCalls` (what a worker transfers instead of copying). */
+export function launchedCallBuffers(c: LaunchedCalls): ArrayBuffer[] {
+  return [...new Set([c.thread, c.start, c.end, c.opStart, c.opEnd, c.opCount, c.sharedKey].map((a) => a.buffer as ArrayBuffer))];
+}
+
+/**
+ * The calls in arrays, each op folded into its call through the (process, correlation id) key
+ * index (a key carried by several calls gives its ops to each of them).
+ */
+export function foldOpsIntoCalls(source: LaunchSource): LaunchedCalls {
+  const cap = Math.max(1024, source.callCapacity);
+  const keys: CallKeys = source.callKeys ? source.callKeys() : new CallKeyIndex(cap);
+  const threads = new ThreadIndex();
+  let thread: Int32Array = new Int32Array(cap);
+  const start = new Float64Buffer(cap);
+  const end = new Float64Buffer(cap);
+  // First call of a key carried by several -> the others.
+  const others = new Map<number, number[]>();
+  source.eachCall((h, l, s, e, c) => {
+    const i = start.length;
+    if (i === thread.length) thread = grown(thread);
+    thread[i] = threads.intern(h, l);
+    start.push(s);
+    end.push(e);
+    const first = keys.insert(h, c, i);
+    if (first === i) return;
+    const list = others.get(first);
+    if (list) list.push(i);
+    else others.set(first, [i]);
+  });
+  const count = start.length;
+  const folded = foldOps(source, keys, others, count);
+  const sharedKey = new Uint8Array(count);
+  const keyOf = new Map<number, number>();
+  for (const [first, list] of others) {
+    sharedKey[first] = 1;
+    keyOf.set(first, first);
+    for (const j of list) {
+      sharedKey[j] = 1;
+      keyOf.set(j, first);
+    }
+  }
+  // Views of the buffers (sized max(rowid), about the calls read): no copy of millions of values.
+  return { count, thread: thread.subarray(0, count), threadHi: threads.hi, threadLo: threads.tid, start: start.view(), end: end.view(), ...folded, sharedKey, keyOf, duplicateCorrelationIds: others.size };
+}
+
+function grown(a: Int32Array): Int32Array {
+  const b = new Int32Array(2 * a.length);
+  b.set(a);
+  return b;
+}
+
+/** Each GPU op given to its key's calls: first start, last end and count per call. */
+function foldOps(source: LaunchSource, keys: CallKeys, others: Map<number, number[]>, count: number) {
+  const opStart = new Float64Array(count).fill(Infinity);
+  const opEnd = new Float64Array(count).fill(-Infinity);
+  const opCount = new Uint32Array(count);
+  let gpuOps = 0;
+  let gpuOpsWithoutApiCall = 0;
+  const addOp = (i: number, s: number, e: number) => {
+    if (s < opStart[i]) opStart[i] = s;
+    if (e > opEnd[i]) opEnd[i] = e;
+    opCount[i]++;
+  };
+  source.eachOp((h, c, s, e) => {
+    gpuOps++;
+    const i = h == null || c == null ? -1 : keys.find(h, c);
+    if (i < 0) {
+      gpuOpsWithoutApiCall++;
+      return;
+    }
+    addOp(i, s, e);
+    if (others.size === 0) return;
+    const list = others.get(i);
+    if (list) for (const j of list) addOp(j, s, e);
+  });
+  return { opStart, opEnd, opCount, gpuOps, gpuOpsWithoutApiCall };
+}
+
+/** PID part of the `globalTid >> 24` half (HW and VM ids above it; may be negative). */
+export function pidOfHi(hi: number): number {
+  return ((hi % 16777216) + 16777216) % 16777216;
+}
+
+/**
+ * Dense thread numbering from the two exact halves of a globalTid (`>> 24` and `& 0xFFFFFF`),
+ * which stay exact as JS numbers even when the globalTid itself exceeds 2^53.
+ */
+export class ThreadIndex {
+  private readonly byNum = new Map<number, number>();
+  private readonly byStr = new Map<string, number>();
+  readonly hi: number[] = [];
+  readonly pid: number[] = [];
+  readonly tid: number[] = [];
+  // Rows of one thread usually come in runs: remember the last lookup.
+  private lastHi = NaN;
+  private lastLo = NaN;
+  private lastIdx = -1;
+  get size(): number {
+    return this.pid.length;
+  }
+  private key(hi: number, lo: number): number | string {
+    const k = hi * 16777216 + lo;
+    return Number.isSafeInteger(k) ? k : `${hi}:${lo}`;
+  }
+  /** Index of a thread already interned, or -1. */
+  find(hi: number, lo: number): number {
+    if (hi === this.lastHi && lo === this.lastLo) return this.lastIdx;
+    const k = this.key(hi, lo);
+    const i = (typeof k === 'number' ? this.byNum.get(k) : this.byStr.get(k)) ?? -1;
+    if (i >= 0) {
+      this.lastHi = hi;
+      this.lastLo = lo;
+      this.lastIdx = i;
+    }
+    return i;
+  }
+  intern(hi: number, lo: number): number {
+    let i = this.find(hi, lo);
+    if (i >= 0) return i;
+    i = this.pid.length;
+    const k = this.key(hi, lo);
+    if (typeof k === 'number') this.byNum.set(k, i);
+    else this.byStr.set(k, i);
+    this.hi.push(hi);
+    this.pid.push(pidOfHi(hi));
+    this.tid.push(lo);
+    return i;
+  }
+}
+
+/**
+ * The first call of each (process half of globalTid, correlation id) key: an open-addressing hash
+ * table of call indices in typed arrays (a Map of Maps held ~40 bytes and a boxed number per call:
+ * 150 MB on the 3.6M calls of the 10x bench export; this holds 12-16 bytes per call).
+ */
+export class CallKeyIndex implements CallKeys {
+  private slots: Int32Array;
+  private mask: number;
+  private hi: Float64Array;
+  private corr: Float64Array;
+  constructor(capacity: number) {
+    this.hi = new Float64Array(capacity);
+    this.corr = new Float64Array(capacity);
+    this.slots = new Int32Array(0);
+    this.mask = 0;
+    this.rehash();
+  }
+  /** Slots for twice the capacity, refilled with the first call of every key. */
+  private rehash(): void {
+    const old = this.slots;
+    let size = 1024;
+    while (size < this.hi.length * 2) size *= 2;
+    this.slots = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    for (let k = 0; k < old.length; k++) {
+      const j = old[k];
+      if (j < 0) continue;
+      let s = this.slotOf(this.hi[j], this.corr[j]);
+      while (this.slots[s] >= 0) s = (s + 1) & this.mask;
+      this.slots[s] = j;
+    }
+  }
+  private slotOf(hi: number, corr: number): number {
+    const h = Math.imul((corr | 0) ^ ((corr / 4294967296) | 0), 0x9e3779b1) ^ Math.imul((hi | 0) ^ ((hi / 4294967296) | 0), 0x85ebca6b);
+    return (h ^ (h >>> 15)) & this.mask;
+  }
+  /** Records call `i` (0, 1, 2, ... in order) under its key; returns the key's first call. */
+  insert(hi: number, corr: number, i: number): number {
+    if (i >= this.hi.length) {
+      // More calls than max(rowid) promised (negative rowids): grow.
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(Math.max(2 * a.length, i + 1));
+        b.set(a);
+        return b;
+      };
+      this.hi = grow(this.hi);
+      this.corr = grow(this.corr);
+      this.rehash();
+    }
+    for (let s = this.slotOf(hi, corr); ; s = (s + 1) & this.mask) {
+      const j = this.slots[s];
+      if (j < 0) {
+        this.slots[s] = i;
+        this.hi[i] = hi;
+        this.corr[i] = corr;
+        return i;
+      }
+      if (this.corr[j] === corr && this.hi[j] === hi) return j;
+    }
+  }
+  /** The first call with this key, or -1. */
+  find(hi: number, corr: number): number {
+    for (let s = this.slotOf(hi, corr); ; s = (s + 1) & this.mask) {
+      const j = this.slots[s];
+      if (j < 0) return -1;
+      if (this.corr[j] === corr && this.hi[j] === hi) return j;
+    }
+  }
+}

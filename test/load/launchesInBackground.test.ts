@@ -1,0 +1,104 @@
+/**
+ * The NVTX GPU projection's launches folded in a worker thread (src/load/launchesInBackground.ts)
+ * while the calling thread reads the NVTX columns: what crosses back must be what the projection
+ * folds itself, rows left out included, on every fixture export; the analysis that takes it must
+ * be the same; a worker that cannot open the export leaves the fold to the calling thread.
+ */
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { builtEntry } from '../../src/builtEntry.js';
+import { openExport, withExport, type ExportHandle } from '../../src/export/openExport.js';
+import { excludedRowNotes } from '../../src/load/excludedRows.js';
+import { LaunchesInBackground } from '../../src/load/launchesInBackground.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
+import { queriedLaunchedCalls } from '../../src/load/projectionReads.js';
+import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
+import type { NvtxReadMode } from '../../src/pipeline/request.js';
+import { copyExport, editExport } from '../helpers/hostileExport.js';
+import { fixture, FIXTURES } from '../helpers/fixtures.js';
+
+const ENTRY = builtEntry('iterscope-nvtx.mjs', 'src/pipeline/backgroundWorker.js');
+const tmp = mkdtempSync(join(tmpdir(), 'iterscope-launchesbg-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function exportsUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === 'pytorch-dense-long' ? [] : exportsUnder(p);
+    return name.endsWith('.sqlite') ? [p] : [];
+  });
+}
+
+/** The calls folded in a worker and here, each with the export's excluded-row notes after it (two handles: notes are per handle). */
+function bothWays(file: string) {
+  const inWorker = withExport(file, (h) => ({ calls: LaunchesInBackground.start(h, ENTRY)!.take(), notes: excludedRowNotes(h) }));
+  const here = withExport(file, (h) => ({ calls: queriedLaunchedCalls(new LoadedExport(h)), notes: excludedRowNotes(h) }));
+  return { inWorker, here };
+}
+
+/** The projection (and which steps were timed) with `nvtxRead`. */
+function projection(h: ExportHandle, nvtxRead: NvtxReadMode) {
+  const a = analyzeExport(h, { parts: ['nvtxGpu'], nvtxRead });
+  return { projection: a.projection, timings: Object.keys(a.timingsMs) };
+}
+
+describe.each(exportsUnder(FIXTURES).filter((f) => withExport(f, (h) => h.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'))).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))(
+  '$name',
+  ({ file }) => {
+    it('the calls folded in the worker are the ones folded here', () => {
+      const { inWorker, here } = bothWays(file);
+      expect(inWorker.calls).toBeDefined();
+      expect(inWorker.calls).toEqual(here.calls);
+      expect(inWorker.notes).toEqual(here.notes);
+    });
+  },
+);
+
+describe('the projection with its launches from the worker', () => {
+  it("pytorch-dense ('release': the large table's path): taken from the worker, the same projection as on this thread", () => {
+    const file = fixture('pytorch-dense', 'trace.sqlite');
+    const released = withExport(file, (h) => projection(h, 'release'));
+    const inline = withExport(file, (h) => projection(h, 'inline'));
+    expect(released.timings).toContain('launchesWorker');
+    expect(inline.timings).not.toContain('launchesWorker');
+    expect(released.projection!.rows.length).toBeGreaterThan(10);
+    expect(released.projection!.coverage.gpuOps).toBeGreaterThan(10_000);
+    expect(released.projection).toEqual(inline.projection);
+  });
+
+  it('runtime rows with unusable times: left out and noted alike, the key carried by two calls counted once', () => {
+    const path = editExport(copyExport(fixture('pytorch-dense', 'trace.sqlite'), join(tmp, 'bad-runtime.sqlite')), (db) => {
+      db.exec(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET "end" = start - 1 WHERE rowid IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 3)`);
+      // A second call with the correlation id of a launch (its process's): both get that launch's ops.
+      db.exec(`INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, "end", eventClass, globalTid, correlationId, nameId, returnValue, callchainId)
+        SELECT start + 1, "end" - 1, eventClass, globalTid, correlationId, nameId, returnValue, callchainId FROM CUPTI_ACTIVITY_KIND_RUNTIME
+        WHERE correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid LIMIT 1)`);
+    });
+    const { inWorker, here } = bothWays(path);
+    expect(here.notes).toEqual([expect.stringContaining('3 CUPTI_ACTIVITY_KIND_RUNTIME rows excluded')]);
+    expect(here.calls.duplicateCorrelationIds).toBe(1);
+    expect(inWorker).toEqual(here);
+    const released = withExport(path, (h) => projection(h, 'release'));
+    expect(released.timings).toContain('launchesWorker');
+    expect(released.projection!.coverage.duplicateCorrelationIds).toBe(1);
+    expect(released.projection).toEqual(withExport(path, (h) => projection(h, 'inline')).projection);
+  });
+
+  it('a worker that cannot open the export leaves the fold to this thread, with the same projection', () => {
+    // The file is removed once open here: this connection still reads it, the worker's cannot open it.
+    const path = join(tmp, 'gone.sqlite');
+    copyFileSync(fixture('pytorch-dense', 'trace.sqlite'), path);
+    const h = openExport(path);
+    let gone: ReturnType<typeof projection>;
+    try {
+      unlinkSync(path);
+      gone = projection(h, 'release');
+    } finally {
+      h.close();
+    }
+    expect(gone.timings).toContain('launchesWorker');
+    expect(gone.projection).toEqual(withExport(fixture('pytorch-dense', 'trace.sqlite'), (x) => projection(x, 'inline')).projection);
+  });
+});
