@@ -9,6 +9,7 @@ import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type Nam
 import { gapCount } from '../load/deviceTimelines.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, type HostContext } from './hostCauses.js';
+import type { NvtxColumns } from '../load/nvtxEventColumns.js';
 import { NO_STRING_ID } from '../load/typedColumn.js';
 
 /** Default `--min-gap`: 100 us. */
@@ -26,6 +27,11 @@ export interface GapAnalysisOptions {
   iterations?: readonly IterationRef[] | null;
   /** Why there are no iterations (the pipeline's IterationError), for the notes. */
   iterationsUnavailable?: string;
+  /**
+   * The NVTX rows the host causes read (`HostNvtxRanges.causeRows`), taken before a large export
+   * let its NVTX columns go; omitted: the NVTX columns when loaded, else a query.
+   */
+  causeRows?: NvtxColumns;
 }
 
 /** The CUDA API call that launched the op after a gap. */
@@ -197,7 +203,7 @@ export function analyzeGaps(loaded: LoadedExport, opts: GapAnalysisOptions = {})
   const { ops, devices } = gpuTimelines(loaded, opts.deviceId);
   const slots = iterationSlots(opts.iterations ?? []);
   const { summaries, pending } = findDeviceGaps(ops, devices, minGapNs, slots);
-  const host = loadHostContext(loaded, ops, wantedLaunchCalls(ops, pending));
+  const host = loadHostContext(loaded, ops, wantedLaunchCalls(ops, pending), opts.causeRows);
   const rows = explainGaps(loaded, ops, pending, host, slots);
   addByDevice(summaries, rows);
   const threads: GapThreads[] = [...host.threads.values()]

@@ -2,6 +2,7 @@ import { stripApiVersion } from '../load/apiCallColumns.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import { forEachHostCauseRange, threadKey } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
+import type { NvtxColumns } from '../load/nvtxEventColumns.js';
 import { domainKey, nvtxDomains, nvtxEndOfTime } from '../load/nvtxReads.js';
 import { Column, NO_STRING_ID } from '../load/typedColumn.js';
 import { unionIntervals, type IntervalSet } from '../math/intervals.js';
@@ -182,7 +183,7 @@ class IntervalLists {
  *    thread, `Waiting for GIL` and every other range of the launching threads (`Holding GIL` rows
  *    are skipped).
  */
-export function loadHostContext(loaded: LoadedExport, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>): HostContext {
+export function loadHostContext(loaded: LoadedExport, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>, causeRows?: NvtxColumns): HostContext {
   const ctx: HostContext = {
     runtimePresent: loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'),
     nvtxPresent: loaded.hasTable('NVTX_EVENTS'),
@@ -199,7 +200,7 @@ export function loadHostContext(loaded: LoadedExport, ops: GpuOpColumns, wantedC
   };
   const launching = ctx.runtimePresent ? readLaunchCalls(loaded, ops, wantedCorrelations, ctx) : { launches: new Map<number, number>(), sync: new IntervalLists(), syncNameIds: new Map<number, Set<number>>(), apiNames: new Map<number, string>() };
   const launchingSet = launchingThreads(ctx, launching);
-  if (ctx.nvtxPresent) readHostRanges(loaded, ctx, launchingSet);
+  if (ctx.nvtxPresent) readHostRanges(loaded, ctx, launchingSet, causeRows);
   return ctx;
 }
 
@@ -332,16 +333,26 @@ class RawNames {
   }
 }
 
-/** The GC ranges (any thread), the GIL waits and the other ranges of the launching threads. */
-function readHostRanges(loaded: LoadedExport, ctx: HostContext, launchingSet: ReadonlySet<number>): void {
-  const gilDomainKeys = new Set<number>();
-  const gilDomainIds = new Set<number>();
+/** The `GIL Trace` domains: their (domain, process) keys (`domainKey`) and their domain ids. */
+export function gilDomainsOf(loaded: LoadedExport): { keys: Set<number>; ids: Set<number> } {
+  const keys = new Set<number>();
+  const ids = new Set<number>();
   for (const [key, name] of nvtxDomains(loaded)) {
     if (name !== GIL_DOMAIN) continue;
-    gilDomainKeys.add(key);
-    gilDomainIds.add(Math.floor(key / 16777216));
-    ctx.gilTracedPids.add(key % 16777216);
+    keys.add(key);
+    ids.add(Math.floor(key / 16777216));
   }
+  return { keys, ids };
+}
+
+/**
+ * The GC ranges (any thread), the GIL waits and the other ranges of the launching threads: from
+ * `causeRows` (the rows any such read can visit, taken from the NVTX columns before a large
+ * export let them go, see `hostCauseRowsOf`) when given.
+ */
+function readHostRanges(loaded: LoadedExport, ctx: HostContext, launchingSet: ReadonlySet<number>, causeRows: NvtxColumns | undefined): void {
+  const { keys: gilDomainKeys, ids: gilDomainIds } = gilDomainsOf(loaded);
+  for (const key of gilDomainKeys) ctx.gilTracedPids.add(key % 16777216);
   const gc = new IntervalLists();
   const gil = new IntervalLists();
   const named = new Map<number, ThreadRangeColumns>();
@@ -364,7 +375,7 @@ function readHostRanges(loaded: LoadedExport, ctx: HostContext, launchingSet: Re
     // Start/end ranges that end on another thread do not describe this thread's state.
     if (cross && (eventType === 60 || eventType === 71)) return;
     pushRange(named, k, start, e, names.indexOf(textId, text));
-  });
+  }, causeRows);
   // Ranges never closed end where nsys ends them: the latest NVTX timestamp.
   if (anyOpenEnd) closeOpenRanges(nvtxEndOfTime(loaded) ?? 0, [...gc.map.values(), ...gil.map.values()], named);
   threadRangesByCause(loaded, ctx, named, names);

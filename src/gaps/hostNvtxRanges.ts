@@ -1,9 +1,9 @@
 import { isNvtxRange, textIndexOf, type NvtxColumns } from '../load/nvtxEventColumns.js';
-import { executorGilRangeTest, namedRangeRowOf, threadKey, type GilRange, type NamedRangeRow } from '../load/hostRangeReads.js';
+import { executorGilRangeTest, hostCauseRowsOf, namedRangeRowOf, threadKey, type GilRange, type NamedRangeRow } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { nvtxEndOfTime } from '../load/nvtxReads.js';
 import { firstEndingAfter, unionIntervals, type IntervalSet } from '../math/intervals.js';
-import { GC_RANGE, GIL_HOLD_RANGE, GIL_WAIT_RANGE } from './hostCauses.js';
+import { GC_RANGE, gilDomainsOf, GIL_HOLD_RANGE, GIL_WAIT_RANGE } from './hostCauses.js';
 
 /**
  * The few NVTX ranges the host summary and the GIL holders read, taken from the NVTX columns while
@@ -23,6 +23,8 @@ export interface HostNvtxRanges {
   gilCandidates: readonly GilRange[];
   /** Where an open range ends: the last NVTX timestamp (null: unknown; callers use the range's start). */
   endOfTime: number | null;
+  /** The rows the gaps' host causes can read (`hostCauseRowsOf`: every range with a thread but the GIL holds). */
+  causeRows: NvtxColumns;
 }
 
 /** `HostNvtxRanges` from the NVTX columns (read now when they are not yet): one pass over the rows, then one over the GIL ranges. */
@@ -51,7 +53,8 @@ export function hostNvtxRanges(loaded: LoadedExport): HostNvtxRanges {
   }
   const gilCandidates = gilCandidatesOf(c, gilRows.subarray(0, gilCount), wait, waitUnionsByPid(waits));
   open ||= gilCandidates.some((r) => r.end === null);
-  return { gcAndGilWaits, gilCandidates, endOfTime: open ? nvtxEndOfTime(loaded) : null };
+  const causeRows = hostCauseRowsOf(c, gilDomainsOf(loaded).ids, GIL_HOLD_RANGE);
+  return { gcAndGilWaits, gilCandidates, endOfTime: open ? nvtxEndOfTime(loaded) : null, causeRows };
 }
 
 /** Of the GIL ranges (`rows`), every wait, and the holds that overlap a wait of another thread of their process or are open. */

@@ -3,7 +3,7 @@ import { selectHostCauseRanges, selectNvtxRangesNamed } from '../../queries/host
 import { allRows, forEachRow } from '../../queries/run.js';
 import { selectStringIdsOf } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
-import { forEachRangeWithText, isNvtxRange, textIndexOf, type NvtxColumns } from './nvtxEventColumns.js';
+import { forEachRangeWithText, isNvtxRange, nvtxRowsAt, textIndexOf, type NvtxColumns } from './nvtxEventColumns.js';
 
 /**
  * The NVTX ranges the host side reads (the causes of GPU idle gaps, GC and GIL): from the NVTX
@@ -41,8 +41,8 @@ export type HostCauseRangeVisitor = (pid: number, tid: number, eventType: number
  * The ranges of `filter.threads` and `gcRange` ranges of any thread, without the GIL domains'
  * `gilHoldRange` ranges (those are skipped in SQL: 99% of a GIL-traced export's rows).
  */
-export function forEachHostCauseRange(loaded: LoadedExport, filter: HostCauseRangeFilter, visit: HostCauseRangeVisitor): void {
-  const cols = loaded.sharedNvtx();
+export function forEachHostCauseRange(loaded: LoadedExport, filter: HostCauseRangeFilter, visit: HostCauseRangeVisitor, causeRows?: NvtxColumns): void {
+  const cols = causeRows ?? loaded.sharedNvtx();
   if (cols) return hostCauseRangesOf(cols, filter, visit);
   const special = new Map<number, string>();
   if (loaded.hasTable('StringIds')) forEachRow(loaded.handle, selectStringIdsOf(loaded.handle, filter.specialNames), (id: number, value: string) => special.set(id, value));
@@ -60,7 +60,30 @@ export function forEachHostCauseRange(loaded: LoadedExport, filter: HostCauseRan
   );
 }
 
-/** `forEachHostCauseRange` over the NVTX columns (texts resolved: each row's `textId` is null). */
+/**
+ * The NVTX rows `forEachHostCauseRange` can visit whatever threads it is given (`causeRows`):
+ * every range with a thread but the GIL domains' `gilHoldRange` ranges (99% of a GIL-traced
+ * export's rows, which it skips). Taken while the columns are loaded: a large export lets them go
+ * before the gaps are computed, which then read these instead of NVTX_EVENTS again.
+ */
+export function hostCauseRowsOf(c: NvtxColumns, gilDomainIds: ReadonlySet<number>, gilHoldRange: string): NvtxColumns {
+  const holdText = textIndexOf(c, gilHoldRange);
+  let rows = new Int32Array(1024);
+  let n = 0;
+  for (let i = 0; i < c.count; i++) {
+    if (c.text[i] === holdText && holdText >= 0 && gilDomainIds.has(c.domainId[i])) continue;
+    if (!isNvtxRange(c.eventType[i]) || c.tid[i] < 0) continue;
+    if (n === rows.length) {
+      const grown = new Int32Array(2 * n);
+      grown.set(rows);
+      rows = grown;
+    }
+    rows[n++] = i;
+  }
+  return nvtxRowsAt(c, rows.subarray(0, n));
+}
+
+/** `forEachHostCauseRange` over NVTX columns (texts resolved: each row's `textId` is null). */
 function hostCauseRangesOf(c: NvtxColumns, filter: HostCauseRangeFilter, visit: HostCauseRangeVisitor): void {
   const gcText = textIndexOf(c, filter.gcRange);
   const holdText = textIndexOf(c, filter.gilHoldRange);

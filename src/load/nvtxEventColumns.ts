@@ -249,6 +249,32 @@ export function processPartOfRow(c: NvtxColumns, i: number): number | null {
   return c.upperBits === null ? null : c.upperBits * TWO_24 + c.pid[i];
 }
 
+/**
+ * Rows `rows` (ascending: table order) as columns of their own, with the texts, upper bits and
+ * counts of `c` (a small extract that outlives the columns, which a large export lets go early).
+ */
+export function nvtxRowsAt(c: NvtxColumns, rows: Int32Array): NvtxColumns {
+  const n = rows.length;
+  const pick = <T extends { length: number; [i: number]: number }>(a: T, make: (n: number) => T): T => {
+    const out = make(n);
+    for (let k = 0; k < n; k++) out[k] = a[rows[k]];
+    return out;
+  };
+  return {
+    ...c,
+    count: n,
+    rowId: c.rowId instanceof Int32Array ? pick(c.rowId, (m) => new Int32Array(m)) : pick(c.rowId, (m) => new Float64Array(m)),
+    start: pick(c.start, (m) => new Float64Array(m)),
+    end: pick(c.end, (m) => new Float64Array(m)),
+    eventType: pick(c.eventType, (m) => new Uint8Array(m)),
+    pid: pick(c.pid, (m) => new Int32Array(m)),
+    tid: pick(c.tid, (m) => new Int32Array(m)),
+    domainId: pick(c.domainId, (m) => new Int32Array(m)),
+    text: pick(c.text, (m) => new Int32Array(m)),
+    endTid: pick(c.endTid, (m) => new Uint8Array(m)),
+  };
+}
+
 /** Index of `value` in `cols.texts`, or -1 (no row has that text). */
 export function textIndexOf(cols: NvtxColumns, value: string): number {
   return cols.texts.indexOf(value);

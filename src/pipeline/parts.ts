@@ -225,7 +225,7 @@ const iterationRun = part({
 const gaps = part({
   name: 'gaps',
   needs: ['launches'],
-  uses: ['iterationRun'],
+  uses: ['iterationRun', 'hostRanges'],
   loads: GPU_OPS_AND_CALLS,
   compute: ({ loaded, request, asked }, d): GapsPart => {
     const rows = d.iterationRun?.analysis?.iterations ?? null;
@@ -234,6 +234,7 @@ const gaps = part({
       iterationsUnavailable: asked.has('coverage') ? undefined : (d.iterationRun?.error ?? undefined),
       minGapNs: request.minGapNs,
       deviceId: request.deviceId,
+      causeRows: d.hostRanges?.causeRows,
     });
     return { analysis, idleByIteration: rows ? idleByCausePerIteration(analysis, rows, { includeFragmented: true }) : null };
   },
@@ -346,9 +347,9 @@ const iterations = part({
   },
 });
 
-// The GC and GIL ranges `host` and `gilHolders` read, taken while the NVTX columns are here (on a
-// large export they go before the gaps these parts need are computed). Null when the analysis
-// loads no NVTX columns: those parts then query the few rows they need.
+// The GC and GIL ranges `host` and `gilHolders` read, and the rows the gaps' host causes read,
+// taken while the NVTX columns are here (on a large export they go before the gaps are computed).
+// Null when the analysis loads no NVTX columns: those parts then query the few rows they need.
 const hostRanges = part({
   name: 'hostRanges',
   timing: 'hostRanges',
@@ -456,6 +457,7 @@ export const PARTS: readonly PartEntry[] = [
   emptyCapture,
   iterationWindows,
   iterationRun,
+  hostRanges,
   gaps,
   pytorchHost,
   healthLaunches,
@@ -467,7 +469,6 @@ export const PARTS: readonly PartEntry[] = [
   phases,
   rankFigures,
   iterations,
-  hostRanges,
   host,
   gilHolders,
   memory,
