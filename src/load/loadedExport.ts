@@ -8,7 +8,7 @@ import { ApiCallIndex } from './apiCallIndex.js';
 import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
 import { loadGpuOpColumns, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
 import { NvtxWorkerRead, type BackgroundPlan } from './nvtxInBackground.js';
-import { LaunchesInBackground } from './launchesInBackground.js';
+import { ReadInBackground } from './readInBackground.js';
 import type { LaunchedCalls } from './launchedCalls.js';
 import { emptyNvtxColumns, loadNvtxColumns, nvtxSpanOf, type NvtxColumns, type NvtxSpan } from './nvtxEventColumns.js';
 
@@ -31,6 +31,12 @@ export interface LoadOptions {
    * reads NVTX): the API-call index, the busy union, the device timelines.
    */
   precompute?: readonly ('apiCallIndex' | 'busyUnion' | 'deviceTimelines')[];
+  /**
+   * Reads on a second core when no NVTX worker runs (readInBackground.ts): `entry`, the worker entry
+   * file; `apiCalls`: the API calls read there while this thread reads the GPU ops (from
+   * `minApiCalls` rows: below, starting the worker costs more than the read).
+   */
+  readWorkers?: { entry: string; apiCalls: boolean; minApiCalls: number };
 }
 
 /** Reports the time one load step took (`gpuOps`, `apiCalls`, `nvtxColumns`, `launchIndexes`). */
@@ -55,7 +61,8 @@ export class LoadedExport {
   private apiCallsValue: ApiCallColumns | undefined;
   private nvtxValue: NvtxColumns | undefined;
   private worker: NvtxWorkerRead | null = null;
-  private launchesWorker: LaunchesInBackground | null = null;
+  private launchesRead: ReadInBackground<'launches'> | null = null;
+  private apiCallsRead: ReadInBackground<'apiCalls'> | null = null;
   private readonly memo = new Map<string, unknown>();
   private readonly contracts = new Set<string>();
   private readonly timed: LoadTiming;
@@ -105,6 +112,9 @@ export class LoadedExport {
   /** Every GPU op in typed columns (read on first use). */
   gpuOps(): GpuOpColumns {
     if (!this.gpuOpsValue) {
+      const read = this.options.readWorkers;
+      if (read?.apiCalls && !this.worker && !this.apiCallsValue && !this.apiCallsRead && this.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') && this.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= read.minApiCalls)
+        this.apiCallsRead = ReadInBackground.start(this.handle, read.entry, 'apiCalls');
       this.gpuOpsValue = this.timed('gpuOps', () => loadGpuOpColumns(this.handle, { launchIds: this.options.launchIds, slices: this.options.slices, shared: this.shared }));
       this.launchesLoaded();
     }
@@ -114,7 +124,10 @@ export class LoadedExport {
   /** Every CUDA API call in typed columns (read on first use). */
   apiCalls(): ApiCallColumns {
     if (!this.apiCallsValue) {
-      this.apiCallsValue = this.timed('apiCalls', () => loadApiCallColumns(this.handle, { shared: this.shared }));
+      const read = this.apiCallsRead;
+      this.apiCallsRead = null;
+      // Timed as `apiCalls` either way (from a worker: the wait for it).
+      this.apiCallsValue = this.timed('apiCalls', () => read?.take() ?? loadApiCallColumns(this.handle, { shared: this.shared }));
       this.launchesLoaded();
     }
     return this.apiCallsValue;
@@ -229,6 +242,8 @@ export class LoadedExport {
       for (const k of ['busyUnion', 'deviceTimelines']) this.memo.delete(k);
     } else if (data === 'apiCalls') {
       this.apiCallsValue = undefined;
+      this.apiCallsRead?.cancel();
+      this.apiCallsRead = null;
       this.memo.delete('apiCallIndex');
     } else {
       if (this.nvtxValue) this.nvtxSpan();
@@ -262,21 +277,22 @@ export class LoadedExport {
   }
 
   /**
-   * Starts folding the GPU ops into their API calls in a worker thread (`entry`: the NVTX worker's
-   * entry file), for the NVTX GPU projection of an export whose NVTX is read before the GPU ops.
+   * Starts folding the GPU ops into their API calls in a worker thread (`readWorkers`), for the
+   * NVTX GPU projection of an export whose NVTX is read before the GPU ops.
    */
-  startLaunchesWorker(entry: string): boolean {
-    this.launchesWorker ??= LaunchesInBackground.start(this.handle, entry);
-    return this.launchesWorker !== null;
+  startLaunchesRead(): boolean {
+    const entry = this.options.readWorkers?.entry;
+    if (entry && !this.launchesRead) this.launchesRead = ReadInBackground.start(this.handle, entry, 'launches');
+    return this.launchesRead !== null;
   }
 
   /** The projection's calls with their GPU work from that worker (waiting for them), or undefined: read them here. */
   launchesFromBackground(): LaunchedCalls | undefined {
-    const worker = this.launchesWorker;
-    if (!worker) return undefined;
-    this.launchesWorker = null;
+    const read = this.launchesRead;
+    if (!read) return undefined;
+    this.launchesRead = null;
     // Timed as `launchesWorker`: the wait for it (0 when it was done first).
-    return this.timed('launchesWorker', () => worker.take());
+    return this.timed('launchesWorker', () => read.take());
   }
 
   // ---- Strings --------------------------------------------------------------------------------
@@ -306,8 +322,10 @@ export class LoadedExport {
   close(): void {
     this.worker?.cancel();
     this.worker = null;
-    this.launchesWorker?.cancel();
-    this.launchesWorker = null;
+    this.launchesRead?.cancel();
+    this.launchesRead = null;
+    this.apiCallsRead?.cancel();
+    this.apiCallsRead = null;
     this.gpuOpsValue = undefined;
     this.apiCallsValue = undefined;
     this.nvtxValue = undefined;

@@ -14,15 +14,15 @@ import { workerData } from 'node:worker_threads';
 import type { BackgroundReply, NvtxWorkerData, SharedLaunches } from './nvtxInBackground.js';
 import { COLUMNS_STEP } from './nvtxInBackground.js';
 import type { LoadedExport } from './loadedExport.js';
-import { isLaunchesWorkerData } from './launchesInBackground.js';
-import { runLaunchesWorker } from './launchesWorker.js';
+import { isReadWorkerData } from './readInBackground.js';
+import { runReadWorker } from './readWorker.js';
 
 /** Computes part `name` over the worker's export (`options`: the plan's, as given). */
 export type BackgroundCompute = (loaded: LoadedExport, name: string, options: unknown) => unknown;
 
 export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
-  // The same entry serves the projection's launches worker (launchesInBackground.ts).
-  if (isLaunchesWorkerData(workerData)) return runLaunchesWorker();
+  // The same entry serves the read workers (readInBackground.ts).
+  if (isReadWorkerData(workerData)) return runReadWorker();
   const { file, flags, port, parts, options } = workerData as NvtxWorkerData;
   const state: { close?: () => void; excluded?: () => BackgroundReply['excluded'] } = {};
 

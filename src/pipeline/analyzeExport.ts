@@ -1,7 +1,7 @@
 import type { ExportHandle } from '../export/openExport.js';
 import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
 import { captureSettings } from '../load/captureSettings.js';
-import { LoadedExport } from '../load/loadedExport.js';
+import { LoadedExport, type LoadOptions } from '../load/loadedExport.js';
 import { builtEntry } from '../builtEntry.js';
 import { availableParallelism } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
@@ -52,10 +52,11 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   const readsNvtx = parts.some((p) => p.loads?.includes('nvtx'));
   const slices = has('timeline') ? { kernelName: request.kernelNames === 'demangled' ? ('demangledName' as const) : ('shortName' as const) } : undefined;
   const precompute = request.deviceId === undefined ? (['apiCallIndex', 'busyUnion', 'deviceTimelines'] as const) : (['apiCallIndex', 'busyUnion'] as const);
-  const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute }, timed);
+  const readWorkers = readWorkersFor(request.nvtxRead ?? 'auto', parts.some((p) => p.loads?.includes('apiCalls')));
+  const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute, readWorkers }, timed);
   const bgPlan = readsNvtx && has('launches') ? backgroundPlan(loaded, request.nvtxRead ?? 'auto', parts, request.kernels) : null;
   const background = !!bgPlan && loaded.startNvtxWorker(bgPlan);
-  if (readsNvtx && !background && has('nvtxGpu') && launchesWorkerWanted(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesWorker(nvtxWorkerEntry()!);
+  if (readsNvtx && !background && has('nvtxGpu') && launchesWorkerWanted(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesRead();
   const ctx: PartContext = {
     loaded,
     request,
@@ -158,20 +159,29 @@ function nvtxWorkerEntry(): string | null {
   }
 }
 
-/** API calls from which `nvtxRead: 'auto'` folds the projection's launches in a worker (as BACKGROUND_NVTX_ROWS). */
+/** API calls from which `nvtxRead: 'auto'` reads them (or the projection's launches) in a worker (as BACKGROUND_NVTX_ROWS). */
 export const BACKGROUND_LAUNCH_ROWS = 200_000;
 
 /**
- * Whether the NVTX GPU projection's launches are read in a worker (src/load/launchesInBackground.ts)
- * while this thread reads the NVTX: when the projection would read them by query, no GPU op
- * columns being read before it (past SHARED_NVTX_ROWS, or no part reads the GPU ops: `nvtx
- * --gpu`). 'auto': on the main thread, with a second core, from BACKGROUND_LAUNCH_ROWS API calls;
- * 'release' (the large path on any export) and 'background' whenever the entry is built.
+ * The read workers (src/load/readInBackground.ts) an analysis may start when no NVTX worker runs:
+ * none with 'inline' or without the built entry; with 'auto' only on the main thread with a second
+ * core (the multi-export pool already runs a thread per core) and from BACKGROUND_LAUNCH_ROWS API
+ * calls; 'release' and 'background' from any size (so tests reach them on small exports).
+ */
+function readWorkersFor(mode: NvtxReadMode, readsApiCalls: boolean): LoadOptions['readWorkers'] {
+  const entry = mode === 'inline' ? null : nvtxWorkerEntry();
+  if (entry === null || (mode === 'auto' && (!isMainThread || availableParallelism() < 2))) return undefined;
+  return { entry, apiCalls: readsApiCalls, minApiCalls: mode === 'auto' ? BACKGROUND_LAUNCH_ROWS : 0 };
+}
+
+/**
+ * Whether the NVTX GPU projection's launches are read in a worker while this thread reads the
+ * NVTX: when the projection would read them by query, no GPU op columns being read before it
+ * (past SHARED_NVTX_ROWS, or no part reads the GPU ops: `nvtx --gpu`); from
+ * BACKGROUND_LAUNCH_ROWS API calls with 'auto' (`readWorkersFor` says where workers may run).
  */
 function launchesWorkerWanted(loaded: LoadedExport, mode: NvtxReadMode, readsLaunches: boolean): boolean {
-  if (mode === 'inline' || nvtxWorkerEntry() === null || !loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return false;
+  if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return false;
   const nvtxFirst = mode === 'release' || loaded.rowBound('NVTX_EVENTS') > SHARED_NVTX_ROWS || !readsLaunches;
-  if (!nvtxFirst) return false;
-  if (mode !== 'auto') return true;
-  return isMainThread && availableParallelism() >= 2 && loaded.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= BACKGROUND_LAUNCH_ROWS;
+  return nvtxFirst && (mode !== 'auto' || loaded.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= BACKGROUND_LAUNCH_ROWS);
 }

@@ -1,8 +1,9 @@
 /**
- * The NVTX GPU projection's launches folded in a worker thread (src/load/launchesInBackground.ts)
- * while the calling thread reads the NVTX columns: what crosses back must be what the projection
- * folds itself, rows left out included, on every fixture export; the analysis that takes it must
- * be the same; a worker that cannot open the export leaves the fold to the calling thread.
+ * Reads on a second core (src/load/readInBackground.ts): the NVTX GPU projection's launches folded
+ * while the calling thread reads the NVTX columns, the API calls while it reads the GPU ops. What
+ * crosses back must be what this thread reads itself, rows left out included, on every fixture
+ * export; the analysis that takes it must be the same; a worker that cannot open the export leaves
+ * the read to the calling thread.
  */
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,9 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { builtEntry } from '../../src/builtEntry.js';
 import { openExport, withExport, type ExportHandle } from '../../src/export/openExport.js';
 import { excludedRowNotes } from '../../src/load/excludedRows.js';
-import { LaunchesInBackground } from '../../src/load/launchesInBackground.js';
+import { ReadInBackground } from '../../src/load/readInBackground.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { queriedLaunchedCalls } from '../../src/load/projectionReads.js';
+import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import type { NvtxReadMode } from '../../src/pipeline/request.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
@@ -33,7 +35,7 @@ function exportsUnder(dir: string): string[] {
 
 /** The calls folded in a worker and here, each with the export's excluded-row notes after it (two handles: notes are per handle). */
 function bothWays(file: string) {
-  const inWorker = withExport(file, (h) => ({ calls: LaunchesInBackground.start(h, ENTRY)!.take(), notes: excludedRowNotes(h) }));
+  const inWorker = withExport(file, (h) => ({ calls: ReadInBackground.start(h, ENTRY, 'launches')!.take(), notes: excludedRowNotes(h) }));
   const here = withExport(file, (h) => ({ calls: queriedLaunchedCalls(new LoadedExport(h)), notes: excludedRowNotes(h) }));
   return { inWorker, here };
 }
@@ -53,8 +55,29 @@ describe.each(exportsUnder(FIXTURES).filter((f) => withExport(f, (h) => h.hasTab
       expect(inWorker.calls).toEqual(here.calls);
       expect(inWorker.notes).toEqual(here.notes);
     });
+
+    it('the API calls read in the worker are the ones read here', () => {
+      const inWorker = withExport(file, (h) => ({ calls: ReadInBackground.start(h, ENTRY, 'apiCalls')!.take(), notes: excludedRowNotes(h) }));
+      const here = withExport(file, (h) => ({ calls: loadApiCallColumns(h), notes: excludedRowNotes(h) }));
+      expect(inWorker.calls).toBeDefined();
+      expect(inWorker).toEqual(here);
+    });
   },
 );
+
+describe('the API calls from the worker', () => {
+  it("pytorch-dense gaps and iterations ('release': no NVTX worker): the API calls taken from the worker, the same analysis", () => {
+    const file = fixture('pytorch-dense', 'trace.sqlite');
+    const run = (nvtxRead: NvtxReadMode) =>
+      withExport(file, (h) => {
+        const a = analyzeExport(h, { parts: ['iterations', 'gaps'], nvtxRead });
+        return { gaps: a.gaps, iterations: a.iterations, notes: excludedRowNotes(h) };
+      });
+    const released = run('release');
+    expect(released.gaps!.gaps.length).toBeGreaterThan(50);
+    expect(released).toEqual(run('inline'));
+  });
+});
 
 describe('the projection with its launches from the worker', () => {
   it("pytorch-dense ('release': the large table's path): taken from the worker, the same projection as on this thread", () => {
