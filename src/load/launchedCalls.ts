@@ -169,7 +169,7 @@ export class ThreadIndex {
  * table of call indices in typed arrays (a Map of Maps held ~40 bytes and a boxed number per call:
  * 150 MB on the 3.6M calls of the 10x bench export; this holds 12-16 bytes per call).
  */
-export class CallKeyIndex implements CallKeys {
+class CallKeyIndex implements CallKeys {
   private slots: Int32Array;
   private mask: number;
   private hi: Float64Array;
