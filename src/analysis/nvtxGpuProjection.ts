@@ -350,7 +350,8 @@ function launchingCallsOnRangeThreads(calls: LaunchedCalls, threads: ThreadIndex
 /**
  * Step 3 of the projection: per thread, one sweep over the calls and the ranges, both in start
  * order, with the list of ranges open at the call; every range containing the call gets its GPU
- * work. Returns per range index the projected start and end (+-Infinity: none) and the GPU ops.
+ * work. Returns the projected start and end and the GPU ops of each range that got work, in
+ * slots (`ProjectedSpans`: a few thousand of a million ranges get work).
  */
 function sweepCallsThroughRanges(
   calls: LaunchingCalls,
@@ -360,12 +361,10 @@ function sweepCallsThroughRanges(
   rStart: Float64Array,
   rEnd: Float64Array,
   coverage: NvtxGpuProjectionCoverage,
-): { projStart: Float64Array; projEnd: Float64Array; numOps: Uint32Array } {
+): ProjectedSpans {
   const { start: cStart, end: cEnd, opStart: cOpStart, opEnd: cOpEnd, opCount: cOpCount, sharedKey: cDup, keyOf } = calls.calls;
   const C = orderByThreadThenStart(calls.items, calls.thread, cStart, nThreads);
-  const projStart = new Float64Array(size).fill(Infinity);
-  const projEnd = new Float64Array(size).fill(-Infinity);
-  const numOps = new Uint32Array(size);
+  const spans = new ProjectedSpans(size);
   const dupCorrs = new Map<number, Set<number>>();
   const active: number[] = [];
   for (let t = 0; t < nThreads; t++) {
@@ -386,13 +385,14 @@ function sweepCallsThroughRanges(
         active[w++] = r;
         if (re >= ce) {
           hits++;
-          if (cOpStart[c] < projStart[r]) projStart[r] = cOpStart[c];
-          if (cOpEnd[c] > projEnd[r]) projEnd[r] = cOpEnd[c];
+          const sl = spans.slotOf[r] >= 0 ? spans.slotOf[r] : spans.add(r);
+          if (cOpStart[c] < spans.start[sl]) spans.start[sl] = cOpStart[c];
+          if (cOpEnd[c] > spans.end[sl]) spans.end[sl] = cOpEnd[c];
           if (cDup[c]) {
             let s = dupCorrs.get(r);
             if (!s) dupCorrs.set(r, (s = new Set()));
             s.add(keyOf.get(c)!);
-          } else numOps[r]++;
+          } else spans.ops[sl]++;
         }
       }
       active.length = w;
@@ -402,8 +402,52 @@ function sweepCallsThroughRanges(
       }
     }
   }
-  for (const [r, s] of dupCorrs) numOps[r] += s.size;
-  return { projStart, projEnd, numOps };
+  for (const [r, s] of dupCorrs) spans.ops[spans.slotOf[r]] += s.size;
+  return spans;
+}
+
+/** The projected ranges' spans and GPU ops, in slots given on first work (`slotOf[r]`, -1: none). */
+class ProjectedSpans {
+  readonly slotOf: Int32Array;
+  start = new Float64Array(1024);
+  end = new Float64Array(1024);
+  ops = new Uint32Array(1024);
+  private count = 0;
+  constructor(size: number) {
+    this.slotOf = new Int32Array(size).fill(-1);
+  }
+  /** A slot for range `r` (first start +Infinity, last end -Infinity, no ops). */
+  add(r: number): number {
+    const sl = this.count++;
+    if (sl === this.start.length) {
+      const grow = <T extends Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
+        const b = make(2 * a.length);
+        b.set(a);
+        return b;
+      };
+      this.start = grow(this.start, (n) => new Float64Array(n));
+      this.end = grow(this.end, (n) => new Float64Array(n));
+      this.ops = grow(this.ops, (n) => new Uint32Array(n));
+    }
+    this.start[sl] = Infinity;
+    this.end[sl] = -Infinity;
+    this.slotOf[r] = sl;
+    return sl;
+  }
+  /** Start, end and GPU ops of the ranges `proj`, by position. */
+  byPosition(proj: Uint32Array): { projStart: Float64Array; projEnd: Float64Array; numOps: Uint32Array } {
+    const n = proj.length;
+    const projStart = new Float64Array(n);
+    const projEnd = new Float64Array(n);
+    const numOps = new Uint32Array(n);
+    for (let k = 0; k < n; k++) {
+      const sl = this.slotOf[proj[k]];
+      projStart[k] = this.start[sl];
+      projEnd[k] = this.end[sl];
+      numOps[k] = this.ops[sl];
+    }
+    return { projStart, projEnd, numOps };
+  }
 }
 
 /**
@@ -455,13 +499,14 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   const R = orderByThreadThenStart(items, rThread, rStart, nThreads);
   const upper = ranges.fromColumns ? loaded.nvtx().upperBits : null;
   const launched = launchedCallsOf(loaded, pid, opTables, upper);
-  const { projStart, projEnd, numOps } = sweepCallsThroughRanges(launchingCallsOnRangeThreads(launched, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);
+  const spans = sweepCallsThroughRanges(launchingCallsOnRangeThreads(launched, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);
 
   // ---- 4. Hierarchy among projected ranges -----------------------------------------------------
-  const proj = projectedInThreadStartOrder(R.order, projEnd);
+  const proj = projectedInThreadStartOrder(R.order, spans.slotOf);
+  const { projStart, projEnd, numOps } = spans.byPosition(proj);
   coverage.projectedRanges = proj.length;
-  const { parent, numChild } = tightestParents(proj, size, { rowid, rStart, rEnd, rThread });
-  const level = rangeLevels(proj, parent, size);
+  const { parent, numChild } = tightestParents(proj, { rowid, rStart, rEnd, rThread });
+  const level = rangeLevels(parent);
 
   // ---- 5. Names of projected ranges -------------------------------------------------------------
   const label = ranges.fromColumns ? labelsFromColumns(loaded, proj) : labelsFromQuery(loaded, proj, rowid);
@@ -499,33 +544,35 @@ function closeUnclosedRanges(ranges: ProjectionRanges, maxTs: number | null, cov
 }
 
 /** The ranges that received GPU work, in the (thread, start) order of `order`. */
-function projectedInThreadStartOrder(order: Uint32Array, projEnd: Float64Array): Uint32Array {
+function projectedInThreadStartOrder(order: Uint32Array, slotOf: Int32Array): Uint32Array {
   const projected = new Uint32Buffer();
   for (let k = 0; k < order.length; k++) {
     const r = order[k];
-    if (projEnd[r] !== -Infinity) projected.push(r);
+    if (slotOf[r] >= 0) projected.push(r);
   }
   return projected.view();
 }
 
 /**
- * Per projected range, its tightest enclosing projected range on the same thread (-1: none; lowest
- * rowid on a tie) and its count of direct children. Every range enclosing a projected range
- * encloses its calls too, so is projected: parents can be searched among projected ranges only.
- * Tightness (c.start-p.start)+(p.end-c.end) is dur(p) - dur(c): the tightest parent is the
- * shortest enclosing range. One sweep per thread with the list of ranges open at each start.
+ * Per projected range (by position k in `proj`), the position of its tightest enclosing projected
+ * range on the same thread (-1: none; lowest rowid on a tie) and its count of direct children. By
+ * position, not range index: a few thousand of a million ranges are projected. Every range
+ * enclosing a projected range encloses its calls too, so is projected: parents can be searched
+ * among projected ranges only. Tightness (c.start-p.start)+(p.end-c.end) is dur(p) - dur(c): the
+ * tightest parent is the shortest enclosing range. One sweep per thread with the list of ranges
+ * open at each start.
  */
 function tightestParents(
   proj: Uint32Array,
-  size: number,
   r: { rowid: ArrayLike<number>; rStart: Float64Array; rEnd: Float64Array; rThread: Uint32Array },
 ): { parent: Int32Array; numChild: Uint32Array } {
   const { rowid, rStart, rEnd, rThread } = r;
-  const parent = new Int32Array(size).fill(-1);
-  const numChild = new Uint32Array(size);
-  const active: number[] = [];
+  const n = proj.length;
+  const parent = new Int32Array(n).fill(-1);
+  const numChild = new Uint32Array(n);
+  const active: number[] = []; // positions
   let p = 0;
-  for (let k = 0; k < proj.length; k++) {
+  for (let k = 0; k < n; k++) {
     const c = proj[k];
     if (k === 0 || rThread[proj[k - 1]] !== rThread[c]) {
       active.length = 0;
@@ -533,23 +580,24 @@ function tightestParents(
     }
     const cs = rStart[c];
     const ce = rEnd[c];
-    while (p < proj.length && rThread[proj[p]] === rThread[c] && rStart[proj[p]] <= cs) active.push(proj[p++]);
+    while (p < n && rThread[proj[p]] === rThread[c] && rStart[proj[p]] <= cs) active.push(p++);
     let w = 0;
     let best = -1;
     let bestDur = Infinity;
     for (let a = 0; a < active.length; a++) {
-      const q = active[a];
+      const qk = active[a];
+      const q = proj[qk];
       if (rEnd[q] < cs) continue;
-      active[w++] = q;
-      if (q === c || rEnd[q] < ce) continue;
+      active[w++] = qk;
+      if (qk === k || rEnd[q] < ce) continue;
       const d = rEnd[q] - rStart[q];
-      if (d < bestDur || (d === bestDur && rowid[q] < rowid[best])) {
-        best = q;
+      if (d < bestDur || (d === bestDur && rowid[q] < rowid[proj[best]])) {
+        best = qk;
         bestDur = d;
       }
     }
     active.length = w;
-    parent[c] = best;
+    parent[k] = best;
     if (best >= 0) numChild[best]++;
   }
   return { parent, numChild };
@@ -559,35 +607,36 @@ function tightestParents(
 const NO_LEVEL = -2;
 
 /**
- * Per projected range, its depth from the root: walk up to a root or a known level. A loop
- * (identical ranges are each other's tightest parent) leaves the level NO_LEVEL, as nsys's
- * recursive CTE never reaches those ranges.
+ * Per projected range (by position, as `parent`), its depth from the root: walk up to a root or a
+ * known level. A loop (identical ranges are each other's tightest parent) leaves the level
+ * NO_LEVEL, as nsys's recursive CTE never reaches those ranges.
  */
-function rangeLevels(proj: Uint32Array, parent: Int32Array, size: number): Int32Array {
-  const level = new Int32Array(size).fill(-1); // -1 unknown, NO_LEVEL none
-  const onPath = new Uint8Array(size);
+function rangeLevels(parent: Int32Array): Int32Array {
+  const n = parent.length;
+  const level = new Int32Array(n).fill(-1); // -1 unknown, NO_LEVEL none
+  const onPath = new Uint8Array(n);
   const path: number[] = [];
-  for (const r0 of proj) {
-    if (level[r0] !== -1) continue;
+  for (let k0 = 0; k0 < n; k0++) {
+    if (level[k0] !== -1) continue;
     path.length = 0;
-    let r = r0;
+    let k = k0;
     let base: number;
     for (;;) {
-      if (level[r] !== -1) {
-        base = level[r];
+      if (level[k] !== -1) {
+        base = level[k];
         break;
       }
-      if (onPath[r]) {
+      if (onPath[k]) {
         base = NO_LEVEL;
         break;
       }
-      onPath[r] = 1;
-      path.push(r);
-      if (parent[r] < 0) {
+      onPath[k] = 1;
+      path.push(k);
+      if (parent[k] < 0) {
         base = -1;
         break;
       }
-      r = parent[r];
+      k = parent[k];
     }
     for (let i = path.length - 1; i >= 0; i--) {
       onPath[path[i]] = 0;
@@ -598,7 +647,7 @@ function rangeLevels(proj: Uint32Array, parent: Int32Array, size: number): Int32
   return level;
 }
 
-/** The projected ranges (`proj`) and, by range index, everything the summary and the instances read. */
+/** The projected ranges (`proj`) and everything the summary and the instances read: by range index, or by position in `proj`. */
 interface ProjectedRanges {
   proj: Uint32Array;
   rowid: ArrayLike<number>;
@@ -606,6 +655,7 @@ interface ProjectedRanges {
   rEnd: Float64Array;
   rThread: Uint32Array;
   rType: ArrayLike<number>;
+  /** By position in `proj` (not range index): the span and GPU ops, the parent's position, the children, the level. */
   projStart: Float64Array;
   projEnd: Float64Array;
   numOps: Uint32Array;
@@ -628,20 +678,21 @@ function summaryRows(p: ProjectedRanges): NvtxGpuProjectionRow[] {
     childSum: number;
   }
   const groups = new Map<string, Group>();
-  for (const r of p.proj) {
+  for (let k = 0; k < p.proj.length; k++) {
+    const r = p.proj[k];
     const style = nvtxStyleOf(p.rType[r]);
     const range = p.label.get(r) ?? '';
     const key = `${style}\u0000${range}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { range, style, proj: new Float64Buffer(), rangeNs: 0, ops: 0, lvlSum: 0, lvlN: 0, childSum: 0 }));
-    g.proj.push(p.projEnd[r] - p.projStart[r]);
+    g.proj.push(p.projEnd[k] - p.projStart[k]);
     g.rangeNs += p.rEnd[r] - p.rStart[r];
-    g.ops += p.numOps[r];
-    if (p.level[r] !== NO_LEVEL) {
-      g.lvlSum += p.level[r];
+    g.ops += p.numOps[k];
+    if (p.level[k] !== NO_LEVEL) {
+      g.lvlSum += p.level[k];
       g.lvlN++;
     }
-    g.childSum += p.numChild[r];
+    g.childSum += p.numChild[k];
   }
   const rows: NvtxGpuProjectionRow[] = [...groups.values()].map((g) => {
     const s = durationStats(g.proj.view());
@@ -668,8 +719,8 @@ function summaryRows(p: ProjectedRanges): NvtxGpuProjectionRow[] {
 
 /** One row per projected range, by projected start asc, then duration desc, then range id. */
 function projectedInstances(p: ProjectedRanges, threads: ThreadIndex): NvtxGpuProjectionInstance[] {
-  const { rowid, rThread, projStart, projEnd, parent, level } = p;
-  return Array.from(p.proj, (r) => ({
+  const { proj, rowid, rThread, projStart, projEnd, parent, level } = p;
+  return Array.from(proj, (r, k) => ({
     rangeId: rowid[r],
     range: p.label.get(r) ?? '',
     style: nvtxStyleOf(p.rType[r]),
@@ -677,13 +728,13 @@ function projectedInstances(p: ProjectedRanges, threads: ThreadIndex): NvtxGpuPr
     tid: threads.tid[rThread[r]],
     start: p.rStart[r],
     end: p.rEnd[r],
-    projStart: projStart[r],
-    projEnd: projEnd[r],
-    projDuration: projEnd[r] - projStart[r],
-    numGpuOps: p.numOps[r],
-    level: level[r] === NO_LEVEL ? null : level[r],
-    parentId: parent[r] >= 0 ? rowid[parent[r]] : null,
-    numChild: p.numChild[r],
+    projStart: projStart[k],
+    projEnd: projEnd[k],
+    projDuration: projEnd[k] - projStart[k],
+    numGpuOps: p.numOps[k],
+    level: level[k] === NO_LEVEL ? null : level[k],
+    parentId: parent[k] >= 0 ? rowid[proj[parent[k]]] : null,
+    numChild: p.numChild[k],
   })).sort((a, b) => a.projStart - b.projStart || b.projDuration - a.projDuration || a.rangeId - b.rangeId);
 }
 
