@@ -38,6 +38,15 @@ export interface ApiCallColumns {
   invalidRows: number;
 }
 
+/**
+ * Records for `handle` what `loadApiCallColumns` records as it scans, for columns read on another
+ * connection (a read worker's): the table's row count (every row was scanned), so no part counts
+ * it again.
+ */
+export function recordApiCallRows(handle: ExportHandle, cols: ApiCallColumns): void {
+  if (handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) recordRowCount(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', cols.count + cols.invalidRows + cols.backtraceRows);
+}
+
 /** `shared`: the columns over SharedArrayBuffers (see `columnMaker`), to be read by a worker thread too. */
 export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolean } = {}): ApiCallColumns {
   requireContract(handle, 'apiCalls');

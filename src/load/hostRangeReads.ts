@@ -3,6 +3,7 @@ import { selectHostCauseRanges, selectNvtxRangesNamed } from '../../queries/host
 import { allRows, forEachRow } from '../../queries/run.js';
 import { selectStringIdsOf } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
+import { Column } from './typedColumn.js';
 import { forEachRangeWithText, isNvtxRange, nvtxRowsAt, textIndexOf, type NvtxColumns } from './nvtxEventColumns.js';
 
 /**
@@ -68,19 +69,20 @@ export function forEachHostCauseRange(loaded: LoadedExport, filter: HostCauseRan
  */
 export function hostCauseRowsOf(c: NvtxColumns, gilDomainIds: ReadonlySet<number>, gilHoldRange: string): NvtxColumns {
   const holdText = textIndexOf(c, gilHoldRange);
-  let rows = new Int32Array(1024);
+  const rows = new Column((n) => new Int32Array(n), 1024);
   let n = 0;
   for (let i = 0; i < c.count; i++) {
-    if (c.text[i] === holdText && holdText >= 0 && gilDomainIds.has(c.domainId[i])) continue;
-    if (!isNvtxRange(c.eventType[i]) || c.tid[i] < 0) continue;
-    if (n === rows.length) {
-      const grown = new Int32Array(2 * n);
-      grown.set(rows);
-      rows = grown;
-    }
-    rows[n++] = i;
+    if (!isHostCauseRow(c, i, holdText, gilDomainIds)) continue;
+    rows.ensure(n + 1);
+    rows.data[n++] = i;
   }
-  return nvtxRowsAt(c, rows.subarray(0, n));
+  return nvtxRowsAt(c, rows.trim(n));
+}
+
+/** Whether NVTX row `i` can be a host cause: a range with a thread, not a GIL domain's hold (`holdText`). */
+function isHostCauseRow(c: NvtxColumns, i: number, holdText: number, gilDomainIds: ReadonlySet<number>): boolean {
+  if (holdText >= 0 && c.text[i] === holdText && gilDomainIds.has(c.domainId[i])) return false;
+  return isNvtxRange(c.eventType[i]) && c.tid[i] >= 0;
 }
 
 /** `forEachHostCauseRange` over NVTX columns (texts resolved: each row's `textId` is null). */
@@ -88,9 +90,8 @@ function hostCauseRangesOf(c: NvtxColumns, filter: HostCauseRangeFilter, visit: 
   const gcText = textIndexOf(c, filter.gcRange);
   const holdText = textIndexOf(c, filter.gilHoldRange);
   for (let i = 0; i < c.count; i++) {
+    if (!isHostCauseRow(c, i, holdText, filter.gilDomainIds)) continue;
     const t = c.text[i];
-    if (holdText >= 0 && t === holdText && filter.gilDomainIds.has(c.domainId[i])) continue;
-    if (!isNvtxRange(c.eventType[i]) || c.tid[i] < 0) continue;
     const pid = c.pid[i];
     const tid = c.tid[i];
     if (!(t === gcText && gcText >= 0) && !filter.threads.has(threadKey(pid, tid))) continue;

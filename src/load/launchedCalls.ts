@@ -1,10 +1,11 @@
 import { Float64Buffer } from '../math/durationStats.js';
 import type { CallKeys, LaunchSource } from './projectionReads.js';
+import { Column } from './typedColumn.js';
 
 /**
  * Every API call the NVTX GPU projection reads, with the GPU work it launched folded in: the
  * projection's launch side, which needs no NVTX (so it can be read on another core while this one
- * reads the NVTX columns, see launchesInBackground.ts). Plain typed arrays (they cross threads by
+ * reads the NVTX columns, see readInBackground.ts). Plain typed arrays (they cross threads by
  * transfer), and per call only what the projection reads after the fold: 36 bytes a call.
  */
 export interface LaunchedCalls {
@@ -33,11 +34,6 @@ export interface LaunchedCalls {
   duplicateCorrelationIds: number;
 }
 
-/** The buffers of a `LaunchedCalls` (what a worker transfers instead of copying). */
-export function launchedCallBuffers(c: LaunchedCalls): ArrayBuffer[] {
-  return [...new Set([c.thread, c.start, c.end, c.opStart, c.opEnd, c.opCount, c.sharedKey].map((a) => a.buffer as ArrayBuffer))];
-}
-
 /**
  * The calls in arrays, each op folded into its call through the (process, correlation id) key
  * index (a key carried by several calls gives its ops to each of them).
@@ -46,15 +42,15 @@ export function foldOpsIntoCalls(source: LaunchSource): LaunchedCalls {
   const cap = Math.max(1024, source.callCapacity);
   const keys: CallKeys = source.callKeys ? source.callKeys() : new CallKeyIndex(cap);
   const threads = new ThreadIndex();
-  let thread: Int32Array = new Int32Array(cap);
+  const thread = new Column((n) => new Int32Array(n), cap);
   const start = new Float64Buffer(cap);
   const end = new Float64Buffer(cap);
   // First call of a key carried by several -> the others.
   const others = new Map<number, number[]>();
   source.eachCall((h, l, s, e, c) => {
     const i = start.length;
-    if (i === thread.length) thread = grown(thread);
-    thread[i] = threads.intern(h, l);
+    thread.ensure(i + 1);
+    thread.data[i] = threads.intern(h, l);
     start.push(s);
     end.push(e);
     const first = keys.insert(h, c, i);
@@ -76,13 +72,7 @@ export function foldOpsIntoCalls(source: LaunchSource): LaunchedCalls {
     }
   }
   // Views of the buffers (sized max(rowid), about the calls read): no copy of millions of values.
-  return { count, thread: thread.subarray(0, count), threadHi: threads.hi, threadLo: threads.tid, start: start.view(), end: end.view(), ...folded, sharedKey, keyOf, duplicateCorrelationIds: others.size };
-}
-
-function grown(a: Int32Array): Int32Array {
-  const b = new Int32Array(2 * a.length);
-  b.set(a);
-  return b;
+  return { count, thread: thread.trim(count), threadHi: threads.hi, threadLo: threads.tid, start: start.view(), end: end.view(), ...folded, sharedKey, keyOf, duplicateCorrelationIds: others.size };
 }
 
 /** Each GPU op given to its key's calls: first start, last end and count per call. */

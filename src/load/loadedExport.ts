@@ -3,7 +3,7 @@ import { rowIdBound } from '../../queries/capture.js';
 import { loadStrings, stringLookup } from '../../queries/strings.js';
 import { requireContract, type AnalysisName } from '../export/contract.js';
 import { unionIntervals, type IntervalSet } from '../math/intervals.js';
-import { loadApiCallColumns, type ApiCallColumns } from './apiCallColumns.js';
+import { loadApiCallColumns, recordApiCallRows, type ApiCallColumns } from './apiCallColumns.js';
 import { ApiCallIndex } from './apiCallIndex.js';
 import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
 import { loadGpuOpColumns, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
@@ -33,8 +33,8 @@ export interface LoadOptions {
   precompute?: readonly ('apiCallIndex' | 'busyUnion' | 'deviceTimelines')[];
   /**
    * Reads on a second core when no NVTX worker runs (readInBackground.ts): `entry`, the worker entry
-   * file; `apiCalls`: the API calls read there while this thread reads the GPU ops (from
-   * `minApiCalls` rows: below, starting the worker costs more than the read).
+   * file; `apiCalls`: the API calls read there while this thread reads the GPU ops; either read
+   * from `minApiCalls` API calls (below, starting the worker costs more than the read).
    */
   readWorkers?: { entry: string; apiCalls: boolean; minApiCalls: number };
 }
@@ -112,9 +112,8 @@ export class LoadedExport {
   /** Every GPU op in typed columns (read on first use). */
   gpuOps(): GpuOpColumns {
     if (!this.gpuOpsValue) {
-      const read = this.options.readWorkers;
-      if (read?.apiCalls && !this.worker && !this.apiCallsValue && !this.apiCallsRead && this.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') && this.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= read.minApiCalls)
-        this.apiCallsRead = ReadInBackground.start(this.handle, read.entry, 'apiCalls');
+      const entry = this.options.readWorkers?.apiCalls && !this.apiCallsValue && !this.apiCallsRead ? this.readWorkerEntry() : null;
+      if (entry) this.apiCallsRead = ReadInBackground.start(this.handle, entry, 'apiCalls');
       this.gpuOpsValue = this.timed('gpuOps', () => loadGpuOpColumns(this.handle, { launchIds: this.options.launchIds, slices: this.options.slices, shared: this.shared }));
       this.launchesLoaded();
     }
@@ -127,7 +126,11 @@ export class LoadedExport {
       const read = this.apiCallsRead;
       this.apiCallsRead = null;
       // Timed as `apiCalls` either way (from a worker: the wait for it).
-      this.apiCallsValue = this.timed('apiCalls', () => read?.take() ?? loadApiCallColumns(this.handle, { shared: this.shared }));
+      this.apiCallsValue = this.timed('apiCalls', () => {
+        const fromWorker = read?.take();
+        if (fromWorker) recordApiCallRows(this.handle, fromWorker);
+        return fromWorker ?? loadApiCallColumns(this.handle, { shared: this.shared });
+      });
       this.launchesLoaded();
     }
     return this.apiCallsValue;
@@ -281,9 +284,19 @@ export class LoadedExport {
    * NVTX GPU projection of an export whose NVTX is read before the GPU ops.
    */
   startLaunchesRead(): boolean {
-    const entry = this.options.readWorkers?.entry;
-    if (entry && !this.launchesRead) this.launchesRead = ReadInBackground.start(this.handle, entry, 'launches');
+    const entry = this.launchesRead ? null : this.readWorkerEntry();
+    if (entry) this.launchesRead = ReadInBackground.start(this.handle, entry, 'launches');
     return this.launchesRead !== null;
+  }
+
+  /**
+   * The read workers' entry when one may start now: `readWorkers` set, no NVTX worker (its
+   * columns are shared with it, not transferred), and at least `minApiCalls` API calls.
+   */
+  private readWorkerEntry(): string | null {
+    const read = this.options.readWorkers;
+    if (!read || this.worker || !this.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
+    return this.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= read.minApiCalls ? read.entry : null;
   }
 
   /** The projection's calls with their GPU work from that worker (waiting for them), or undefined: read them here. */

@@ -1,6 +1,5 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import type { ExportHandle } from '../../queries/handle.js';
-import { recordRowCount } from '../../queries/validRows.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
 import { noteExcludedRows, type ExcludedRows } from './excludedRows.js';
 import type { LaunchedCalls } from './launchedCalls.js';
@@ -53,7 +52,6 @@ export class ReadInBackground<T extends BackgroundReadTask> {
   private done = false;
   private constructor(
     private readonly handle: ExportHandle,
-    private readonly task: T,
     private readonly port: MessagePort,
     private readonly flag: Int32Array,
     private readonly worker: Worker,
@@ -69,7 +67,7 @@ export class ReadInBackground<T extends BackgroundReadTask> {
     const worker = startWorker(entry, { workerData: data, transferList: [port2] });
     worker.unref();
     port1.unref();
-    return new ReadInBackground(handle, task, port1, flag, worker);
+    return new ReadInBackground<T>(handle, port1, flag, worker);
   }
 
   /** The value (waiting for it), or undefined: read it here. Taken once. */
@@ -79,13 +77,7 @@ export class ReadInBackground<T extends BackgroundReadTask> {
     if (Atomics.wait(this.flag, 0, 0, WAIT_LIMIT_MS) !== 'timed-out') reply = receiveMessageOnPort(this.port)?.message as ReadReply | undefined;
     this.cancel();
     for (const x of reply?.excluded ?? []) noteExcludedRows(this.handle, x.table, x.count, x.why);
-    const value = reply?.value as BackgroundReads[T] | undefined;
-    if (value && this.task === 'apiCalls') {
-      // What the loader records as it reads (every row of the table was scanned): no count(*) later.
-      const c = value as ApiCallColumns;
-      if (this.handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) recordRowCount(this.handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', c.count + c.invalidRows + c.backtraceRows);
-    }
-    return value;
+    return reply?.value as BackgroundReads[T] | undefined;
   }
 
   /** Lets the worker go (a reply not taken is dropped). */

@@ -1,8 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import { loadApiCallColumns } from './apiCallColumns.js';
 import { excludedRows } from './excludedRows.js';
-import { launchedCallBuffers } from './launchedCalls.js';
-import type { BackgroundReadTask, ReadReply, ReadWorkerData } from './readInBackground.js';
+import type { BackgroundReads, BackgroundReadTask, ReadReply, ReadWorkerData } from './readInBackground.js';
 import { queriedLaunchedCalls } from './projectionReads.js';
 import type { LoadedExport } from './loadedExport.js';
 
@@ -11,15 +10,16 @@ import type { LoadedExport } from './loadedExport.js';
  * says so (`isReadWorkerData`).
  */
 
-/** The value of `task` and the buffers that cross back by transfer. */
-function read(task: BackgroundReadTask, loaded: LoadedExport): { value: unknown; transfer: ArrayBuffer[] } {
-  if (task === 'launches') {
-    const value = queriedLaunchedCalls(loaded);
-    return { value, transfer: launchedCallBuffers(value) };
-  }
-  const value = loadApiCallColumns(loaded.handle);
-  const arrays = [value.pid, value.tid, value.correlationId, value.start, value.end, value.nameId];
-  return { value, transfer: [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))] };
+/** The value of `task`. */
+function read(task: BackgroundReadTask, loaded: LoadedExport): BackgroundReads[BackgroundReadTask] {
+  return task === 'launches' ? queriedLaunchedCalls(loaded) : loadApiCallColumns(loaded.handle);
+}
+
+/** The buffers under the typed arrays among `value`'s fields (each once): they cross back by transfer, not copy. */
+function arrayBuffersOf(value: object): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const v of Object.values(value)) if (ArrayBuffer.isView(v) && v.buffer instanceof ArrayBuffer) buffers.add(v.buffer);
+  return [...buffers];
 }
 
 /** Open the export, read, post the value by transfer, raise the flag (whatever happens). */
@@ -34,9 +34,9 @@ export async function runReadWorker(): Promise<void> {
     const h = openExport(file);
     try {
       const loaded = new LoadedExport(h);
-      const out = read(readTask, loaded);
-      reply = { value: out.value, excluded: excludedRows(h) };
-      transfer = out.transfer;
+      const value = read(readTask, loaded);
+      reply = { value, excluded: excludedRows(h) };
+      transfer = arrayBuffersOf(value);
       loaded.close();
     } finally {
       h.close();

@@ -56,7 +56,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute, readWorkers }, timed);
   const bgPlan = readsNvtx && has('launches') ? backgroundPlan(loaded, request.nvtxRead ?? 'auto', parts, request.kernels) : null;
   const background = !!bgPlan && loaded.startNvtxWorker(bgPlan);
-  if (readsNvtx && !background && has('nvtxGpu') && launchesWorkerWanted(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesRead();
+  if (readsNvtx && !background && has('nvtxGpu') && projectionQueriesLaunches(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesRead();
   const ctx: PartContext = {
     loaded,
     request,
@@ -149,7 +149,6 @@ function backgroundPlan(loaded: LoadedExport, mode: NvtxReadMode, parts: readonl
   return { entry, parts: bgParts, options: { kernels: kernels ?? {} } };
 }
 
-
 /** The NVTX worker's entry file (it serves the launches worker too), or null when it is not built. */
 function nvtxWorkerEntry(): string | null {
   try {
@@ -175,13 +174,10 @@ function readWorkersFor(mode: NvtxReadMode, readsApiCalls: boolean): LoadOptions
 }
 
 /**
- * Whether the NVTX GPU projection's launches are read in a worker while this thread reads the
- * NVTX: when the projection would read them by query, no GPU op columns being read before it
- * (past SHARED_NVTX_ROWS, or no part reads the GPU ops: `nvtx --gpu`); from
- * BACKGROUND_LAUNCH_ROWS API calls with 'auto' (`readWorkersFor` says where workers may run).
+ * Whether the NVTX GPU projection would read its launches by query, no GPU op columns being read
+ * before it (past SHARED_NVTX_ROWS, or no part reads the GPU ops: `nvtx --gpu`): then a read worker
+ * folds them while this thread reads the NVTX (where the loader's `readWorkers` allow one).
  */
-function launchesWorkerWanted(loaded: LoadedExport, mode: NvtxReadMode, readsLaunches: boolean): boolean {
-  if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return false;
-  const nvtxFirst = mode === 'release' || loaded.rowBound('NVTX_EVENTS') > SHARED_NVTX_ROWS || !readsLaunches;
-  return nvtxFirst && (mode !== 'auto' || loaded.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= BACKGROUND_LAUNCH_ROWS);
+function projectionQueriesLaunches(loaded: LoadedExport, mode: NvtxReadMode, readsLaunches: boolean): boolean {
+  return mode === 'release' || loaded.rowBound('NVTX_EVENTS') > SHARED_NVTX_ROWS || !readsLaunches;
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +15,15 @@ export function fixture(...parts: string[]): string {
   const p = join(FIXTURES, ...parts);
   if (!existsSync(p)) throw new Error(`fixture missing: ${p} (../shared/fixtures must sit beside the checkout)`);
   return p;
+}
+
+/** Every export (`.sqlite`) under `dir`, but pytorch-dense-long's (130 MB: for the bench). */
+export function fixtureExports(dir: string = FIXTURES): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === 'pytorch-dense-long' ? [] : fixtureExports(p);
+    return name.endsWith('.sqlite') ? [p] : [];
+  });
 }
 
 /** The built CLI (npm test builds before running vitest). */

@@ -5,7 +5,7 @@
  * export; the analysis that takes it must be the same; a worker that cannot open the export leaves
  * the read to the calling thread.
  */
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,19 +19,11 @@ import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import type { NvtxReadMode } from '../../src/pipeline/request.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
-import { fixture, FIXTURES } from '../helpers/fixtures.js';
+import { fixture, FIXTURES, fixtureExports } from '../helpers/fixtures.js';
 
 const ENTRY = builtEntry('iterscope-nvtx.mjs', 'src/pipeline/backgroundWorker.js');
 const tmp = mkdtempSync(join(tmpdir(), 'iterscope-launchesbg-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function exportsUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return name === 'pytorch-dense-long' ? [] : exportsUnder(p);
-    return name.endsWith('.sqlite') ? [p] : [];
-  });
-}
 
 /** The calls folded in a worker and here, each with the export's excluded-row notes after it (two handles: notes are per handle). */
 function bothWays(file: string) {
@@ -46,7 +38,7 @@ function projection(h: ExportHandle, nvtxRead: NvtxReadMode) {
   return { projection: a.projection, timings: Object.keys(a.timingsMs) };
 }
 
-describe.each(exportsUnder(FIXTURES).filter((f) => withExport(f, (h) => h.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'))).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))(
+describe.each(fixtureExports(FIXTURES).filter((f) => withExport(f, (h) => h.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'))).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))(
   '$name',
   ({ file }) => {
     it('the calls folded in the worker are the ones folded here', () => {

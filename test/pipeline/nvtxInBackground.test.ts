@@ -4,7 +4,7 @@
  * shared memory, must give the same analysis as on the calling thread, on every fixture export;
  * and a worker that fails must leave the calling thread to do the work, with the same result.
  */
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,15 +19,7 @@ import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';
 import { loadGpuOpColumns } from '../../src/load/gpuOpColumns.js';
 import { loadNvtxColumns } from '../../src/load/nvtxEventColumns.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
-import { fixture, FIXTURES } from '../helpers/fixtures.js';
-
-function exportsUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return name === 'pytorch-dense-long' ? [] : exportsUnder(p);
-    return name.endsWith('.sqlite') ? [p] : [];
-  });
-}
+import { fixture, FIXTURES, fixtureExports } from '../helpers/fixtures.js';
 
 /** The analysis without the times it took (they differ run to run). */
 function withoutTimings(a: ExportAnalysis): ExportAnalysis {
@@ -48,7 +40,7 @@ const WORKER_STEP = 'launchIndexes';
 const tmp = mkdtempSync(join(tmpdir(), 'iterscope-nvtxbg-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))('$name', ({ file }) => {
+describe.each(fixtureExports(FIXTURES).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))('$name', ({ file }) => {
   it('the NVTX side in a worker thread gives the same analysis as on this thread', () => {
     const hasNvtx = withExport(file, (h) => h.hasTable('NVTX_EVENTS'));
     const inWorker = analyze(file, 'background');
@@ -71,7 +63,7 @@ describe("the summary's request (kernels with whole-graph launches, iterations r
       }
     });
   it.each(['pytorch-moe-perfect-router', 'pytorch-dense', 'pytorch-tp2', 'external'])('%s: the same summaries (or errors) with the worker', (dir) => {
-    const files = exportsUnder(join(FIXTURES, dir));
+    const files = fixtureExports(join(FIXTURES, dir));
     let summaries = 0;
     for (const file of files) {
       const inWorker = summarize(file, 'background');

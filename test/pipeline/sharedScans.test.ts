@@ -4,8 +4,6 @@
  * analyses, which read the tables themselves. Likewise the NVTX readers that share the NVTX columns
  * (host causes, GC/GIL, GIL holders, iteration ranges) against their own filtered queries.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeExport } from '../../src/analysis/exportInfo.js';
 import { summarizeKernels } from '../../src/analysis/kernelSummary.js';
@@ -14,16 +12,8 @@ import { projectNvtxOntoGpu } from '../../src/analysis/nvtxGpuProjection.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { REPORT_PARTS } from '../../src/pipeline/request.js';
-import { FIXTURES } from '../helpers/fixtures.js';
+import { FIXTURES, fixtureExports } from '../helpers/fixtures.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
-
-function exportsUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return name === 'pytorch-dense-long' ? [] : exportsUnder(p);
-    return name.endsWith('.sqlite') ? [p] : [];
-  });
-}
 
 /**
  * What both tests of an export assert on, computed once over one handle, in the order the tests
@@ -49,7 +39,7 @@ function analysesOf(file: string) {
   });
 }
 
-describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))('$name', ({ file }) => {
+describe.each(fixtureExports(FIXTURES).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))('$name', ({ file }) => {
   let memo: ReturnType<typeof analysesOf> | undefined;
   const analyses = () => (memo ??= analysesOf(file));
 

@@ -5,28 +5,18 @@
  * over the op tables returned: the same rows, in the same start order (`orderByStart`, the order
  * the trace visits them in).
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { presentGpuOpSources, selectGpuOpProcessCount, selectGpuOps } from '../../queries/gpuOps.js';
 import { allRows } from '../../queries/run.js';
 import { orderByStart } from '../../src/math/startOrder.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
-import { FIXTURES, fixture } from '../helpers/fixtures.js';
+import { FIXTURES, fixture, fixtureExports } from '../helpers/fixtures.js';
 import { NO_STRING_ID } from '../../src/load/typedColumn.js';
-
-function exportsUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return name === 'pytorch-dense-long' ? [] : exportsUnder(p);
-    return name.endsWith('.sqlite') ? [p] : [];
-  });
-}
 
 const nul = (x: number, missing: number) => (Number.isNaN(x) || x === missing ? null : x);
 
-describe.each(exportsUnder(FIXTURES).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))('$name', ({ file }) => {
+describe.each(fixtureExports(FIXTURES).map((file) => ({ file, name: file.slice(FIXTURES.length + 1) })))('$name', ({ file }) => {
   it.each(['short', 'demangled'] as const)('timeline (%s kernel names) = the GPU-op tables sorted by start in SQL', (kernelNames) => {
     withExport(file, (h) => {
       if (presentGpuOpSources(h).length === 0) return;
