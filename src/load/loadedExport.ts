@@ -12,8 +12,12 @@ import { ReadInBackground } from './readInBackground.js';
 import type { LaunchedCalls } from './launchedCalls.js';
 import { emptyNvtxColumns, loadNvtxColumns, nvtxSpanOf, type NvtxColumns, type NvtxSpan } from './nvtxEventColumns.js';
 
-/** The tables read whole into typed columns: what a part declares it reads (see `PartData`). */
-export type LoadedData = 'gpuOps' | 'apiCalls' | 'nvtx';
+/**
+ * What a part declares it reads (see `PartEntry.loads`): the tables read whole into typed columns,
+ * and `gpuTimelines`, the busy union and device timelines built from the GPU ops (107 MB on the
+ * 10x bench export: let go after their last reader, not with the GPU ops).
+ */
+export type LoadedData = 'gpuOps' | 'apiCalls' | 'nvtx' | 'gpuTimelines';
 
 /** How the columns are read (what the parts asked for decides it, see src/pipeline). */
 export interface LoadOptions {
@@ -228,6 +232,7 @@ export class LoadedExport {
   isLoaded(data: LoadedData): boolean {
     if (data === 'gpuOps') return !!this.gpuOpsValue;
     if (data === 'apiCalls') return !!this.apiCallsValue;
+    if (data === 'gpuTimelines') return this.memo.has('busyUnion') || this.memo.has('deviceTimelines');
     return !!this.nvtxValue || this.worker?.columnsPending() === true;
   }
 
@@ -235,13 +240,14 @@ export class LoadedExport {
   ensure(data: LoadedData): void {
     if (data === 'gpuOps') this.gpuOps();
     else if (data === 'apiCalls') this.apiCalls();
+    else if (data === 'gpuTimelines') this.busyUnion();
     else this.nvtx();
   }
 
   /** Lets `data` go, with what was built from it (no part left reads it). */
   release(data: LoadedData): void {
-    if (data === 'gpuOps') {
-      this.gpuOpsValue = undefined;
+    if (data === 'gpuOps' || data === 'gpuTimelines') {
+      if (data === 'gpuOps') this.gpuOpsValue = undefined;
       for (const k of ['busyUnion', 'deviceTimelines']) this.memo.delete(k);
     } else if (data === 'apiCalls') {
       this.apiCallsValue = undefined;

@@ -205,6 +205,7 @@ const iterationRun = part({
   timing: 'iterations',
   needs: ['launches', 'emptyCapture', 'iterationWindows'],
   loads: GPU_OPS_AND_CALLS,
+  reads: ['gpuTimelines'],
   compute: ({ loaded, request, classifier }, d): IterationRun => {
     const noGpuWork = d.emptyCapture?.noGpuWork ?? null;
     if (noGpuWork) {
@@ -227,6 +228,7 @@ const gaps = part({
   needs: ['launches'],
   uses: ['iterationRun', 'hostRanges'],
   loads: GPU_OPS_AND_CALLS,
+  reads: ['gpuTimelines'],
   compute: ({ loaded, request, asked }, d): GapsPart => {
     const rows = d.iterationRun?.analysis?.iterations ?? null;
     const analysis = analyzeGaps(loaded, {
