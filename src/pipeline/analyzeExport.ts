@@ -145,7 +145,12 @@ function backgroundPlan(loaded: LoadedExport, mode: NvtxReadMode, parts: readonl
   if (mode === 'auto' && (!isMainThread || availableParallelism() < 2 || rows < BACKGROUND_NVTX_ROWS)) return null;
   const entry = nvtxWorkerEntry();
   if (entry === null) return null;
-  const bgParts = parts.flatMap((p) => (p.background ? [{ name: p.name, usesLaunches: p.background.usesLaunches }] : []));
+  // In the order this thread takes them (see `planRun`), those that need no launches first: the
+  // worker computes them while this thread reads the launches.
+  const takenAt = planRun(parts, { largeNvtx: false, inBackground: (name) => parts.some((p) => p.name === name && p.background) }).map((p) => p.part.name);
+  const bgParts = parts
+    .flatMap((p) => (p.background ? [{ name: p.name, usesLaunches: p.background.usesLaunches }] : []))
+    .sort((a, b) => Number(a.usesLaunches) - Number(b.usesLaunches) || takenAt.indexOf(a.name) - takenAt.indexOf(b.name));
   return { entry, parts: bgParts, options: { kernels: kernels ?? {} } };
 }
 

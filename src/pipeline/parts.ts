@@ -352,12 +352,14 @@ const iterations = part({
 // The GC and GIL ranges `host` and `gilHolders` read, and the rows the gaps' host causes read,
 // taken while the NVTX columns are here (on a large export they go before the gaps are computed).
 // Null when the analysis loads no NVTX columns: those parts then query the few rows they need.
+// With the NVTX worker, extracted there (before the launches reach it) and taken before the gaps.
 const hostRanges = part({
   name: 'hostRanges',
   timing: 'hostRanges',
   needs: [],
   reads: ['nvtx'],
-  compute: ({ loaded }) => (loaded.isLoaded('nvtx') ? hostNvtxRanges(loaded) : null),
+  background: { usesLaunches: false },
+  compute: ({ loaded }) => fromWorker<HostNvtxRanges>(loaded, 'hostRanges') ?? (loaded.isLoaded('nvtx') ? hostNvtxRanges(loaded) : null),
 });
 
 const host = part({
