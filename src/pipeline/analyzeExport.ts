@@ -19,7 +19,8 @@ export type AnalysisProgress = (step: string) => void;
  * parts.ts) run in one loop, each from its dependencies' values, in the order `planRun` gives:
  *
  * 1. the NVTX columns and summary (or, meanwhile, in a worker thread: the NVTX columns, the NVTX
- *    and kernel summaries and the NVTX GPU projection; `nvtxRead`, see `backgroundPlan`);
+ *    and kernel summaries, the host ranges and the NVTX GPU projection; `nvtxRead`, see
+ *    `backgroundPlan` and backgroundParts.ts);
  * 2. GPU ops and CUDA API calls (typed columns) when iterations, gaps or the timeline are asked for;
  * 3. iterations: windows from the first iteration source with ranges (or the user's
  *    `--iteration-range`), numbered, GPU work attributed by launch call, joined to the logs;
@@ -130,8 +131,8 @@ export const SHARED_NVTX_ROWS = 2_000_000;
 export const BACKGROUND_NVTX_ROWS = 200_000;
 
 /**
- * The NVTX side in a worker thread (src/load/nvtxInBackground.ts), with the NVTX summary and,
- * once given the GPU ops and API calls, the NVTX GPU projection and the kernel summary, when asked
+ * The NVTX side in a worker thread (src/load/nvtxInBackground.ts), with the NVTX summary and the
+ * host ranges and, once given the GPU ops and API calls, the NVTX GPU projection and the kernel summary, when asked
  * for, and when `mode` and the export allow it:
  * - never past SHARED_NVTX_ROWS (there the NVTX work runs before the GPU ops are read, so the two
  *   large working sets are not held at once);

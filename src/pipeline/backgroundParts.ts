@@ -1,0 +1,30 @@
+/**
+ * What the NVTX worker computes of each part the pipeline may give it (`PartEntry.background`):
+ * the same function the part calls on the calling thread, from the worker's own `LoadedExport`
+ * (its NVTX columns, and the launches once posted). Kept apart from the registry (parts.ts) so the
+ * worker's entry loads only these analyses.
+ */
+import type { LoadedExport } from '../load/loadedExport.js';
+import { summarizeKernels, type KernelSummaryOptions } from '../analysis/kernelSummary.js';
+import { projectNvtxOntoGpu } from '../analysis/nvtxGpuProjection.js';
+import { summarizeNvtxWithDomains } from '../analysis/nvtxSummary.js';
+import { hostNvtxRanges } from '../gaps/hostNvtxRanges.js';
+
+/** The plain options the worker's parts read (`BackgroundPlan.options`). */
+export interface BackgroundOptions {
+  kernels?: KernelSummaryOptions;
+}
+
+export const BACKGROUND_PARTS: Readonly<Record<string, (loaded: LoadedExport, options: BackgroundOptions) => unknown>> = {
+  nvtx: (loaded) => summarizeNvtxWithDomains(loaded),
+  hostRanges: (loaded) => hostNvtxRanges(loaded),
+  nvtxGpu: (loaded) => projectNvtxOntoGpu(loaded),
+  kernels: (loaded, opts) => summarizeKernels(loaded, opts.kernels ?? {}),
+};
+
+/** Part `name`'s value in the worker; throws for a part it does not compute (the caller then computes it). */
+export function computeInBackground(loaded: LoadedExport, name: string, options: unknown): unknown {
+  const compute = Object.hasOwn(BACKGROUND_PARTS, name) ? BACKGROUND_PARTS[name] : undefined;
+  if (!compute) throw new Error(`no such background part: ${name}`);
+  return compute(loaded, (options ?? {}) as BackgroundOptions);
+}
