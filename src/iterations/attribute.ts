@@ -173,10 +173,16 @@ function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, c
   const api = loaded.apiCalls();
   const calls = loaded.apiCallIndex();
   const nc = acc.categories.length;
+  // Category per kernel name id: StringIds keys (up to its max rowid) in a table, others in a Map.
+  const denseNames = Math.min(loaded.rowBound('StringIds') + 1, 1 << 22);
+  const categoryOfDense = new Int32Array(denseNames).fill(-1);
   const categoryOfName = new Map<number, number>();
   const graphCategory = classifier.classify('[CUDA graph]');
   const intervalsByPid: IntervalsByPid = new Map();
   const cov = acc.coverage;
+  // The process's windows, looked up once per run of its ops.
+  let lastPid = NaN;
+  let pw: ProcessWindows | undefined;
   for (let i = 0; i < ops.count; i++) {
     const start = ops.start[i];
     const end = ops.end[i];
@@ -190,7 +196,10 @@ function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, c
       b.s.push(start);
       b.e.push(end);
     }
-    const pw = byPid.get(pid);
+    if (pid !== lastPid) {
+      lastPid = pid;
+      pw = byPid.get(pid);
+    }
     if (!pw) {
       cov.otherProcessOps++;
       cov.otherProcessNs += dur;
@@ -217,8 +226,12 @@ function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, c
     switch (ops.kind[i]) {
       case GpuOpKind.Kernel: {
         const nameId = ops.nameId[i];
-        let cat = categoryOfName.get(nameId);
-        if (cat === undefined) categoryOfName.set(nameId, (cat = classifier.classify(loaded.stringOf(nameId) ?? '')));
+        let cat = nameId >= 0 && nameId < denseNames ? categoryOfDense[nameId] : (categoryOfName.get(nameId) ?? -1);
+        if (cat < 0) {
+          cat = classifier.classify(loaded.stringOf(nameId) ?? '');
+          if (nameId >= 0 && nameId < denseNames) categoryOfDense[nameId] = cat;
+          else categoryOfName.set(nameId, cat);
+        }
         acc.kernelNs[w] += dur;
         acc.kernelCount[w]++;
         acc.categoryNs[w * nc + cat] += dur;

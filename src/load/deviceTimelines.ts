@@ -23,13 +23,29 @@ export interface DeviceTimeline {
 export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => IntervalSet = () => unionIntervals(ops.start, ops.end)): DeviceTimeline[] {
   const counts = new Map<number, number>();
   const pids = new Map<number, Set<number>>();
-  for (let i = 0; i < ops.count; i++) {
-    const d = ops.deviceId[i];
-    counts.set(d, (counts.get(d) ?? 0) + 1);
+  // Ops come in runs of one device and process (one table after another): the maps are touched
+  // once per run, not per op.
+  let run = 0;
+  let d = NaN;
+  let pid = NaN;
+  const endRun = () => {
+    if (run === 0) return;
+    counts.set(d, (counts.get(d) ?? 0) + run);
     let ps = pids.get(d);
     if (!ps) pids.set(d, (ps = new Set()));
-    ps.add(ops.pid[i]);
+    ps.add(pid);
+  };
+  for (let i = 0; i < ops.count; i++) {
+    if (ops.deviceId[i] === d && ops.pid[i] === pid) {
+      run++;
+      continue;
+    }
+    endRun();
+    d = ops.deviceId[i];
+    pid = ops.pid[i];
+    run = 1;
   }
+  endRun();
   const out: DeviceTimeline[] = [];
   for (const d of [...counts.keys()].sort((a, b) => a - b)) {
     const busy = counts.size === 1 ? unionOfAll() : deviceUnion(ops, d, counts.get(d)!);
