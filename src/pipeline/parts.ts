@@ -450,7 +450,8 @@ const findings = part({
  * Every part, in an order where each comes after what it reads. Where it matters for memory and
  * time: the NVTX summary before the GPU ops and API calls are read; the NVTX GPU projection right
  * after, from them; the iteration windows right before the iteration analysis (with the NVTX
- * worker, its NVTX columns are waited for there, no earlier); every reader of the API calls before
+ * worker, its NVTX columns are waited for there, no earlier: what needs only the launches, the
+ * health's launch phases, comes before); every reader of the API calls before
  * `kernels` (the API calls, ~123 MB on a large export, are let go before the kernel summary's
  * buffers are made); the readers of the GPU ops before the GPU metrics.
  */
@@ -459,12 +460,12 @@ export const PARTS: readonly PartEntry[] = [
   launches,
   nvtxGpu,
   emptyCapture,
+  healthLaunches,
   iterationWindows,
   iterationRun,
   hostRanges,
   gaps,
   pytorchHost,
-  healthLaunches,
   servingSpanPart,
   info,
   kernels,
