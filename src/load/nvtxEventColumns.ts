@@ -4,7 +4,7 @@ import { selectNvtxColumnRows } from '../../queries/nvtxColumns.js';
 import { forEachRow } from '../../queries/run.js';
 import { stringLookup } from '../../queries/strings.js';
 import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
-import { isTimeNs, isValidNvtxTimes } from '../../queries/validRows.js';
+import { isTimeNs, isValidNvtxTimes, recordRowCount } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
 import { noteExcludedRows } from './excludedRows.js';
 import { columnMaker, type Column } from './typedColumn.js';
@@ -167,7 +167,9 @@ function scanNvtxRows(handle: ExportHandle, cols: NvtxColumnBuilders, texts: Int
   let marks = 0;
   let maxTs = 0;
   let upper: number | null | undefined;
-  forEachRow(
+  // Every row of the table is visited (no WHERE): `info` counts NVTX_EVENTS with no scan of its own,
+  // also after a large export let these columns go (a count(*) of 8.5M rows took 0.45 s at 10x).
+  const visited = forEachRow(
     handle,
     selectNvtxColumnRows(handle),
     (r: number, s: unknown, e: unknown, et: number | null, hi: number | null, t: number | null, dom: number, textId: number | null, txt: string | null, endT: number) => {
@@ -215,6 +217,7 @@ function scanNvtxRows(handle: ExportHandle, cols: NvtxColumnBuilders, texts: Int
       n++;
     },
   );
+  recordRowCount(handle, 'NVTX_EVENTS', visited);
   return { count: n, invalid, marks, maxTs, upper, inlineOf, farTextIds };
 }
 
