@@ -1,4 +1,3 @@
-import { sql, type RawBuilder } from 'kysely';
 import type { ExportHandle } from '../../queries/handle.js';
 
 /**
@@ -11,11 +10,6 @@ import type { ExportHandle } from '../../queries/handle.js';
  * start) are real and kept. Rows excluded for another reason (a NULL `eventType`) are noted here too.
  */
 export { MAX_SAFE_NS, validIntervalSql, validNvtxSql, isValidNvtxTimes } from '../../queries/validRows.js';
-import { validIntervalSql, validNvtxSql } from '../../queries/validRows.js';
-
-/** The same checks as kysely expressions (the SQL is ours: no user or export text in it). */
-export const validInterval = (alias?: string): RawBuilder<boolean> => sql<boolean>`${sql.raw(validIntervalSql(alias))}`;
-export const validNvtx = (alias?: string): RawBuilder<boolean> => sql<boolean>`${sql.raw(validNvtxSql(alias))}`;
 
 /** Why rows were excluded, as the note says it: by default their times. */
 export const UNUSABLE_TIMES = 'NULL, non-integer, end-before-start or beyond-2^53 start/end';

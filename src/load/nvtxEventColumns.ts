@@ -245,14 +245,6 @@ function resolveTextIds(handle: ExportHandle, t: Int32Array, scan: NvtxScan, tex
 }
 
 /**
- * `globalTid >> 24` of row `i` (the process with the hardware and VM ids above it), or null when
- * the rows differ in those upper bits (then callers read `globalTid` themselves).
- */
-export function processPartOfRow(c: NvtxColumns, i: number): number | null {
-  return c.upperBits === null ? null : c.upperBits * TWO_24 + c.pid[i];
-}
-
-/**
  * Rows `rows` (ascending: table order) as columns of their own, with the texts, upper bits and
  * counts of `c` (a small extract that outlives the columns, which a large export lets go early).
  */

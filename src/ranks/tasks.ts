@@ -55,7 +55,6 @@ export interface TaskResults {
   engines: EngineCapture;
 }
 export type TaskName = keyof TaskResults;
-export const TASK_NAMES: readonly TaskName[] = ['iterations', 'gaps', 'rankFigures', 'summary', 'info', 'kernels', 'nvtx', 'nvtxGpu', 'metrics', 'rankFindings', 'engines'];
 
 /** Each pipeline task: the parts it asks for, whether iterations must exist, and what it returns. */
 interface PipelineTask<T> {
