@@ -30,12 +30,25 @@ export function gapPartNs(g: GapRow, match: (cause: string) => boolean): number 
 /** Gaps (inside iterations when there are any) with the most time of the matched causes. */
 export function topGaps(ctx: RuleContext, match: (cause: string) => boolean): { gap: GapRow; partNs: number }[] {
   const g = ctx.input.gaps;
-  return g.gaps
-    .filter((r) => !g.iterationsFound || r.iter !== null)
-    .map((gap) => ({ gap, partNs: gapPartNs(gap, match) }))
-    .filter((x) => x.partNs > 0)
-    .sort((a, b) => b.partNs - a.partNs || a.gap.startNs - b.gap.startNs)
-    .slice(0, ctx.t.evidenceRows);
+  const k = Math.trunc(ctx.t.evidenceRows);
+  // The first k of a stable sort (most time, then earliest), kept while scanning: a long capture has
+  // ~100k gaps, and four rules ask for a handful of them each.
+  const top: { gap: GapRow; partNs: number }[] = [];
+  if (k <= 0) return top;
+  const before = (a: { gap: GapRow; partNs: number }, b: { gap: GapRow; partNs: number }) => b.partNs - a.partNs || a.gap.startNs - b.gap.startNs;
+  for (const gap of g.gaps) {
+    if (g.iterationsFound && gap.iter === null) continue;
+    const partNs = gapPartNs(gap, match);
+    if (!(partNs > 0)) continue;
+    const x = { gap, partNs };
+    if (top.length === k && before(top[k - 1], x) <= 0) continue;
+    // After every kept row that sorts before it or level with it (those came first).
+    let at = top.length;
+    while (at > 0 && before(top[at - 1], x) > 0) at--;
+    top.splice(at, 0, x);
+    if (top.length > k) top.pop();
+  }
+  return top;
 }
 
 /** One gap as evidence: where it is, how long, how much of it the finding counts. */
