@@ -125,6 +125,7 @@ function kernelDurationsOfOps(loaded: LoadedExport, ops: GpuOpColumns): KernelDu
   };
   for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) counts[slotOf(ops.nameId[i])]++;
   const names = loaded.strings(ids.filter((id) => id !== NO_STRING_ID));
+  // Distinct ids can carry the same text; nsys groups by the text.
   const textOf = ids.map((id) => kernelNameOf(id === NO_STRING_ID ? null : id, names));
   // Each text's range, its ids' sub-ranges one after the other in first-seen order.
   const textStart = new Map<string, number>();

@@ -50,9 +50,8 @@ export type LoadTiming = <T>(step: string, fn: () => T) => T;
  * One export as the analyses read it: the tables read once into typed columns (GPU ops, CUDA API
  * calls, NVTX), what is built from them once (the API-call index, the busy union, the device
  * timelines, the NVTX domain names, string lookups) and the contract checks made, all held here
- * and let go with it (no module-level cache). Columns are read on first use, or ahead of a part
- * that reads them (`ensure`, the pipeline's plan), and let go when no part left reads them
- * (`release`). The small filtered reads (src/load/*Reads.ts) take it too: nothing but src/load
+ * and let go with it (no module-level cache). Columns are read on first use and let go when no
+ * part left reads them (`release`, the pipeline's plan). The small filtered reads (src/load/*Reads.ts) take it too: nothing but src/load
  * reads the export.
  *
  * NVTX can be read on a second core (`startNvtxWorker`): the columns and some parts come from
@@ -234,14 +233,6 @@ export class LoadedExport {
     if (data === 'apiCalls') return !!this.apiCallsValue;
     if (data === 'gpuTimelines') return this.memo.has('busyUnion') || this.memo.has('deviceTimelines');
     return !!this.nvtxValue || this.worker?.columnsPending() === true;
-  }
-
-  /** Reads `data` now (ahead of the part that reads it). */
-  ensure(data: LoadedData): void {
-    if (data === 'gpuOps') this.gpuOps();
-    else if (data === 'apiCalls') this.apiCalls();
-    else if (data === 'gpuTimelines') this.busyUnion();
-    else this.nvtx();
   }
 
   /** Lets `data` go, with what was built from it (no part left reads it). */

@@ -9,10 +9,9 @@ import type { GpuOpColumns } from './gpuOpColumns.js';
  * The NVTX side of an analysis on a second core. On pytorch-dense-long the NVTX scan (850k rows)
  * is the longest read of `report`, and the parts built from NVTX alone (the NVTX summary, the host
  * ranges the gaps read, the NVTX GPU projection with the GPU ops and API calls, the kernel summary
- * from the GPU ops) need neither
- * the iterations nor the gaps. A worker thread (`runNvtxWorker`, nvtxWorker.ts) opens the same file
- * read-only on its own connection and, while this thread reads the GPU ops and API calls and then
- * computes the iterations and the gaps:
+ * from the GPU ops) need neither the iterations nor the gaps. A worker thread (`runNvtxWorker`,
+ * nvtxWorker.ts) opens the same file read-only on its own connection and, while this thread reads
+ * the GPU ops and API calls and then computes the iterations and the gaps:
  * 1. reads the NVTX columns (step 0);
  * 2. computes the parts it was given (steps 1..), in order; those that read the GPU ops or API
  *    calls once this thread has posted them (`postLaunches`).

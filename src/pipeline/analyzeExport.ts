@@ -132,8 +132,8 @@ export const BACKGROUND_NVTX_ROWS = 200_000;
 
 /**
  * The NVTX side in a worker thread (src/load/nvtxInBackground.ts), with the NVTX summary and the
- * host ranges and, once given the GPU ops and API calls, the NVTX GPU projection and the kernel summary, when asked
- * for, and when `mode` and the export allow it:
+ * host ranges and, once given the GPU ops and API calls, the NVTX GPU projection and the kernel
+ * summary, when asked for, and when `mode` and the export allow it:
  * - never past SHARED_NVTX_ROWS (there the NVTX work runs before the GPU ops are read, so the two
  *   large working sets are not held at once);
  * - with 'auto', only on the main thread (the multi-export pool already runs a thread per core),
