@@ -160,6 +160,25 @@ function emptyAttribution(categories: string[], n: number): GpuAttribution {
   };
 }
 
+/**
+ * A kernel name id's category (index in `classifier.categories`), classified once per id: StringIds
+ * keys (up to its max rowid) in a table, others in a Map.
+ */
+function kernelCategoryLookup(loaded: LoadedExport, classifier: CategoryClassifier): (nameId: number) => number {
+  const dense = new Int32Array(Math.min(loaded.rowBound('StringIds') + 1, 1 << 22)).fill(-1);
+  const other = new Map<number, number>();
+  return (nameId) => {
+    const inTable = nameId >= 0 && nameId < dense.length;
+    let cat = inTable ? dense[nameId] : (other.get(nameId) ?? -1);
+    if (cat < 0) {
+      cat = classifier.classify(loaded.stringOf(nameId) ?? '');
+      if (inTable) dense[nameId] = cat;
+      else other.set(nameId, cat);
+    }
+    return cat;
+  };
+}
+
 /** GPU op intervals by process, in op order. */
 type IntervalsByPid = Map<number, { s: Float64Buffer; e: Float64Buffer }>;
 
@@ -173,10 +192,7 @@ function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, c
   const api = loaded.apiCalls();
   const calls = loaded.apiCallIndex();
   const nc = acc.categories.length;
-  // Category per kernel name id: StringIds keys (up to its max rowid) in a table, others in a Map.
-  const denseNames = Math.min(loaded.rowBound('StringIds') + 1, 1 << 22);
-  const categoryOfDense = new Int32Array(denseNames).fill(-1);
-  const categoryOfName = new Map<number, number>();
+  const categoryOf = kernelCategoryLookup(loaded, classifier);
   const graphCategory = classifier.classify('[CUDA graph]');
   const intervalsByPid: IntervalsByPid = new Map();
   const cov = acc.coverage;
@@ -225,16 +241,9 @@ function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, c
     if (end > acc.lastOpEndNs[w]) acc.lastOpEndNs[w] = end;
     switch (ops.kind[i]) {
       case GpuOpKind.Kernel: {
-        const nameId = ops.nameId[i];
-        let cat = nameId >= 0 && nameId < denseNames ? categoryOfDense[nameId] : (categoryOfName.get(nameId) ?? -1);
-        if (cat < 0) {
-          cat = classifier.classify(loaded.stringOf(nameId) ?? '');
-          if (nameId >= 0 && nameId < denseNames) categoryOfDense[nameId] = cat;
-          else categoryOfName.set(nameId, cat);
-        }
         acc.kernelNs[w] += dur;
         acc.kernelCount[w]++;
-        acc.categoryNs[w * nc + cat] += dur;
+        acc.categoryNs[w * nc + categoryOf(ops.nameId[i])] += dur;
         break;
       }
       case GpuOpKind.Graph:
