@@ -212,10 +212,11 @@ export interface FoundWindows {
  * The ranges that mark the iterations (`findIterationRanges`), else a fallback's; none is an
  * `IterationError` that says what to pass. Reads the NVTX table (from the shared columns when they
  * are read), not the GPU ops: the pipeline finds the windows while a large NVTX table is held.
+ * `ranges`: `findIterationRanges`'s answer when it was found elsewhere (the NVTX worker).
  */
-export function findWindows(loaded: LoadedExport, logs: readonly ParsedIterationLog[], selection: IterationSelection = {}): FoundWindows {
+export function findWindows(loaded: LoadedExport, logs: readonly ParsedIterationLog[], selection: IterationSelection = {}, ranges?: FoundIterationRanges): FoundWindows {
   try {
-    return { found: findIterationRanges(loaded, selection.rangeSpec), sourceNotes: [] };
+    return { found: ranges ?? findIterationRanges(loaded, selection.rangeSpec), sourceNotes: [] };
   } catch (err) {
     // No executor NVTX ranges: ProfilerStep#N, else the log's timestamps (Kineto traces, plain captures).
     if (!(err instanceof IterationError) || selection.rangeSpec) throw err;

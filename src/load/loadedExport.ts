@@ -262,7 +262,7 @@ export class LoadedExport {
     if (this.worker) return true;
     this.worker = NvtxWorkerRead.start(this.handle, plan);
     // The GPU ops and API calls read from now on cross to the worker without a copy.
-    if (this.worker) this.shared = true;
+    if (this.worker?.takesLaunches()) this.shared = true;
     return this.worker !== null;
   }
 
@@ -287,12 +287,12 @@ export class LoadedExport {
   }
 
   /**
-   * The read workers' entry when one may start now: `readWorkers` set, no NVTX worker (its
-   * columns are shared with it, not transferred), and at least `minApiCalls` API calls.
+   * The read workers' entry when one may start now: `readWorkers` set, no NVTX worker that takes
+   * the launches (they are shared with it, not transferred), and at least `minApiCalls` API calls.
    */
   private readWorkerEntry(): string | null {
     const read = this.options.readWorkers;
-    if (!read || this.worker || !this.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
+    if (!read || this.worker?.takesLaunches() || !this.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
     return this.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= read.minApiCalls ? read.entry : null;
   }
 

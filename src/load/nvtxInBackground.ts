@@ -43,6 +43,11 @@ export interface BackgroundPart {
 export interface BackgroundPlan {
   /** The worker entry's file (see `builtEntry`). */
   entry: string;
+  /**
+   * Whether the worker reads the NVTX columns first (step 0, shared with this thread). Without,
+   * its parts read NVTX by query, on its connection (the analysis loads no NVTX columns).
+   */
+  columns: boolean;
   parts: readonly BackgroundPart[];
   /** Plain data the entry's parts read (structured-clone safe). */
   options: unknown;
@@ -57,6 +62,7 @@ export type BackgroundReply = { step: number; value?: unknown; error?: string; e
 /** What the worker gets (`workerData`). */
 export interface NvtxWorkerData {
   file: string;
+  columns: boolean;
   /** One per step (0: the columns; k: part k - 1): raised once its reply is posted. */
   flags: Int32Array;
   port: MessagePort;
@@ -87,7 +93,7 @@ export class NvtxWorkerRead {
     private readonly flags: Int32Array,
     private readonly worker: Worker,
   ) {
-    this.steps.add(COLUMNS_STEP);
+    if (plan.columns) this.steps.add(COLUMNS_STEP);
     plan.parts.forEach((_, k) => this.steps.add(k + 1));
   }
 
@@ -101,7 +107,7 @@ export class NvtxWorkerRead {
     if (db.memory || !db.name || !handle.hasTable('NVTX_EVENTS')) return null;
     const flags = new Int32Array(new SharedArrayBuffer(4 * (plan.parts.length + 1)));
     const { port1, port2 } = new MessageChannel();
-    const workerData: NvtxWorkerData = { file: db.name, flags, port: port2, parts: plan.parts, options: plan.options };
+    const workerData: NvtxWorkerData = { file: db.name, columns: plan.columns, flags, port: port2, parts: plan.parts, options: plan.options };
     const worker = startWorker(plan.entry, { workerData, transferList: [port2] });
     // The process may end without the replies (an error elsewhere): the worker does not hold it open.
     worker.unref();
@@ -118,6 +124,11 @@ export class NvtxWorkerRead {
   hasPart(name: string): boolean {
     const k = this.plan.parts.findIndex((p) => p.name === name);
     return k >= 0 && this.steps.has(k + 1);
+  }
+
+  /** Whether the worker's parts read the GPU ops or API calls (this thread's, over shared memory). */
+  takesLaunches(): boolean {
+    return this.plan.parts.some((p) => p.usesLaunches);
   }
 
   /** Whether some part not taken yet waits for the launches (and they were not posted). */

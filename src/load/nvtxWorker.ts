@@ -6,7 +6,7 @@
  * error included):
  *
  * 0. the NVTX columns, over shared memory: the reply hands the same memory to the other thread, and
- *    this one keeps reading it;
+ *    this one keeps reading it (unless the plan reads none: then the parts query NVTX themselves);
  * 1.. the parts, in order; before the first that reads the GPU ops or API calls, it waits for the
  *    other thread to post them (shared memory too), and adopts them into its `LoadedExport`.
  */
@@ -23,7 +23,7 @@ export type BackgroundCompute = (loaded: LoadedExport, name: string, options: un
 export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
   // The same entry serves the read workers (readInBackground.ts).
   if (isReadWorkerData(workerData)) return runReadWorker();
-  const { file, flags, port, parts, options } = workerData as NvtxWorkerData;
+  const { file, columns, flags, port, parts, options } = workerData as NvtxWorkerData;
   const state: { close?: () => void; excluded?: () => BackgroundReply['excluded'] } = {};
 
   /** Posts step `step`'s reply (or its error), then raises its flag, whatever happens. */
@@ -62,7 +62,7 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
       h.close();
     };
     state.excluded = () => excludedRows(h);
-    if (!answer(COLUMNS_STEP, () => loaded.nvtx())) return finish();
+    if (columns && !answer(COLUMNS_STEP, () => loaded.nvtx())) return finish();
     // The parts before the first that reads the launches, then (once posted) the rest.
     const firstWithLaunches = parts.findIndex((p) => p.usesLaunches);
     const upTo = firstWithLaunches < 0 ? parts.length : firstWithLaunches;

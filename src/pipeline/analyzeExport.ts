@@ -2,6 +2,8 @@ import type { ExportHandle } from '../export/openExport.js';
 import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
 import { captureSettings } from '../load/captureSettings.js';
 import { LoadedExport, type LoadOptions } from '../load/loadedExport.js';
+import type { BackgroundPlan } from '../load/nvtxInBackground.js';
+import type { BackgroundOptions } from './backgroundParts.js';
 import { builtEntry } from '../builtEntry.js';
 import { availableParallelism } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
@@ -55,7 +57,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   const precompute = request.deviceId === undefined ? (['apiCallIndex', 'busyUnion', 'deviceTimelines'] as const) : (['apiCallIndex', 'busyUnion'] as const);
   const readWorkers = readWorkersFor(request.nvtxRead ?? 'auto', parts.some((p) => p.loads?.includes('apiCalls')));
   const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute, readWorkers }, timed);
-  const bgPlan = readsNvtx && has('launches') ? backgroundPlan(loaded, request.nvtxRead ?? 'auto', parts, request.kernels) : null;
+  const bgPlan = has('launches') && (readsNvtx || has('iterationWindows')) ? backgroundPlan(loaded, request, parts, readsNvtx) : null;
   const background = !!bgPlan && loaded.startNvtxWorker(bgPlan);
   if (readsNvtx && !background && has('nvtxGpu') && projectionQueriesLaunches(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesRead();
   const ctx: PartContext = {
@@ -131,15 +133,19 @@ export const SHARED_NVTX_ROWS = 2_000_000;
 export const BACKGROUND_NVTX_ROWS = 200_000;
 
 /**
- * The NVTX side in a worker thread (src/load/nvtxInBackground.ts), with the NVTX summary and the
- * host ranges and, once given the GPU ops and API calls, the NVTX GPU projection and the kernel
- * summary, when asked for, and when `mode` and the export allow it:
+ * The NVTX side in a worker thread (src/load/nvtxInBackground.ts), with the NVTX summary, the
+ * iteration ranges and the host ranges and, once given the GPU ops and API calls, the NVTX GPU
+ * projection and the kernel summary, when asked for, and when the request's `nvtxRead` and the
+ * export allow it:
  * - never past SHARED_NVTX_ROWS (there the NVTX work runs before the GPU ops are read, so the two
  *   large working sets are not held at once);
  * - with 'auto', only on the main thread (the multi-export pool already runs a thread per core),
  *   with a second core, and from BACKGROUND_NVTX_ROWS rows (counted by max(rowid): no scan).
+ * `columns`: whether the analysis loads the NVTX columns (the worker reads them); without, the
+ * worker finds the iteration ranges by query (`byQuery` parts) while this thread reads the GPU ops.
  */
-function backgroundPlan(loaded: LoadedExport, mode: NvtxReadMode, parts: readonly PartEntry[], kernels: AnalysisRequest['kernels']) {
+function backgroundPlan(loaded: LoadedExport, request: AnalysisRequest, parts: readonly PartEntry[], columns: boolean): BackgroundPlan | null {
+  const mode = request.nvtxRead ?? 'auto';
   if (mode === 'inline' || mode === 'release' || !loaded.hasTable('NVTX_EVENTS')) return null;
   const rows = loaded.rowBound('NVTX_EVENTS');
   if (rows > SHARED_NVTX_ROWS) return null;
@@ -148,11 +154,13 @@ function backgroundPlan(loaded: LoadedExport, mode: NvtxReadMode, parts: readonl
   if (entry === null) return null;
   // In the order this thread takes them (see `planRun`), those that need no launches first: the
   // worker computes them while this thread reads the launches.
-  const takenAt = planRun(parts, { largeNvtx: false, inBackground: (name) => parts.some((p) => p.name === name && p.background) }).map((p) => p.part.name);
+  const takenAt = planRun(parts, { largeNvtx: false, inBackground: (name) => parts.some((p) => p.name === name && p.background && (columns || p.background.byQuery)) }).map((p) => p.part.name);
   const bgParts = parts
-    .flatMap((p) => (p.background ? [{ name: p.name, usesLaunches: p.background.usesLaunches }] : []))
+    .flatMap((p) => (p.background && (columns || p.background.byQuery) ? [{ name: p.name, usesLaunches: p.background.usesLaunches }] : []))
     .sort((a, b) => Number(a.usesLaunches) - Number(b.usesLaunches) || takenAt.indexOf(a.name) - takenAt.indexOf(b.name));
-  return { entry, parts: bgParts, options: { kernels: kernels ?? {} } };
+  if (!columns && bgParts.length === 0) return null;
+  const options: BackgroundOptions = { kernels: request.kernels ?? {}, rangeSpec: request.selection?.rangeSpec };
+  return { entry, columns, parts: bgParts, options };
 }
 
 /** The NVTX worker's entry file (it serves the launches worker too), or null when it is not built. */

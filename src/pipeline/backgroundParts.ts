@@ -9,14 +9,24 @@ import { summarizeKernels, type KernelSummaryOptions } from '../analysis/kernelS
 import { projectNvtxOntoGpu } from '../analysis/nvtxGpuProjection.js';
 import { summarizeNvtxWithDomains } from '../analysis/nvtxSummary.js';
 import { hostNvtxRanges } from '../gaps/hostNvtxRanges.js';
+import { findIterationRangesData } from '../iterations/sources/index.js';
+import type { IterationRangeSpec } from '../iterations/rangeSpec.js';
 
 /** The plain options the worker's parts read (`BackgroundPlan.options`). */
 export interface BackgroundOptions {
   kernels?: KernelSummaryOptions;
+  /** The user's `--iteration-range`. */
+  rangeSpec?: IterationRangeSpec;
 }
 
+/**
+ * By part: what the worker computes. For `iterationWindows`, the NVTX read of the part (the
+ * iteration ranges, as plain data; the calling thread builds the windows from them, or finds them
+ * itself when the worker found none).
+ */
 export const BACKGROUND_PARTS: Readonly<Record<string, (loaded: LoadedExport, options: BackgroundOptions) => unknown>> = {
   nvtx: (loaded) => summarizeNvtxWithDomains(loaded),
+  iterationWindows: (loaded, opts) => findIterationRangesData(loaded, opts.rangeSpec),
   hostRanges: (loaded) => hostNvtxRanges(loaded),
   nvtxGpu: (loaded) => projectNvtxOntoGpu(loaded),
   kernels: (loaded, opts) => summarizeKernels(loaded, opts.kernels ?? {}),

@@ -18,6 +18,7 @@ import { findGilHolders, type GilHolderAnalysis } from '../gaps/gilHolders.js';
 import { summarizeHost, type HostSummary } from '../gaps/hostSummary.js';
 import { hostNvtxRanges, type HostNvtxRanges } from '../gaps/hostNvtxRanges.js';
 import { analyzeIterations, findWindows, type FoundWindows, type IterationAnalysis } from '../iterations/analyzeIterations.js';
+import { foundRangesOf, type FoundRangesData } from '../iterations/sources/index.js';
 import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
 import { servingSpan, type ServingSpan } from '../iterations/servingSpan.js';
 import { summarizeByPhase, type PhaseSummary } from '../iterations/summary.js';
@@ -110,8 +111,11 @@ export interface PartEntry<P extends PartName = PartName, N extends PartName = P
    * few rows it needs): run and let go like `loads`, never read for this part alone.
    */
   reads?: readonly LoadedData[];
-  /** The NVTX worker thread may compute it (`usesLaunches`: from the GPU ops and API calls too). */
-  background?: { usesLaunches: boolean };
+  /**
+   * The NVTX worker thread may compute it (`usesLaunches`: from the GPU ops and API calls too;
+   * `byQuery`: also when the worker reads no NVTX columns, the analysis loading none).
+   */
+  background?: { usesLaunches: boolean; byQuery?: boolean };
   /** Its step in `timingsMs` and the progress (default: its name); null: not timed (bookkeeping, cheap). */
   timing?: string | null;
   /** Whether there is anything to compute it from (default yes); when not, its value is null, untimed. */
@@ -190,10 +194,14 @@ const iterationWindows = part({
   needs: [],
   uses: ['emptyCapture'],
   reads: ['nvtx'],
+  // The NVTX worker finds the ranges, from its columns or (no NVTX columns read) by query.
+  background: { usesLaunches: false, byQuery: true },
   when: (_, d) => !d.emptyCapture?.noGpuWork,
   compute: ({ loaded, request }): IterationWindows => {
     try {
-      return { found: findWindows(loaded, request.logs ?? [], request.selection) };
+      const data = fromWorker<FoundRangesData | null>(loaded, 'iterationWindows');
+      const ranges = data ? (foundRangesOf(data, request.selection?.rangeSpec) ?? undefined) : undefined;
+      return { found: findWindows(loaded, request.logs ?? [], request.selection, ranges) };
     } catch (err) {
       return { error: err };
     }

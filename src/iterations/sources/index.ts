@@ -2,7 +2,7 @@ import { hasNvtxRangeMatching } from '../../load/iterationRangeReads.js';
 import type { LoadedExport } from '../../load/loadedExport.js';
 import { IterationError } from '../../errors.js';
 import type { IterationRangeSpec } from '../rangeSpec.js';
-import type { Engine, IterationSource } from '../source.js';
+import type { Engine, IterationSource, IterationSourceId } from '../source.js';
 import { collectRanges, type FoundIterationRanges } from '../windows.js';
 import { describeSpec, nvtxRangeSource } from './nvtxRange.js';
 import { trtllmCppSource } from './trtllmCpp.js';
@@ -58,6 +58,37 @@ function firstSourceWithRanges(loaded: LoadedExport, sources: readonly Iteration
     tried.invalidRanges += found.invalidRanges ?? 0;
   }
   return null;
+}
+
+/**
+ * Found ranges as plain data (what crosses from a worker thread, which cannot carry the source's
+ * functions): the source by its id, for a default source or the spec's own.
+ */
+export type FoundRangesData = Omit<FoundIterationRanges, 'source'> & { sourceId: IterationSourceId };
+
+/**
+ * `findIterationRanges` as plain data; null when it finds none or ranges of a fallback source
+ * (registered on the calling thread, maybe not on this one): the caller then finds them itself.
+ */
+export function findIterationRangesData(loaded: LoadedExport, spec?: IterationRangeSpec): FoundRangesData | null {
+  let found: FoundIterationRanges;
+  try {
+    found = findIterationRanges(loaded, spec);
+  } catch (err) {
+    if (err instanceof IterationError) return null;
+    throw err;
+  }
+  if (!spec && !DEFAULT_ITERATION_SOURCES.includes(found.source)) return null;
+  const { source, ...rest } = found;
+  return { ...rest, sourceId: source.id };
+}
+
+/** The ranges `findIterationRangesData` gave, with their source again (the same `spec`); null when the source is not known here. */
+export function foundRangesOf(data: FoundRangesData, spec?: IterationRangeSpec): FoundIterationRanges | null {
+  const source = spec ? sourceForSpec(spec) : DEFAULT_ITERATION_SOURCES.find((s) => s.id === data.sourceId);
+  if (!source || source.id !== data.sourceId) return null;
+  const { sourceId: _, ...rest } = data;
+  return { ...rest, source };
 }
 
 /** ` (12 matching ranges have ... and were left out)` when matches were left out for their times. */
