@@ -137,8 +137,8 @@ export const BACKGROUND_NVTX_ROWS = 200_000;
  * iteration ranges and the host ranges and, once given the GPU ops and API calls, the NVTX GPU
  * projection and the kernel summary, when asked for, and when the request's `nvtxRead` and the
  * export allow it:
- * - with columns, never past SHARED_NVTX_ROWS (there the NVTX work runs before the GPU ops are
- *   read, so the two large working sets are not held at once; by query, nothing large is held);
+ * - never past SHARED_NVTX_ROWS (there the NVTX work runs before the GPU ops are read, so the two
+ *   large working sets are not held at once);
  * - with 'auto', only on the main thread (the multi-export pool already runs a thread per core),
  *   with a second core, and from BACKGROUND_NVTX_ROWS rows (counted by max(rowid): no scan).
  * `columns`: whether the analysis loads the NVTX columns (the worker reads them); without, the
@@ -148,7 +148,7 @@ function backgroundPlan(loaded: LoadedExport, request: AnalysisRequest, parts: r
   const mode = request.nvtxRead ?? 'auto';
   if (mode === 'inline' || mode === 'release' || !loaded.hasTable('NVTX_EVENTS')) return null;
   const rows = loaded.rowBound('NVTX_EVENTS');
-  if (columns && rows > SHARED_NVTX_ROWS) return null;
+  if (rows > SHARED_NVTX_ROWS) return null;
   if (mode === 'auto' && (!isMainThread || availableParallelism() < 2 || rows < BACKGROUND_NVTX_ROWS)) return null;
   const entry = nvtxWorkerEntry();
   if (entry === null) return null;
