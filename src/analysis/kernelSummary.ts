@@ -2,7 +2,7 @@ import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import { forEachGraphLaunch, forEachKernelDuration, type KernelQueryOptions } from '../load/kernelReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from '../math/durationStats.js';
-import { NO_STRING_ID } from '../load/typedColumn.js';
+import { NO_STRING_ID, StringIdTable } from '../load/typedColumn.js';
 
 /** One row of the `cuda_gpu_kern_sum` report. */
 export interface KernelSummaryRow extends DurationStats {
@@ -42,8 +42,9 @@ export function summarizeKernels(loaded: LoadedExport, opts: KernelSummaryOption
   const loadedOps = loaded.loadedGpuOps();
   const ops = loadedOps && opts.nameBy !== 'short' && !hasActivityFilter(opts) ? loadedOps : undefined;
   const byName = !kernelTablePresent ? { groups: new Map<string, Float64Array>(), nullNameKernels: 0, unknownNameKernels: 0 } : ops ? kernelDurationsOfOps(loaded, ops) : queriedKernelDurations(loaded, opts);
-  const groups = new Map<string, Float64Array | Float64Buffer>(byName.groups);
+  const groups = new Map(byName.groups);
   let graphTraceRows = 0;
+  const graphs = new Map<string, Float64Buffer>();
   if (ops && !opts.includeGraphs) {
     for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Graph) graphTraceRows++;
   } else if (loaded.hasTable('CUPTI_ACTIVITY_KIND_GRAPH_TRACE')) {
@@ -51,18 +52,29 @@ export function summarizeKernels(loaded: LoadedExport, opts: KernelSummaryOption
       graphTraceRows++;
       if (!opts.includeGraphs) return;
       const name = `[CUDA graph ${graphId}]`;
-      let buf = groups.get(name);
-      if (!(buf instanceof Float64Buffer)) groups.set(name, (buf = Float64Buffer.of(buf)));
+      let buf = graphs.get(name);
+      if (!buf) graphs.set(name, (buf = new Float64Buffer()));
       buf.push(durationNs);
     });
   }
-  const stats = [...groups].map(([name, buf]) => ({ name, ...durationStats(buf instanceof Float64Buffer ? buf.view() : buf) }));
+  // A graph row named as a kernel group joins it, after its kernels.
+  for (const [name, buf] of graphs) groups.set(name, concatDurations(groups.get(name), buf.view()));
+  const stats = [...groups].map(([name, values]) => ({ name, ...durationStats(values) }));
   const grand = stats.reduce((a, s) => a + s.total, 0);
   const rows = stats
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const { nullNameKernels, unknownNameKernels } = byName;
   return { rows, graphTraceRows, graphsIncluded: !!opts.includeGraphs && graphTraceRows > 0, kernelTablePresent, nullNameKernels, unknownNameKernels };
+}
+
+/** `a` then `b` (`a` absent: `b` itself). */
+function concatDurations(a: Float64Array | undefined, b: Float64Array): Float64Array {
+  if (!a) return b;
+  const out = new Float64Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** Kernel durations per name: each name's values in scan order (ids sharing a text, one after the other in first-seen order). */
@@ -108,17 +120,14 @@ function queriedKernelDurations(loaded: LoadedExport, opts: KernelSummaryOptions
  * that, with their copies, while the GPU ops were still in memory.
  */
 function kernelDurationsOfOps(loaded: LoadedExport, ops: GpuOpColumns): KernelDurations {
-  // Slot per name id, in first-seen order: StringIds keys (at most its max rowid) in a table, others in a Map.
-  const bound = Math.min(loaded.rowBound('StringIds'), 1 << 22);
-  const dense = new Int32Array(bound + 1).fill(-1);
-  const other = new Map<number, number>();
+  // Slot per name id, in first-seen order.
+  const slots = new StringIdTable(loaded.rowBound('StringIds'));
   const ids: number[] = [];
   const counts: number[] = [];
   const slotOf = (id: number): number => {
-    const k = id >= 0 && id <= bound ? dense[id] : (other.get(id) ?? -1);
+    const k = slots.get(id);
     if (k >= 0) return k;
-    if (id >= 0 && id <= bound) dense[id] = ids.length;
-    else other.set(id, ids.length);
+    slots.set(id, ids.length);
     ids.push(id);
     counts.push(0);
     return ids.length - 1;

@@ -5,6 +5,7 @@ import { isNvtxRange } from '../load/nvtxEventColumns.js';
 import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
 import { forEachNvtxLabelPart, forEachProjectionRange, graphTraceRows, launchedCallsOf, PROJECTION_OP_TABLES } from '../load/projectionReads.js';
 import { pidOfHi, ThreadIndex, type LaunchedCalls } from '../load/launchedCalls.js';
+import { Column } from '../load/typedColumn.js';
 
 /** One row of `nsys stats -r nvtx_gpu_proj_sum`. Avg/Med/StdDev and the averages are not rounded. */
 export interface NvtxGpuProjectionRow {
@@ -386,13 +387,13 @@ function sweepCallsThroughRanges(
         if (re >= ce) {
           hits++;
           const sl = spans.slotOf[r] >= 0 ? spans.slotOf[r] : spans.add(r);
-          if (cOpStart[c] < spans.start[sl]) spans.start[sl] = cOpStart[c];
-          if (cOpEnd[c] > spans.end[sl]) spans.end[sl] = cOpEnd[c];
+          if (cOpStart[c] < spans.start.data[sl]) spans.start.data[sl] = cOpStart[c];
+          if (cOpEnd[c] > spans.end.data[sl]) spans.end.data[sl] = cOpEnd[c];
           if (cDup[c]) {
             let s = dupCorrs.get(r);
             if (!s) dupCorrs.set(r, (s = new Set()));
             s.add(keyOf.get(c)!);
-          } else spans.ops[sl]++;
+          } else spans.ops.data[sl]++;
         }
       }
       active.length = w;
@@ -402,16 +403,16 @@ function sweepCallsThroughRanges(
       }
     }
   }
-  for (const [r, s] of dupCorrs) spans.ops[spans.slotOf[r]] += s.size;
+  for (const [r, s] of dupCorrs) spans.ops.data[spans.slotOf[r]] += s.size;
   return spans;
 }
 
 /** The projected ranges' spans and GPU ops, in slots given on first work (`slotOf[r]`, -1: none). */
 class ProjectedSpans {
   readonly slotOf: Int32Array;
-  start = new Float64Array(1024);
-  end = new Float64Array(1024);
-  ops = new Uint32Array(1024);
+  readonly start = new Column((n) => new Float64Array(n), 1024);
+  readonly end = new Column((n) => new Float64Array(n), 1024);
+  readonly ops = new Column((n) => new Uint32Array(n), 1024);
   private count = 0;
   constructor(size: number) {
     this.slotOf = new Int32Array(size).fill(-1);
@@ -419,18 +420,10 @@ class ProjectedSpans {
   /** A slot for range `r` (first start +Infinity, last end -Infinity, no ops). */
   add(r: number): number {
     const sl = this.count++;
-    if (sl === this.start.length) {
-      const grow = <T extends Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
-        const b = make(2 * a.length);
-        b.set(a);
-        return b;
-      };
-      this.start = grow(this.start, (n) => new Float64Array(n));
-      this.end = grow(this.end, (n) => new Float64Array(n));
-      this.ops = grow(this.ops, (n) => new Uint32Array(n));
-    }
-    this.start[sl] = Infinity;
-    this.end[sl] = -Infinity;
+    for (const col of [this.start, this.end, this.ops]) col.ensure(sl + 1);
+    this.start.data[sl] = Infinity;
+    this.end.data[sl] = -Infinity;
+    this.ops.data[sl] = 0;
     this.slotOf[r] = sl;
     return sl;
   }
@@ -442,9 +435,9 @@ class ProjectedSpans {
     const numOps = new Uint32Array(n);
     for (let k = 0; k < n; k++) {
       const sl = this.slotOf[proj[k]];
-      projStart[k] = this.start[sl];
-      projEnd[k] = this.end[sl];
-      numOps[k] = this.ops[sl];
+      projStart[k] = this.start.data[sl];
+      projEnd[k] = this.end.data[sl];
+      numOps[k] = this.ops.data[sl];
     }
     return { projStart, projEnd, numOps };
   }

@@ -3,6 +3,7 @@ import type { LoadedExport } from '../load/loadedExport.js';
 import { Float64Buffer } from '../math/durationStats.js';
 import { unionIntervals, type IntervalSet } from '../math/intervals.js';
 import type { CategoryClassifier } from '../categories/rules.js';
+import { StringIdTable } from '../load/typedColumn.js';
 
 /** An iteration's place on the timeline (one process's executor thread). */
 export interface IterationWindow {
@@ -160,20 +161,14 @@ function emptyAttribution(categories: string[], n: number): GpuAttribution {
   };
 }
 
-/**
- * A kernel name id's category (index in `classifier.categories`), classified once per id: StringIds
- * keys (up to its max rowid) in a table, others in a Map.
- */
+/** A kernel name id's category (index in `classifier.categories`), classified once per id. */
 function kernelCategoryLookup(loaded: LoadedExport, classifier: CategoryClassifier): (nameId: number) => number {
-  const dense = new Int32Array(Math.min(loaded.rowBound('StringIds') + 1, 1 << 22)).fill(-1);
-  const other = new Map<number, number>();
+  const categories = new StringIdTable(loaded.rowBound('StringIds'));
   return (nameId) => {
-    const inTable = nameId >= 0 && nameId < dense.length;
-    let cat = inTable ? dense[nameId] : (other.get(nameId) ?? -1);
+    let cat = categories.get(nameId);
     if (cat < 0) {
       cat = classifier.classify(loaded.stringOf(nameId) ?? '');
-      if (inTable) dense[nameId] = cat;
-      else other.set(nameId, cat);
+      categories.set(nameId, cat);
     }
     return cat;
   };

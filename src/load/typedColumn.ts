@@ -2,7 +2,7 @@
  * A growable typed-array column for streaming millions of rows without JS objects. Loaders size
  * it up front (from max(rowid)) so it rarely grows; `trim` hands out a view of the filled part.
  */
-export class Column<T extends Float64Array | Int32Array | Uint8Array> {
+export class Column<T extends Float64Array | Int32Array | Uint32Array | Uint8Array> {
   data: T;
   constructor(
     private readonly make: (n: number) => T,
@@ -42,3 +42,24 @@ export function columnMaker(capacity: number, shared = false) {
  * an edited export's negative ids are ids all the same (they resolve through StringIds as any id).
  */
 export const NO_STRING_ID = -2147483648;
+
+/**
+ * Small non-negative integers by string id (a kernel name's category, its slot), looked up once per
+ * op on millions of ops: a table over StringIds' keys (0..`maxId`, at most 2^22), a Map for any
+ * other id (an edited export's negative or far ids, `NO_STRING_ID`).
+ */
+export class StringIdTable {
+  private readonly dense: Int32Array;
+  private readonly other = new Map<number, number>();
+  constructor(maxId: number) {
+    this.dense = new Int32Array(Math.min(Math.max(0, maxId), 1 << 22) + 1).fill(-1);
+  }
+  /** The value of `id`; -1 when none was set. */
+  get(id: number): number {
+    return id >= 0 && id < this.dense.length ? this.dense[id] : (this.other.get(id) ?? -1);
+  }
+  set(id: number, value: number): void {
+    if (id >= 0 && id < this.dense.length) this.dense[id] = value;
+    else this.other.set(id, value);
+  }
+}

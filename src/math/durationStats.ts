@@ -28,12 +28,6 @@ export class Float64Buffer {
     }
     this.buf[this.length++] = v;
   }
-  /** A buffer holding `values` first (none: empty). */
-  static of(values?: ArrayLike<number>): Float64Buffer {
-    const b = new Float64Buffer(Math.max(16, values?.length ?? 0));
-    for (let i = 0; i < (values?.length ?? 0); i++) b.push(values![i]);
-    return b;
-  }
   /** A view of the values (shares memory with the buffer). */
   view(): Float64Array {
     return this.buf.subarray(0, this.length);
