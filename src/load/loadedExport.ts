@@ -51,8 +51,8 @@ export type LoadTiming = <T>(step: string, fn: () => T) => T;
  * calls, NVTX), what is built from them once (the API-call index, the busy union, the device
  * timelines, the NVTX domain names, string lookups) and the contract checks made, all held here
  * and let go with it (no module-level cache). Columns are read on first use and let go when no
- * part left reads them (`release`, the pipeline's plan). The small filtered reads (src/load/*Reads.ts) take it too: nothing but src/load
- * reads the export.
+ * part left reads them (`release`, the pipeline's plan). The small filtered reads
+ * (src/load/*Reads.ts) take it too: nothing but src/load reads the export.
  *
  * NVTX can be read on a second core (`startNvtxWorker`): the columns and some parts come from
  * there (`takeBackground`), and the GPU ops and API calls cross to it over shared memory.

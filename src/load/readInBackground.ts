@@ -7,10 +7,11 @@ import { startWorker } from './workerExecArgv.js';
 
 /**
  * One read of the export on a second core, while this thread reads something else, for an analysis
- * the NVTX worker does not serve (no NVTX read, or NVTX columns too large to be held with the GPU
- * ops: past SHARED_NVTX_ROWS the NVTX parts run first and the GPU ops after). A worker (the NVTX
- * worker's entry; its side is readWorker.ts) opens the file read-only on its own connection, reads,
- * and transfers the typed arrays back (no copy, nothing shared after):
+ * whose NVTX worker, if any, takes no launches (no NVTX columns read: the worker queries; or NVTX
+ * columns too large to be held with the GPU ops: past SHARED_NVTX_ROWS the NVTX parts run first
+ * and the GPU ops after, with no NVTX worker). A worker (the NVTX worker's entry; its side is
+ * readWorker.ts) opens the file read-only on its own connection, reads, and transfers the typed
+ * arrays back (no copy, nothing shared after):
  * - `launches`: the NVTX GPU projection's API calls with their GPU work folded in (`foldOpsIntoCalls`
  *   over the projection's queries), while this thread reads the NVTX columns (8 s of the 10x bench
  *   export's `report`, on one thread);

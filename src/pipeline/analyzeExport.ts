@@ -152,18 +152,19 @@ function backgroundPlan(loaded: LoadedExport, request: AnalysisRequest, parts: r
   if (mode === 'auto' && (!isMainThread || availableParallelism() < 2 || rows < BACKGROUND_NVTX_ROWS)) return null;
   const entry = nvtxWorkerEntry();
   if (entry === null) return null;
+  const inWorker = new Set(parts.filter((p) => p.background && (columns || p.background.byQuery)).map((p) => p.name));
   // In the order this thread takes them (see `planRun`), those that need no launches first: the
   // worker computes them while this thread reads the launches.
-  const takenAt = planRun(parts, { largeNvtx: false, inBackground: (name) => parts.some((p) => p.name === name && p.background && (columns || p.background.byQuery)) }).map((p) => p.part.name);
+  const takenAt = planRun(parts, { largeNvtx: false, inBackground: (name) => inWorker.has(name as PartName) }).map((p) => p.part.name);
   const bgParts = parts
-    .flatMap((p) => (p.background && (columns || p.background.byQuery) ? [{ name: p.name, usesLaunches: p.background.usesLaunches }] : []))
+    .flatMap((p) => (p.background && inWorker.has(p.name) ? [{ name: p.name, usesLaunches: p.background.usesLaunches }] : []))
     .sort((a, b) => Number(a.usesLaunches) - Number(b.usesLaunches) || takenAt.indexOf(a.name) - takenAt.indexOf(b.name));
   if (!columns && bgParts.length === 0) return null;
   const options: BackgroundOptions = { kernels: request.kernels ?? {}, rangeSpec: request.selection?.rangeSpec };
   return { entry, columns, parts: bgParts, options };
 }
 
-/** The NVTX worker's entry file (it serves the launches worker too), or null when it is not built. */
+/** The NVTX worker's entry file (it serves the read workers too), or null when it is not built. */
 function nvtxWorkerEntry(): string | null {
   try {
     return builtEntry('iterscope-nvtx.mjs', 'src/pipeline/backgroundWorker.js');
@@ -176,8 +177,8 @@ function nvtxWorkerEntry(): string | null {
 export const BACKGROUND_LAUNCH_ROWS = 200_000;
 
 /**
- * The read workers (src/load/readInBackground.ts) an analysis may start when no NVTX worker runs:
- * none with 'inline' or without the built entry; with 'auto' only on the main thread with a second
+ * The read workers (src/load/readInBackground.ts) an analysis may start when no NVTX worker takes
+ * the launches (the loader checks, `readWorkerEntry`): none with 'inline' or without the built entry; with 'auto' only on the main thread with a second
  * core (the multi-export pool already runs a thread per core) and from BACKGROUND_LAUNCH_ROWS API
  * calls; 'release' and 'background' from any size (so tests reach them on small exports).
  */
