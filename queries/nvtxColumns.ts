@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
 import { processPartOf, tidOf } from './globalIds.js';
+import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
 
 /**
  * Every row of NVTX_EVENTS, unfiltered (the reader tests the times itself, so one scan also counts
@@ -27,4 +28,30 @@ export function selectNvtxColumnRows(handle: ExportHandle) {
       'text',
       (hasEndTid ? sql<number>`CASE WHEN endGlobalTid IS NULL THEN 0 WHEN endGlobalTid = globalTid THEN 1 ELSE 2 END` : sql<number>`0`).as('endTid'),
     ]);
+}
+
+/** Which GIL-domain ranges `selectNvtxHostCauseColumnRows` leaves out: the holds. */
+export interface GilHoldFilter {
+  /** Domain ids named `GIL Trace` (none: nothing left out). */
+  gilDomainIds: readonly number[];
+  /** `Holding GIL`, as inline text. */
+  gilHoldRange: string;
+  /** StringIds ids whose value is `gilHoldRange`. */
+  holdTextIds: readonly number[];
+}
+
+/**
+ * `selectNvtxColumnRows`' columns of the rows that can be a host cause of GPU idle time: ranges
+ * with a thread, without the GIL domains' holds (99% of a GIL-traced export's rows). A superset:
+ * a hold is left out only when its text is certain (a registered `gilHoldRange`, or no text id and
+ * the inline text), the reader applies the exact rule (coalesce of the two) to what comes back.
+ */
+export function selectNvtxHostCauseColumnRows(handle: ExportHandle, f: GilHoldFilter) {
+  let q = selectNvtxColumnRows(handle).where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]).where('globalTid', 'is not', null);
+  if (f.gilDomainIds.length) {
+    // Two-valued on purpose: NULL textId/text must not turn the whole test NULL (row dropped).
+    const registered = f.holdTextIds.length ? sql`coalesce(textId, -1) IN (${sql.join([...f.holdTextIds])})` : sql`0`;
+    q = q.where(sql<boolean>`NOT (coalesce(domainId, 0) IN (${sql.join([...f.gilDomainIds])}) AND (${registered} OR (textId IS NULL AND text IS ${f.gilHoldRange})))`);
+  }
+  return q;
 }

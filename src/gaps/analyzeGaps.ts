@@ -1,6 +1,6 @@
 import { meanSmActiveInGaps } from './smActive.js';
 import { GpuOpKind } from '../load/gpuOpColumns.js';
-import { threadKey } from '../load/hostRangeReads.js';
+import { threadKey, type HostCauseRows } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
 import { formatNs } from '../formatNs.js';
@@ -9,7 +9,6 @@ import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type Nam
 import { gapCount } from '../load/deviceTimelines.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, type HostContext } from './hostCauses.js';
-import type { NvtxColumns } from '../load/nvtxEventColumns.js';
 import { NO_STRING_ID } from '../load/typedColumn.js';
 
 /** Default `--min-gap`: 100 us. */
@@ -28,10 +27,10 @@ export interface GapAnalysisOptions {
   /** Why there are no iterations (the pipeline's IterationError), for the notes. */
   iterationsUnavailable?: string;
   /**
-   * The NVTX rows the host causes read (`HostNvtxRanges.causeRows`), taken before a large export
-   * let its NVTX columns go; omitted: the NVTX columns when loaded, else a query.
+   * The NVTX rows the host causes read (`hostCauseRows`), taken before a large export let its NVTX
+   * columns go, or by the NVTX worker; omitted: the NVTX columns when loaded, else a query.
    */
-  causeRows?: NvtxColumns;
+  causeRows?: HostCauseRows;
 }
 
 /** The CUDA API call that launched the op after a gap. */

@@ -1,8 +1,7 @@
 import { stripApiVersion } from '../load/apiCallColumns.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
-import { forEachHostCauseRange, threadKey } from '../load/hostRangeReads.js';
+import { forEachHostCauseRange, threadKey, type HostCauseRows } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import type { NvtxColumns } from '../load/nvtxEventColumns.js';
 import { domainKey, nvtxDomains, nvtxEndOfTime } from '../load/nvtxReads.js';
 import { Column, NO_STRING_ID } from '../load/typedColumn.js';
 import { unionIntervals, type IntervalSet } from '../math/intervals.js';
@@ -183,7 +182,7 @@ class IntervalLists {
  *    thread, `Waiting for GIL` and every other range of the launching threads (`Holding GIL` rows
  *    are skipped).
  */
-export function loadHostContext(loaded: LoadedExport, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>, causeRows?: NvtxColumns): HostContext {
+export function loadHostContext(loaded: LoadedExport, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>, causeRows?: HostCauseRows): HostContext {
   const ctx: HostContext = {
     runtimePresent: loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'),
     nvtxPresent: loaded.hasTable('NVTX_EVENTS'),
@@ -335,14 +334,14 @@ class RawNames {
 
 /** The `GIL Trace` domains: their (domain, process) keys (`domainKey`) and their domain ids. */
 export function gilDomainsOf(loaded: LoadedExport): { keys: Set<number>; ids: Set<number> } {
-  const keys = new Set<number>();
-  const ids = new Set<number>();
-  for (const [key, name] of nvtxDomains(loaded)) {
-    if (name !== GIL_DOMAIN) continue;
-    keys.add(key);
-    ids.add(Math.floor(key / 16777216));
-  }
-  return { keys, ids };
+  const keys: number[] = [];
+  for (const [key, name] of nvtxDomains(loaded)) if (name === GIL_DOMAIN) keys.push(key);
+  return gilDomainsOfKeys(keys);
+}
+
+/** `gilDomainsOf` from the domains' keys. */
+function gilDomainsOfKeys(keys: readonly number[]): { keys: Set<number>; ids: Set<number> } {
+  return { keys: new Set(keys), ids: new Set(keys.map((key) => Math.floor(key / 16777216))) };
 }
 
 /**
@@ -350,8 +349,8 @@ export function gilDomainsOf(loaded: LoadedExport): { keys: Set<number>; ids: Se
  * `causeRows` (the rows any such read can visit, taken from the NVTX columns before a large
  * export let them go, see `hostCauseRowsOf`) when given.
  */
-function readHostRanges(loaded: LoadedExport, ctx: HostContext, launchingSet: ReadonlySet<number>, causeRows: NvtxColumns | undefined): void {
-  const { keys: gilDomainKeys, ids: gilDomainIds } = gilDomainsOf(loaded);
+function readHostRanges(loaded: LoadedExport, ctx: HostContext, launchingSet: ReadonlySet<number>, causeRows: HostCauseRows | undefined): void {
+  const { keys: gilDomainKeys, ids: gilDomainIds } = causeRows ? gilDomainsOfKeys(causeRows.gilDomainKeys) : gilDomainsOf(loaded);
   for (const key of gilDomainKeys) ctx.gilTracedPids.add(key % 16777216);
   const gc = new IntervalLists();
   const gil = new IntervalLists();
@@ -375,7 +374,7 @@ function readHostRanges(loaded: LoadedExport, ctx: HostContext, launchingSet: Re
     // Start/end ranges that end on another thread do not describe this thread's state.
     if (cross && (eventType === 60 || eventType === 71)) return;
     pushRange(named, k, start, e, names.indexOf(textId, text));
-  }, causeRows);
+  }, causeRows?.rows);
   // Ranges never closed end where nsys ends them: the latest NVTX timestamp.
   if (anyOpenEnd) closeOpenRanges(nvtxEndOfTime(loaded) ?? 0, [...gc.map.values(), ...gil.map.values()], named);
   threadRangesByCause(loaded, ctx, named, names);

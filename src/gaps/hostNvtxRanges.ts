@@ -1,5 +1,5 @@
 import { isNvtxRange, textIndexOf, type NvtxColumns } from '../load/nvtxEventColumns.js';
-import { executorGilRangeTest, hostCauseRowsOf, namedRangeRowOf, threadKey, type GilRange, type NamedRangeRow } from '../load/hostRangeReads.js';
+import { executorGilRangeTest, hostCauseRowsByQuery, hostCauseRowsOf, namedRangeRowOf, threadKey, type GilRange, type HostCauseRows, type NamedRangeRow } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { nvtxEndOfTime } from '../load/nvtxReads.js';
 import { firstEndingAfter, unionIntervals, type IntervalSet } from '../math/intervals.js';
@@ -23,8 +23,17 @@ export interface HostNvtxRanges {
   gilCandidates: readonly GilRange[];
   /** Where an open range ends: the last NVTX timestamp (null: unknown; callers use the range's start). */
   endOfTime: number | null;
-  /** The rows the gaps' host causes can read (`hostCauseRowsOf`: every range with a thread but the GIL holds). */
-  causeRows: NvtxColumns;
+}
+
+/**
+ * The rows the gaps' host causes can read (every range with a thread but the GIL holds), from the
+ * NVTX columns when loaded, else by query: a large export lets its columns go before the gaps, and
+ * an analysis without NVTX columns has the NVTX worker read these while the GPU ops are read.
+ */
+export function hostCauseRows(loaded: LoadedExport): HostCauseRows {
+  const { keys, ids } = gilDomainsOf(loaded);
+  const rows = loaded.isLoaded('nvtx') ? hostCauseRowsOf(loaded.nvtx(), ids, GIL_HOLD_RANGE) : hostCauseRowsByQuery(loaded, ids, GIL_HOLD_RANGE);
+  return { rows, gilDomainKeys: [...keys] };
 }
 
 /** `HostNvtxRanges` from the NVTX columns (read now when they are not yet): one pass over the rows, then one over the GIL ranges. */
@@ -53,8 +62,7 @@ export function hostNvtxRanges(loaded: LoadedExport): HostNvtxRanges {
   }
   const gilCandidates = gilCandidatesOf(c, gilRows.subarray(0, gilCount), wait, waitUnionsByPid(waits));
   open ||= gilCandidates.some((r) => r.end === null);
-  const causeRows = hostCauseRowsOf(c, gilDomainsOf(loaded).ids, GIL_HOLD_RANGE);
-  return { gcAndGilWaits, gilCandidates, endOfTime: open ? nvtxEndOfTime(loaded) : null, causeRows };
+  return { gcAndGilWaits, gilCandidates, endOfTime: open ? nvtxEndOfTime(loaded) : null };
 }
 
 /** Of the GIL ranges (`rows`), every wait, and the holds that overlap a wait of another thread of their process or are open. */

@@ -4,7 +4,7 @@ import { allRows, forEachRow } from '../../queries/run.js';
 import { selectStringIdsOf } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
 import { Column } from './typedColumn.js';
-import { forEachRangeWithText, isNvtxRange, nvtxRowsAt, textIndexOf, type NvtxColumns } from './nvtxEventColumns.js';
+import { forEachRangeWithText, isNvtxRange, loadNvtxHostCauseColumns, nvtxRowsAt, textIndexOf, type NvtxColumns } from './nvtxEventColumns.js';
 
 /**
  * The NVTX ranges the host side reads (the causes of GPU idle gaps, GC and GIL): from the NVTX
@@ -77,6 +77,28 @@ export function hostCauseRowsOf(c: NvtxColumns, gilDomainIds: ReadonlySet<number
     rows.data[n++] = i;
   }
   return nvtxRowsAt(c, rows.trim(n));
+}
+
+/**
+ * The NVTX rows the gaps' host causes read (`hostCauseRowsOf`), with the GIL domains whose holds
+ * they leave out: the rows a reader of the causes needs whatever threads launch.
+ */
+export interface HostCauseRows {
+  rows: NvtxColumns;
+  /** `domainKey(domainId, pid)` of each domain named `GIL Trace`. */
+  gilDomainKeys: readonly number[];
+}
+
+/**
+ * `hostCauseRowsOf` for an analysis that loads no NVTX columns: the same rows, read by a query that
+ * leaves out the GIL holds in SQL (the NVTX worker runs it while the GPU ops are read).
+ */
+export function hostCauseRowsByQuery(loaded: LoadedExport, gilDomainIds: ReadonlySet<number>, gilHoldRange: string): NvtxColumns {
+  const holdTextIds: number[] = [];
+  if (gilDomainIds.size > 0 && loaded.hasTable('StringIds')) forEachRow(loaded.handle, selectStringIdsOf(loaded.handle, [gilHoldRange]), (id: number) => holdTextIds.push(id));
+  const rows = loadNvtxHostCauseColumns(loaded.handle, { gilDomainIds: [...gilDomainIds], gilHoldRange, holdTextIds });
+  // The query left out the holds it could name; the rule itself (coalesce of text id and text) is applied here.
+  return hostCauseRowsOf(rows, gilDomainIds, gilHoldRange);
 }
 
 /** Whether NVTX row `i` can be a host cause: a range with a thread, not a GIL domain's hold (`holdText`). */

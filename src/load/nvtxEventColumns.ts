@@ -1,6 +1,6 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { rowIdBound } from '../../queries/capture.js';
-import { selectNvtxColumnRows } from '../../queries/nvtxColumns.js';
+import { selectNvtxColumnRows, selectNvtxHostCauseColumnRows, type GilHoldFilter } from '../../queries/nvtxColumns.js';
 import { forEachRow } from '../../queries/run.js';
 import { stringLookup } from '../../queries/strings.js';
 import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
@@ -83,13 +83,35 @@ export function emptyNvtxColumns(): NvtxColumns {
 export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean } = {}): NvtxColumns {
   if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
   requireContract(handle, 'nvtx');
-  const cols = nvtxColumnBuilders(rowIdBound(handle, 'NVTX_EVENTS'), opts.shared);
+  const bound = rowIdBound(handle, 'NVTX_EVENTS');
+  const { columns, visited } = scanIntoColumns(handle, selectNvtxColumnRows(handle), nvtxColumnBuilders(bound, bound, opts.shared));
+  // Every row of the table is visited (no WHERE): `info` counts NVTX_EVENTS with no scan of its own,
+  // also after a large export let these columns go (a count(*) of 8.5M rows took 0.45 s at 10x).
+  recordRowCount(handle, 'NVTX_EVENTS', visited);
+  noteExcludedRows(handle, 'NVTX_EVENTS', columns.invalidRows);
+  return columns;
+}
+
+/**
+ * The NVTX rows that can be a host cause (`selectNvtxHostCauseColumnRows`: ranges with a thread,
+ * without most GIL holds) as columns, for a caller that loads no NVTX columns; their counts
+ * (`invalidRows`, `maxTimestampNs`, `marks`) are of these rows only, and nothing is noted (the
+ * whole table's read notes its unusable rows). Columns grow from a small size: these rows are few.
+ */
+export function loadNvtxHostCauseColumns(handle: ExportHandle, filter: GilHoldFilter): NvtxColumns {
+  if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
+  requireContract(handle, 'nvtx');
+  const bound = rowIdBound(handle, 'NVTX_EVENTS');
+  return scanIntoColumns(handle, selectNvtxHostCauseColumnRows(handle, filter), nvtxColumnBuilders(bound, 1024, false)).columns;
+}
+
+/** The rows of `query` (`selectNvtxColumnRows`' columns) into `cols`, texts resolved; with the rows it gave. */
+function scanIntoColumns(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: NvtxColumnBuilders): { columns: NvtxColumns; visited: number } {
   const texts = new InternedTexts();
-  const scan = scanNvtxRows(handle, cols, texts);
+  const scan = scanNvtxRows(handle, query, cols, texts);
   const n = scan.count;
   resolveTextIds(handle, cols.text.data, scan, texts);
-  noteExcludedRows(handle, 'NVTX_EVENTS', scan.invalid);
-  return {
+  const columns: NvtxColumns = {
     count: n,
     rowId: cols.rowId.trim(n),
     start: cols.start.trim(n),
@@ -107,12 +129,13 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
     maxTimestampNs: scan.maxTs,
     marks: scan.marks,
   };
+  return { columns, visited: scan.visited };
 }
 
-/** The growable columns the NVTX scan fills, sized for `cap` rows (max(rowid)). */
-function nvtxColumnBuilders(cap: number, shared: boolean | undefined) {
+/** The growable columns the NVTX scan fills, sized for `cap` rows; row ids 32-bit when `rowIdBound` (max(rowid)) allows. */
+function nvtxColumnBuilders(rowIdBound: number, cap: number, shared: boolean | undefined) {
   const column = columnMaker(cap, shared);
-  const rowId = cap < 2147483647 ? column(Int32Array) : column(Float64Array);
+  const rowId = rowIdBound < 2147483647 ? column(Int32Array) : column(Float64Array);
   const start = column(Float64Array);
   const end = column(Float64Array);
   const eventType = column(Uint8Array);
@@ -125,6 +148,7 @@ function nvtxColumnBuilders(cap: number, shared: boolean | undefined) {
   return { rowId, start, end, eventType, pid, tid, domainId, text, endTid, all };
 }
 type NvtxColumnBuilders = ReturnType<typeof nvtxColumnBuilders>;
+type NvtxColumnRowsQuery = ReturnType<typeof selectNvtxColumnRows>;
 
 /** Distinct texts, each once, in order of first use; inline texts are interned as they are read. */
 class InternedTexts {
@@ -145,6 +169,8 @@ class InternedTexts {
 interface NvtxScan {
   /** Rows in the columns. */
   count: number;
+  /** Rows the query gave, usable or not. */
+  visited: number;
   invalid: number;
   marks: number;
   maxTs: number;
@@ -157,7 +183,7 @@ interface NvtxScan {
 }
 
 /** The scan: every usable row into the columns, text ids kept as `-2 - id` to resolve afterwards. */
-function scanNvtxRows(handle: ExportHandle, cols: NvtxColumnBuilders, texts: InternedTexts): NvtxScan {
+function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: NvtxColumnBuilders, texts: InternedTexts): NvtxScan {
   const { rowId, start, end, eventType, pid, tid, domainId, text, endTid } = cols;
   let room = start.data.length;
   const inlineOf = new Map<number, string>();
@@ -167,11 +193,9 @@ function scanNvtxRows(handle: ExportHandle, cols: NvtxColumnBuilders, texts: Int
   let marks = 0;
   let maxTs = 0;
   let upper: number | null | undefined;
-  // Every row of the table is visited (no WHERE): `info` counts NVTX_EVENTS with no scan of its own,
-  // also after a large export let these columns go (a count(*) of 8.5M rows took 0.45 s at 10x).
   const visited = forEachRow(
     handle,
-    selectNvtxColumnRows(handle),
+    query,
     (r: number, s: unknown, e: unknown, et: number | null, hi: number | null, t: number | null, dom: number, textId: number | null, txt: string | null, endT: number) => {
       if (et === 34) marks++;
       // nsys's end of time: the latest integer start or end of any row (as selectNvtxMaxTimestamp).
@@ -217,8 +241,7 @@ function scanNvtxRows(handle: ExportHandle, cols: NvtxColumnBuilders, texts: Int
       n++;
     },
   );
-  recordRowCount(handle, 'NVTX_EVENTS', visited);
-  return { count: n, invalid, marks, maxTs, upper, inlineOf, farTextIds };
+  return { count: n, visited, invalid, marks, maxTs, upper, inlineOf, farTextIds };
 }
 
 /**

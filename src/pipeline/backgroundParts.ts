@@ -8,7 +8,7 @@ import type { LoadedExport } from '../load/loadedExport.js';
 import { summarizeKernels, type KernelSummaryOptions } from '../analysis/kernelSummary.js';
 import { projectNvtxOntoGpu } from '../analysis/nvtxGpuProjection.js';
 import { summarizeNvtxWithDomains } from '../analysis/nvtxSummary.js';
-import { hostNvtxRanges } from '../gaps/hostNvtxRanges.js';
+import { hostCauseRows, hostNvtxRanges } from '../gaps/hostNvtxRanges.js';
 import { findIterationRangesData } from '../iterations/sources/index.js';
 import type { IterationRangeSpec } from '../iterations/rangeSpec.js';
 
@@ -28,6 +28,7 @@ export const BACKGROUND_PARTS: Readonly<Record<string, (loaded: LoadedExport, op
   nvtx: (loaded) => summarizeNvtxWithDomains(loaded),
   iterationWindows: (loaded, opts) => findIterationRangesData(loaded, opts.rangeSpec),
   hostRanges: (loaded) => hostNvtxRanges(loaded),
+  hostCauseRows: (loaded) => hostCauseRows(loaded),
   nvtxGpu: (loaded) => projectNvtxOntoGpu(loaded),
   kernels: (loaded, opts) => summarizeKernels(loaded, opts.kernels ?? {}),
 };

@@ -1,5 +1,6 @@
 import type { CaptureSettings } from '../load/captureSettings.js';
 import type { LoadedData, LoadedExport } from '../load/loadedExport.js';
+import type { HostCauseRows } from '../load/hostRangeReads.js';
 import { describeExport, type ExportInfo } from '../analysis/exportInfo.js';
 import { kernelSummaryNotes, summarizeKernels, type KernelSummary } from '../analysis/kernelSummary.js';
 import { projectionCoverageNotes, projectNvtxOntoGpu, type NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
@@ -16,7 +17,7 @@ import type { FindingsResult } from '../findings/finding.js';
 import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../gaps/analyzeGaps.js';
 import { findGilHolders, type GilHolderAnalysis } from '../gaps/gilHolders.js';
 import { summarizeHost, type HostSummary } from '../gaps/hostSummary.js';
-import { hostNvtxRanges, type HostNvtxRanges } from '../gaps/hostNvtxRanges.js';
+import { hostCauseRows, hostNvtxRanges, type HostNvtxRanges } from '../gaps/hostNvtxRanges.js';
 import { analyzeIterations, findWindows, type FoundWindows, type IterationAnalysis } from '../iterations/analyzeIterations.js';
 import { foundRangesOf, type FoundRangesData } from '../iterations/sources/index.js';
 import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
@@ -83,6 +84,7 @@ export interface PartValues {
   rankFigures: RankFigures[] | null;
   iterations: IterationAnalysis | null;
   hostRanges: HostNvtxRanges | null;
+  hostCauseRows: HostCauseRows | null;
   host: HostSummary;
   gilHolders: GilHolderAnalysis[];
   memory: MemoryTraffic;
@@ -233,8 +235,8 @@ const iterationRun = part({
 
 const gaps = part({
   name: 'gaps',
-  needs: ['launches'],
-  uses: ['iterationRun', 'hostRanges'],
+  needs: ['launches', 'hostCauseRows'],
+  uses: ['iterationRun'],
   loads: GPU_OPS_AND_CALLS,
   reads: ['gpuTimelines'],
   compute: ({ loaded, request, asked }, d): GapsPart => {
@@ -244,7 +246,7 @@ const gaps = part({
       iterationsUnavailable: asked.has('coverage') ? undefined : (d.iterationRun?.error ?? undefined),
       minGapNs: request.minGapNs,
       deviceId: request.deviceId,
-      causeRows: d.hostRanges?.causeRows,
+      causeRows: d.hostCauseRows ?? undefined,
     });
     return { analysis, idleByIteration: rows ? idleByCausePerIteration(analysis, rows, { includeFragmented: true }) : null };
   },
@@ -357,10 +359,10 @@ const iterations = part({
   },
 });
 
-// The GC and GIL ranges `host` and `gilHolders` read, and the rows the gaps' host causes read,
-// taken while the NVTX columns are here (on a large export they go before the gaps are computed).
-// Null when the analysis loads no NVTX columns: those parts then query the few rows they need.
-// With the NVTX worker, extracted there (before the launches reach it) and taken before the gaps.
+// The GC and GIL ranges `host` and `gilHolders` read, taken while the NVTX columns are here (on a
+// large export they go before the gaps are computed). Null when the analysis loads no NVTX
+// columns: those parts then query the few rows they need. With the NVTX worker, extracted there
+// (before the launches reach it).
 const hostRanges = part({
   name: 'hostRanges',
   timing: 'hostRanges',
@@ -368,6 +370,17 @@ const hostRanges = part({
   reads: ['nvtx'],
   background: { usesLaunches: false },
   compute: ({ loaded }) => fromWorker<HostNvtxRanges>(loaded, 'hostRanges') ?? (loaded.isLoaded('nvtx') ? hostNvtxRanges(loaded) : null),
+});
+
+// The rows the gaps' host causes read, taken while the NVTX columns are here (as `hostRanges`).
+// Without NVTX columns, the NVTX worker reads them by query while this thread reads the GPU ops;
+// with neither (null), the gaps query the rows of the threads that launch.
+const hostCauseRowsPart = part({
+  name: 'hostCauseRows',
+  needs: [],
+  reads: ['nvtx'],
+  background: { usesLaunches: false, byQuery: true },
+  compute: ({ loaded }) => fromWorker<HostCauseRows>(loaded, 'hostCauseRows') ?? (loaded.isLoaded('nvtx') ? hostCauseRows(loaded) : null),
 });
 
 const host = part({
@@ -472,6 +485,7 @@ export const PARTS: readonly PartEntry[] = [
   iterationWindows,
   iterationRun,
   hostRanges,
+  hostCauseRowsPart,
   gaps,
   pytorchHost,
   servingSpanPart,

@@ -1,9 +1,11 @@
 /**
  * Commands that load no NVTX columns (`iterations`, `gaps` with iterations) find the iteration ranges
- * by query. With the NVTX worker in query mode (`BackgroundPlan.columns` false) those queries run on
- * its connection while this thread reads the GPU ops; the ranges cross back as plain data (the source
- * by id). The analysis must be the one this thread finds alone, on every fixture export: ranges found,
- * none found (the fallbacks and the errors stay on this thread), and the user's --iteration-range.
+ * and the gaps' host-cause rows by query. With the NVTX worker in query mode (`BackgroundPlan.columns`
+ * false) those queries run on its connection while this thread reads the GPU ops; the ranges cross
+ * back as plain data (the source by id), the host-cause rows as columns (this thread alone queries
+ * only the launching threads' rows). The analysis must be the one this thread finds alone, on every
+ * fixture export: ranges found, none found (the fallbacks and the errors stay on this thread), and
+ * the user's --iteration-range.
  */
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
@@ -51,6 +53,7 @@ describe.each(fixtureExports(FIXTURES).map((file) => ({ file, name: file.slice(F
     const rangesHere = withExport(file, (h) => findIterationRangesData(new LoadedExport(h)));
     expect(inWorker.taken.includes('iterationWindows')).toBe(rangesHere !== null);
     if (rangesHere) expect(DEFAULT_ITERATION_SOURCES.map((s) => s.id)).toContain(rangesHere.sourceId);
+    expect(inWorker.taken.includes('hostCauseRows')).toBe(withExport(file, (h) => h.hasTable('NVTX_EVENTS')));
     expect(here.taken).toEqual([]);
   });
 });
@@ -59,7 +62,7 @@ describe('with logs and an --iteration-range', () => {
   it('pytorch-dense with its log: the worker ranges, joined to the log as on this thread', () => {
     const logs = [parseIterationLogFile(fixture('pytorch-dense', 'iteration_log.txt'))];
     const inWorker = analyze(fixture('pytorch-dense', 'trace.sqlite'), 'background', { logs });
-    expect(inWorker.taken).toEqual(['iterationWindows']);
+    expect(inWorker.taken).toEqual(['iterationWindows', 'hostCauseRows']);
     expect(inWorker.analysis.iterations!.iterations.length).toBeGreaterThan(10);
     expect(inWorker.analysis).toEqual(analyze(fixture('pytorch-dense', 'trace.sqlite'), 'inline', { logs }).analysis);
   });

@@ -47,8 +47,9 @@ describe('the parts registry', () => {
     // the gaps, not with the GPU ops: the kernel summary's buffers are made without them.
     expect(plan.filter((p) => p.release.includes('gpuTimelines')).map((p) => p.part.name)).toEqual(['gaps']);
     expect(at('gaps')).toBeLessThan(at('kernels'));
-    // `gaps` alone reads no iterations (they are read when asked for anyway).
-    expect(names(planRun(partsFor(resolveParts(['gaps'])), { largeNvtx: false, inBackground: () => false }))).toEqual(['launches', 'gaps']);
+    // `gaps` alone reads no iterations (they are read when asked for anyway); it reads the host-cause
+    // rows (null when neither the NVTX columns nor the worker have them: the gaps query their own).
+    expect(names(planRun(partsFor(resolveParts(['gaps'])), { largeNvtx: false, inBackground: () => false }))).toEqual(['launches', 'hostCauseRows', 'gaps']);
   });
 
   it('the worker parts are taken just before their first reader; a large NVTX table is read and let go first', () => {
@@ -58,11 +59,11 @@ describe('the parts registry', () => {
     expect(bg[bg.indexOf('kernels') + 1]).toBe('categories');
     expect(bg[bg.indexOf('nvtxGpu') + 1]).toBe('coverage');
     const large = planRun(parts, { largeNvtx: true, inBackground: () => false });
-    // Every part that reads the NVTX columns, `iterationWindows` and `hostRanges` too (they only `reads`
-    // them), before the GPU ops; the columns go after the last of them.
-    const nvtxReaders = ['nvtx', 'nvtxGpu', 'iterationWindows', 'hostRanges'];
+    // Every part that reads the NVTX columns, `iterationWindows`, `hostRanges` and `hostCauseRows` too
+    // (they only `reads` them), before the GPU ops; the columns go after the last of them.
+    const nvtxReaders = ['nvtx', 'nvtxGpu', 'iterationWindows', 'hostRanges', 'hostCauseRows'];
     expect(names(large).slice(0, nvtxReaders.length + 1)).toEqual([...nvtxReaders, 'launches']);
-    expect(large.slice(0, nvtxReaders.length).map((p) => p.release)).toEqual([[], [], [], ['nvtx']]);
+    expect(large.slice(0, nvtxReaders.length).map((p) => p.release)).toEqual([[], [], [], [], ['nvtx']]);
   });
 
   it('pytorch-gpu-metrics: rows with idle causes and metrics, phases with metrics, the metrics notes in the iteration notes', () => {
@@ -88,8 +89,9 @@ describe('the parts registry', () => {
     const logs = [parseIterationLogFile(fixture('pytorch-dense', 'iteration_log.txt'))];
     const released = withExport(file, (h) => analyzeExport(h, { parts: REPORT_PARTS, logs, nvtxRead: 'release' }));
     const kept = withExport(file, (h) => analyzeExport(h, { parts: REPORT_PARTS, logs, nvtxRead: 'inline' }));
-    // The GC and GIL ranges were taken before the release (the host side read no NVTX by query).
+    // The GC and GIL ranges and the host-cause rows were taken before the release (the host side read no NVTX by query).
     expect(Object.keys(released.timingsMs).indexOf('hostRanges')).toBeLessThan(Object.keys(released.timingsMs).indexOf('gpuOps'));
+    expect(Object.keys(released.timingsMs).indexOf('hostCauseRows')).toBeLessThan(Object.keys(released.timingsMs).indexOf('gpuOps'));
     expect(Object.keys(kept.timingsMs).indexOf('hostRanges')).toBeGreaterThan(Object.keys(kept.timingsMs).indexOf('gpuOps'));
     expect(released.gilHolders!.length).toBeGreaterThan(0);
     expect(released.host!.gc.collections).toBeGreaterThan(0);
