@@ -47,11 +47,12 @@ export interface GilHoldFilter {
  * the inline text), the reader applies the exact rule (coalesce of the two) to what comes back.
  */
 export function selectNvtxHostCauseColumnRows(handle: ExportHandle, f: GilHoldFilter) {
-  let q = selectNvtxColumnRows(handle).where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]).where('globalTid', 'is not', null);
+  let q = selectNvtxColumnRows(handle);
   if (f.gilDomainIds.length) {
-    // Two-valued on purpose: NULL textId/text must not turn the whole test NULL (row dropped).
+    // First (SQLite tests the terms in order): the holds are most rows. Two-valued on purpose:
+    // NULL textId/text must not turn the whole test NULL (row dropped).
     const registered = f.holdTextIds.length ? sql`coalesce(textId, -1) IN (${sql.join([...f.holdTextIds])})` : sql`0`;
     q = q.where(sql<boolean>`NOT (coalesce(domainId, 0) IN (${sql.join([...f.gilDomainIds])}) AND (${registered} OR (textId IS NULL AND text IS ${f.gilHoldRange})))`);
   }
-  return q;
+  return q.where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]).where('globalTid', 'is not', null);
 }
