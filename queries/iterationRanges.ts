@@ -79,6 +79,23 @@ export type NvtxRangeVisitor = (start: number, end: number | null, pid: number, 
  * or whose inline text is in `matching.texts`, by start, with its text resolved
  * (`coalesce(StringIds.value, text)`). The lists are bound as JSON parameters, never spliced into SQL.
  */
+/**
+ * `textId IN ids OR text IN texts`, each term only when its list has values; the id list's bounds
+ * tested before it (a range test per row is cheaper than a probe of the list's index).
+ */
+function matchingTextTest(matching: MatchingNvtxTexts) {
+  let low = Infinity;
+  let high = -Infinity;
+  for (const id of matching.ids) {
+    if (id < low) low = id;
+    if (id > high) high = id;
+  }
+  const byId = sql<boolean>`(textId BETWEEN ${low} AND ${high} AND textId IN ${inJsonList(matching.ids)})`;
+  const byText = sql<boolean>`text IN ${inJsonList(matching.texts)}`;
+  if (matching.texts.length === 0) return byId;
+  return matching.ids.length === 0 ? byText : sql<boolean>`(${byId} OR ${byText})`;
+}
+
 export function forEachMatchingNvtxRange(handle: ExportHandle, matching: MatchingNvtxTexts, visit: NvtxRangeVisitor): void {
   if (matching.ids.length === 0 && matching.texts.length === 0) return;
   const strings = new Map<number, string>();
@@ -102,10 +119,9 @@ export function forEachMatchingNvtxRange(handle: ExportHandle, matching: Matchin
         'textId',
         'text',
       ])
+      // The text test first (SQLite tests the terms in order, and most rows fail it).
+      .where(matchingTextTest(matching))
       .where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
-      .where(
-        sql<boolean>`(textId IN ${inJsonList(matching.ids)} OR text IN ${inJsonList(matching.texts)})`,
-      )
       .orderBy('start'),
     (start: number, end: number | null, pid: number, tid: number, domainId: number | null, textId: number | null, text: string | null) => {
       visit(start, end, pid, tid, domainId, (textId != null ? strings.get(textId) : undefined) ?? text ?? '');
