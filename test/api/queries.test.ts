@@ -22,7 +22,7 @@ const QUERIES_VALUES = [
   // CUDA API
   'selectRuntimeCalls', 'selectApiCallRows', 'stripApiVersion', 'selectLaunchCalls', 'selectLaunchCallsPerThread', 'selectLastApiCallEnd', 'LAUNCH_NAME_PATTERNS',
   // NVTX
-  'selectNvtxEvents', 'selectNvtxRangeRows', 'selectNvtxMarkCount', 'selectNvtxMaxTimestamp', 'selectNvtxRangeWithText', 'selectNvtxColumnRows',
+  'selectNvtxEvents', 'selectNvtxRangeRows', 'selectNvtxMarkCount', 'selectNvtxMaxTimestamp', 'selectNvtxRangeWithText', 'selectNvtxColumnRows', 'selectNvtxHostCauseColumnRows',
   'selectNvtxDomainCreates', 'selectNvtxRangeCountsByDomain', 'selectHostCauseRanges', 'selectNvtxRangesNamed',
   'selectProjectionRanges', 'selectProjectionCalls', 'selectProjectionOps', 'selectNvtxLabelParts', 'selectIrregularLaunchId',
   // threads, processes, GPUs, session, capture, strings
