@@ -75,11 +75,6 @@ export function hasMatchingNvtxRange(handle: ExportHandle, match: (text: string)
 export type NvtxRangeVisitor = (start: number, end: number | null, pid: number, tid: number, domainId: number | null, text: string) => void;
 
 /**
- * Every NVTX range (push/pop and start/end, both payload styles) whose textId is in `matching.ids`
- * or whose inline text is in `matching.texts`, by start, with its text resolved
- * (`coalesce(StringIds.value, text)`). The lists are bound as JSON parameters, never spliced into SQL.
- */
-/**
  * `textId IN ids OR text IN texts`, each term only when its list has values; the id list's bounds
  * tested before it (a range test per row is cheaper than a probe of the list's index).
  */
@@ -96,6 +91,11 @@ function matchingTextTest(matching: MatchingNvtxTexts) {
   return matching.ids.length === 0 ? byText : sql<boolean>`(${byId} OR ${byText})`;
 }
 
+/**
+ * Every NVTX range (push/pop and start/end, both payload styles) whose textId is in `matching.ids`
+ * or whose inline text is in `matching.texts`, by start, with its text resolved
+ * (`coalesce(StringIds.value, text)`). The lists are bound as JSON parameters, never spliced into SQL.
+ */
 export function forEachMatchingNvtxRange(handle: ExportHandle, matching: MatchingNvtxTexts, visit: NvtxRangeVisitor): void {
   if (matching.ids.length === 0 && matching.texts.length === 0) return;
   const strings = new Map<number, string>();

@@ -94,9 +94,10 @@ export function loadNvtxColumns(handle: ExportHandle, opts: { shared?: boolean }
 
 /**
  * The NVTX rows that can be a host cause (`selectNvtxHostCauseColumnRows`: ranges with a thread,
- * without most GIL holds) as columns, for a caller that loads no NVTX columns; their counts
- * (`invalidRows`, `maxTimestampNs`, `marks`) are of these rows only, and nothing is noted (the
- * whole table's read notes its unusable rows). Columns grow from a small size: these rows are few.
+ * without most GIL holds) as columns, for a caller that loads no NVTX columns; their counts and
+ * upper bits (`invalidRows`, `maxTimestampNs`, `marks`, `upperBits`) are of these rows only, and
+ * nothing is noted (the whole table's read notes its unusable rows). Columns grow from a small
+ * size: these rows are few.
  */
 export function loadNvtxHostCauseColumns(handle: ExportHandle, filter: GilHoldFilter): NvtxColumns {
   if (!handle.hasTable('NVTX_EVENTS')) return emptyNvtxColumns();
