@@ -134,15 +134,16 @@ export const BACKGROUND_NVTX_ROWS = 200_000;
 
 /**
  * The NVTX side in a worker thread (src/load/nvtxInBackground.ts), with the NVTX summary, the
- * iteration ranges and the host ranges and, once given the GPU ops and API calls, the NVTX GPU
- * projection and the kernel summary, when asked for, and when the request's `nvtxRead` and the
- * export allow it:
+ * iteration ranges and the host ranges (GC/GIL, the gaps' host-cause rows) and, once given the
+ * GPU ops and API calls, the NVTX GPU projection and the kernel summary, when asked for, and when
+ * the request's `nvtxRead` and the export allow it:
  * - never past SHARED_NVTX_ROWS (there the NVTX work runs before the GPU ops are read, so the two
  *   large working sets are not held at once);
  * - with 'auto', only on the main thread (the multi-export pool already runs a thread per core),
  *   with a second core, and from BACKGROUND_NVTX_ROWS rows (counted by max(rowid): no scan).
  * `columns`: whether the analysis loads the NVTX columns (the worker reads them); without, the
- * worker finds the iteration ranges by query (`byQuery` parts) while this thread reads the GPU ops.
+ * worker computes the `byQuery` parts by query (the iteration ranges, the gaps' host-cause rows)
+ * while this thread reads the GPU ops.
  */
 function backgroundPlan(loaded: LoadedExport, request: AnalysisRequest, parts: readonly PartEntry[], columns: boolean): BackgroundPlan | null {
   const mode = request.nvtxRead ?? 'auto';
@@ -178,9 +179,10 @@ export const BACKGROUND_LAUNCH_ROWS = 200_000;
 
 /**
  * The read workers (src/load/readInBackground.ts) an analysis may start when no NVTX worker takes
- * the launches (the loader checks, `readWorkerEntry`): none with 'inline' or without the built entry; with 'auto' only on the main thread with a second
- * core (the multi-export pool already runs a thread per core) and from BACKGROUND_LAUNCH_ROWS API
- * calls; 'release' and 'background' from any size (so tests reach them on small exports).
+ * the launches (the loader checks, `readWorkerEntry`): none with 'inline' or without the built
+ * entry; with 'auto' only on the main thread with a second core (the multi-export pool already
+ * runs a thread per core) and from BACKGROUND_LAUNCH_ROWS API calls; 'release' and 'background'
+ * from any size (so tests reach them on small exports).
  */
 function readWorkersFor(mode: NvtxReadMode, readsApiCalls: boolean): LoadOptions['readWorkers'] {
   const entry = mode === 'inline' ? null : nvtxWorkerEntry();
