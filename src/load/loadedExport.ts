@@ -31,14 +31,16 @@ export interface LoadOptions {
    */
   shared?: boolean;
   /**
-   * What is built from the GPU ops and API calls as soon as both are read (while the NVTX worker
-   * reads NVTX): the API-call index, the busy union, the device timelines.
+   * What is built from the GPU ops and API calls as soon as both are read, while the NVTX worker
+   * still works (reads NVTX, or queries what this thread waits for next): the API-call index, the
+   * busy union, the device timelines.
    */
   precompute?: readonly ('apiCallIndex' | 'busyUnion' | 'deviceTimelines')[];
   /**
-   * Reads on a second core when no NVTX worker runs (readInBackground.ts): `entry`, the worker entry
-   * file; `apiCalls`: the API calls read there while this thread reads the GPU ops; either read
-   * from `minApiCalls` API calls (below, starting the worker costs more than the read).
+   * Reads on a second core when no NVTX worker runs, or one that reads neither the NVTX columns nor
+   * the API calls (readInBackground.ts): `entry`, the worker entry file; `apiCalls`: the API calls
+   * read there while this thread reads the GPU ops; either read from `minApiCalls` API calls
+   * (below, starting the worker costs more than the read).
    */
   readWorkers?: { entry: string; apiCalls: boolean; minApiCalls: number };
 }
@@ -115,7 +117,7 @@ export class LoadedExport {
   /** Every GPU op in typed columns (read on first use). */
   gpuOps(): GpuOpColumns {
     if (!this.gpuOpsValue) {
-      const entry = this.options.readWorkers?.apiCalls && !this.apiCallsValue && !this.apiCallsRead ? this.readWorkerEntry() : null;
+      const entry = this.options.readWorkers?.apiCalls && !this.apiCallsValue && !this.apiCallsRead && !this.worker?.apiCallsPending() ? this.readWorkerEntry() : null;
       if (entry) this.apiCallsRead = ReadInBackground.start(this.handle, entry, 'apiCalls');
       this.gpuOpsValue = this.timed('gpuOps', () => loadGpuOpColumns(this.handle, { launchIds: this.options.launchIds, slices: this.options.slices, shared: this.shared }));
       this.launchesLoaded();
@@ -130,7 +132,7 @@ export class LoadedExport {
       this.apiCallsRead = null;
       // Timed as `apiCalls` either way (from a worker: the wait for it).
       this.apiCallsValue = this.timed('apiCalls', () => {
-        const fromWorker = read?.take();
+        const fromWorker = read?.take() ?? (this.worker?.apiCallsPending() ? this.worker.takeApiCalls<ApiCallColumns>() : undefined);
         if (fromWorker) recordApiCallRows(this.handle, fromWorker);
         return fromWorker ?? loadApiCallColumns(this.handle, { shared: this.shared });
       });
@@ -155,14 +157,17 @@ export class LoadedExport {
     this.apiCallsValue = launches.apiCalls;
   }
 
-  /** Both read: hand them to the NVTX worker, then build what is built from them alone while it reads NVTX. */
+  /**
+   * Both read: hand them to the NVTX worker, then build what is built from them alone while it works
+   * (reads NVTX, or queries the iteration ranges this thread waits for next).
+   */
   private launchesLoaded(): void {
     const gpuOps = this.gpuOpsValue;
     const apiCalls = this.apiCallsValue;
     if (!gpuOps || !apiCalls || !this.worker) return;
     this.worker.postLaunches({ gpuOps, apiCalls });
     const precompute = this.options.precompute ?? [];
-    if (precompute.length === 0 || !this.worker.columnsPending()) return;
+    if (precompute.length === 0 || !this.worker.busy()) return;
     this.timed('launchIndexes', () => {
       if (precompute.includes('apiCallIndex')) this.apiCallIndex();
       if (precompute.includes('busyUnion')) this.busyUnion();

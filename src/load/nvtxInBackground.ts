@@ -48,6 +48,12 @@ export interface BackgroundPlan {
    * its parts read NVTX by query, on its connection (the analysis loads no NVTX columns).
    */
   columns: boolean;
+  /**
+   * Whether the worker reads the API calls first (step 1, into shared memory), for this thread
+   * while it reads the GPU ops: when the worker only queries (no columns), it has the time, and one
+   * worker less is started (see readInBackground.ts for the read worker otherwise).
+   */
+  apiCalls: boolean;
   parts: readonly BackgroundPart[];
   /** Plain data the entry's parts read (structured-clone safe). */
   options: unknown;
@@ -63,7 +69,8 @@ export type BackgroundReply = { step: number; value?: unknown; error?: string; e
 export interface NvtxWorkerData {
   file: string;
   columns: boolean;
-  /** One per step (0: the columns; k: part k - 1): raised once its reply is posted. */
+  apiCalls: boolean;
+  /** One per step (0: the columns; 1: the API calls; k: part k - 2): raised once its reply is posted. */
   flags: Int32Array;
   port: MessagePort;
   parts: readonly BackgroundPart[];
@@ -73,8 +80,14 @@ export interface NvtxWorkerData {
 /** How long a consumer waits for the worker before doing the work itself (a safety net, not a budget). */
 const WAIT_LIMIT_MS = 120_000;
 
-/** The step of the columns; part k is step k + 1. */
+/** The step of the columns, then of the API calls; part k is step `partStep(k)`. */
 export const COLUMNS_STEP = 0;
+export const API_CALLS_STEP = 1;
+
+/** The step of the plan's part k. */
+export function partStep(k: number): number {
+  return k + 2;
+}
 
 /**
  * A worker reading one export's NVTX side. Held by that export's `LoadedExport`: started with
@@ -94,7 +107,8 @@ export class NvtxWorkerRead {
     private readonly worker: Worker,
   ) {
     if (plan.columns) this.steps.add(COLUMNS_STEP);
-    plan.parts.forEach((_, k) => this.steps.add(k + 1));
+    if (plan.apiCalls) this.steps.add(API_CALLS_STEP);
+    plan.parts.forEach((_, k) => this.steps.add(partStep(k)));
   }
 
   /**
@@ -105,9 +119,9 @@ export class NvtxWorkerRead {
   static start(handle: ExportHandle, plan: BackgroundPlan): NvtxWorkerRead | null {
     const db = handle.sqlite;
     if (db.memory || !db.name || !handle.hasTable('NVTX_EVENTS')) return null;
-    const flags = new Int32Array(new SharedArrayBuffer(4 * (plan.parts.length + 1)));
+    const flags = new Int32Array(new SharedArrayBuffer(4 * partStep(plan.parts.length)));
     const { port1, port2 } = new MessageChannel();
-    const workerData: NvtxWorkerData = { file: db.name, columns: plan.columns, flags, port: port2, parts: plan.parts, options: plan.options };
+    const workerData: NvtxWorkerData = { file: db.name, columns: plan.columns, apiCalls: plan.apiCalls, flags, port: port2, parts: plan.parts, options: plan.options };
     const worker = startWorker(plan.entry, { workerData, transferList: [port2] });
     // The process may end without the replies (an error elsewhere): the worker does not hold it open.
     worker.unref();
@@ -123,7 +137,17 @@ export class NvtxWorkerRead {
   /** Whether part `name` was given to the worker and not taken yet. */
   hasPart(name: string): boolean {
     const k = this.plan.parts.findIndex((p) => p.name === name);
-    return k >= 0 && this.steps.has(k + 1);
+    return k >= 0 && this.steps.has(partStep(k));
+  }
+
+  /** Whether the API calls were asked of the worker and not taken yet. */
+  apiCallsPending(): boolean {
+    return this.steps.has(API_CALLS_STEP);
+  }
+
+  /** Whether a step is not taken yet (this thread will wait for the worker). */
+  busy(): boolean {
+    return this.steps.size > 0;
   }
 
   /** Whether the worker's parts read the GPU ops or API calls (this thread's, over shared memory). */
@@ -133,7 +157,7 @@ export class NvtxWorkerRead {
 
   /** Whether some part not taken yet waits for the launches (and they were not posted). */
   wantsLaunches(): boolean {
-    return !this.launchesPosted && this.plan.parts.some((p, k) => p.usesLaunches && this.steps.has(k + 1));
+    return !this.launchesPosted && this.plan.parts.some((p, k) => p.usesLaunches && this.steps.has(partStep(k)));
   }
 
   /** Hands the GPU ops and API calls (over shared memory) to the worker. The columns must not change after this. */
@@ -149,6 +173,11 @@ export class NvtxWorkerRead {
     return this.take<T>(COLUMNS_STEP);
   }
 
+  /** The API calls read in the worker (waiting for them), or undefined (read them here). */
+  takeApiCalls<T>(): T | undefined {
+    return this.take<T>(API_CALLS_STEP);
+  }
+
   /**
    * Part `name`'s value (waiting for it); undefined when it was not given, cannot come (the parts
    * come once the columns are taken, those reading the launches once they are posted: the caller
@@ -159,7 +188,7 @@ export class NvtxWorkerRead {
     if (k < 0) return undefined;
     if (this.steps.has(COLUMNS_STEP)) return undefined;
     if (this.plan.parts[k].usesLaunches && !this.launchesPosted) return undefined;
-    return this.take<T>(k + 1);
+    return this.take<T>(partStep(k));
   }
 
   /** A failed step lets the worker go: the later steps build on it. */

@@ -7,12 +7,13 @@
  *
  * 0. the NVTX columns, over shared memory: the reply hands the same memory to the other thread, and
  *    this one keeps reading it (unless the plan reads none: then the parts query NVTX themselves);
- * 1.. the parts, in order; before the first that reads the GPU ops or API calls, it waits for the
+ * 1. the API calls, over shared memory, when the plan asks (its NVTX parts only query);
+ * 2.. the parts, in order; before the first that reads the GPU ops or API calls, it waits for the
  *    other thread to post them (shared memory too), and adopts them into its `LoadedExport`.
  */
 import { workerData } from 'node:worker_threads';
 import type { BackgroundReply, NvtxWorkerData, SharedLaunches } from './nvtxInBackground.js';
-import { COLUMNS_STEP } from './nvtxInBackground.js';
+import { API_CALLS_STEP, COLUMNS_STEP, partStep } from './nvtxInBackground.js';
 import type { LoadedExport } from './loadedExport.js';
 import { isReadWorkerData } from './readInBackground.js';
 import { runReadWorker } from './readWorker.js';
@@ -23,7 +24,7 @@ export type BackgroundCompute = (loaded: LoadedExport, name: string, options: un
 export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
   // The same entry serves the read workers (readInBackground.ts).
   if (isReadWorkerData(workerData)) return runReadWorker();
-  const { file, columns, flags, port, parts, options } = workerData as NvtxWorkerData;
+  const { file, columns, apiCalls, flags, port, parts, options } = workerData as NvtxWorkerData;
   const state: { close?: () => void; excluded?: () => BackgroundReply['excluded'] } = {};
 
   /** Posts step `step`'s reply (or its error), then raises its flag, whatever happens. */
@@ -47,7 +48,7 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
   };
   /** Parts k.. in order (k: the first one not computed yet). */
   const runFrom = (loaded: LoadedExport, k: number) => {
-    for (; k < parts.length; k++) answer(k + 1, () => compute(loaded, parts[k].name, options));
+    for (; k < parts.length; k++) answer(partStep(k), () => compute(loaded, parts[k].name, options));
   };
 
   try {
@@ -62,11 +63,13 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
       h.close();
     };
     state.excluded = () => excludedRows(h);
+    // The API calls first: the other thread wants them as soon as it has read the GPU ops.
+    if (apiCalls && !answer(API_CALLS_STEP, () => loaded.apiCalls())) return finish();
     if (columns && !answer(COLUMNS_STEP, () => loaded.nvtx())) return finish();
     // The parts before the first that reads the launches, then (once posted) the rest.
     const firstWithLaunches = parts.findIndex((p) => p.usesLaunches);
     const upTo = firstWithLaunches < 0 ? parts.length : firstWithLaunches;
-    for (let k = 0; k < upTo; k++) answer(k + 1, () => compute(loaded, parts[k].name, options));
+    for (let k = 0; k < upTo; k++) answer(partStep(k), () => compute(loaded, parts[k].name, options));
     if (firstWithLaunches < 0) return finish();
     // The other thread posts its launches, or closes the port (it does the rest itself).
     port.once('message', (launches: SharedLaunches) => {
@@ -76,9 +79,12 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
     });
     port.once('close', () => state.close?.());
   } catch (err) {
-    answer(COLUMNS_STEP, () => {
-      throw err;
-    });
+    // Every step fails (the other thread waits on the flag of the step it takes, whichever).
+    for (let step = 0; step < partStep(parts.length); step++) {
+      answer(step, () => {
+        throw err;
+      });
+    }
     finish();
   }
 }

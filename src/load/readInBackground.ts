@@ -7,9 +7,10 @@ import { startWorker } from './workerExecArgv.js';
 
 /**
  * One read of the export on a second core, while this thread reads something else, for an analysis
- * whose NVTX worker, if any, takes no launches (no NVTX columns read: the worker queries; or NVTX
- * columns too large to be held with the GPU ops: past SHARED_NVTX_ROWS the NVTX parts run first
- * and the GPU ops after, with no NVTX worker). A worker (the NVTX worker's entry; its side is
+ * whose NVTX worker, if any, takes no launches (no NVTX columns read: the worker queries, and reads
+ * the API calls itself when the plan says so, `BackgroundPlan.apiCalls`; or NVTX columns too large
+ * to be held with the GPU ops: past SHARED_NVTX_ROWS the NVTX parts run first and the GPU ops
+ * after, with no NVTX worker). A worker (the NVTX worker's entry; its side is
  * readWorker.ts) opens the file read-only on its own connection, reads, and transfers the typed
  * arrays back (no copy, nothing shared after):
  * - `launches`: the NVTX GPU projection's API calls with their GPU work folded in (`foldOpsIntoCalls`
