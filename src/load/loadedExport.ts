@@ -132,7 +132,7 @@ export class LoadedExport {
       this.apiCallsRead = null;
       // Timed as `apiCalls` either way (from a worker: the wait for it).
       this.apiCallsValue = this.timed('apiCalls', () => {
-        const fromWorker = read?.take() ?? (this.worker?.apiCallsPending() ? this.worker.takeApiCalls<ApiCallColumns>() : undefined);
+        const fromWorker = read?.take() ?? this.worker?.takeApiCalls<ApiCallColumns>();
         if (fromWorker) recordApiCallRows(this.handle, fromWorker);
         return fromWorker ?? loadApiCallColumns(this.handle, { shared: this.shared });
       });
@@ -292,13 +292,22 @@ export class LoadedExport {
   }
 
   /**
-   * The read workers' entry when one may start now: `readWorkers` set, no NVTX worker that takes
-   * the launches (they are shared with it, not transferred), and at least `minApiCalls` API calls.
+   * Whether the API calls are worth a read on a second core: `readWorkers` set and at least
+   * `minApiCalls` of them. A read worker's condition, and the pipeline's for an NVTX worker that
+   * reads them (`BackgroundPlan.apiCalls`).
+   */
+  apiCallsWorthASecondCore(): boolean {
+    const read = this.options.readWorkers;
+    return !!read && this.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') && this.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= read.minApiCalls;
+  }
+
+  /**
+   * The read workers' entry when one may start now: no NVTX worker that takes the launches (they are
+   * shared with it, not transferred), and API calls worth it (`apiCallsWorthASecondCore`).
    */
   private readWorkerEntry(): string | null {
-    const read = this.options.readWorkers;
-    if (!read || this.worker?.takesLaunches() || !this.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return null;
-    return this.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= read.minApiCalls ? read.entry : null;
+    if (this.worker?.takesLaunches() || !this.apiCallsWorthASecondCore()) return null;
+    return this.options.readWorkers!.entry;
   }
 
   /** The projection's calls with their GPU work from that worker (waiting for them), or undefined: read them here. */

@@ -143,9 +143,10 @@ export const BACKGROUND_NVTX_ROWS = 200_000;
  * - with 'auto', only on the main thread (the multi-export pool already runs a thread per core),
  *   with a second core, and from BACKGROUND_NVTX_ROWS rows (counted by max(rowid): no scan).
  * `columns`: whether the analysis loads the NVTX columns (the worker reads them); without, the
- * worker reads the API calls (`readsApiCallsInWorker`), then computes the `byQuery` parts by query
- * (the iteration ranges, the gaps' host-cause rows), while this thread reads the GPU ops and then
- * builds the API-call index, the busy union and the device timelines (the loader's `precompute`).
+ * worker reads the API calls (where a read worker would have), then computes the `byQuery` parts
+ * by query (the iteration ranges, the gaps' host-cause rows), while this thread reads the GPU ops
+ * and then builds the API-call index, the busy union and the device timelines (the loader's
+ * `precompute`).
  */
 function backgroundPlan(loaded: LoadedExport, request: AnalysisRequest, parts: readonly PartEntry[], columns: boolean): BackgroundPlan | null {
   const mode = request.nvtxRead ?? 'auto';
@@ -164,16 +165,9 @@ function backgroundPlan(loaded: LoadedExport, request: AnalysisRequest, parts: r
     .sort((a, b) => Number(a.usesLaunches) - Number(b.usesLaunches) || takenAt.indexOf(a.name) - takenAt.indexOf(b.name));
   if (!columns && bgParts.length === 0) return null;
   const options: BackgroundOptions = { kernels: request.kernels ?? {}, rangeSpec: request.selection?.rangeSpec };
-  return { entry, columns, apiCalls: !columns && readsApiCallsInWorker(loaded, mode, parts), parts: bgParts, options };
-}
-
-/**
- * Whether an NVTX worker that only queries reads the API calls too, first (instead of a read worker
- * of their own, see `readWorkersFor`): the analysis loads them, and there are enough of them.
- */
-function readsApiCallsInWorker(loaded: LoadedExport, mode: NvtxReadMode, parts: readonly PartEntry[]): boolean {
-  if (!parts.some((p) => p.loads?.includes('apiCalls')) || !loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return false;
-  return loaded.rowBound('CUPTI_ACTIVITY_KIND_RUNTIME') >= (mode === 'auto' ? BACKGROUND_LAUNCH_ROWS : 0);
+  // A worker that only queries reads the API calls too, first, where a read worker would have.
+  const apiCalls = !columns && parts.some((p) => p.loads?.includes('apiCalls')) && loaded.apiCallsWorthASecondCore();
+  return { entry, columns, apiCalls, parts: bgParts, options };
 }
 
 /** The NVTX worker's entry file (it serves the read workers too), or null when it is not built. */
