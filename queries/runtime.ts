@@ -23,14 +23,17 @@ export function stripApiVersion(name: string): string {
 
 /**
  * API calls as plain ids and times, for the typed columns: pid, tid, correlationId, start, end,
- * nameId. 2022.x exports repeat calls as CUDA-backtrace rows (eventClass 67) with the same
- * correlationId: left out where the column exists. Only rows with usable times unless
- * `checkTimes` is false.
+ * nameId, and with `launchIdUpper` a seventh column, `globalTid >> 48` (the hardware and VM ids
+ * above the PID; NULL for a NULL globalTid), for a loader that checks in its scan what
+ * `selectIrregularLaunchId` would look for. 2022.x exports repeat calls as CUDA-backtrace rows
+ * (eventClass 67) with the same correlationId: left out where the column exists. Only rows with
+ * usable times unless `checkTimes` is false.
  */
-export function selectApiCallRows(handle: ExportHandle, opts: { checkTimes?: boolean } = {}) {
+export function selectApiCallRows(handle: ExportHandle, opts: { checkTimes?: boolean; launchIdUpper?: boolean } = {}) {
   let q = handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_RUNTIME')
-    .select([pidOf('globalTid').as('pid'), tidOf('globalTid').as('tid'), 'correlationId', 'start', 'end', 'nameId']);
+    .select([pidOf('globalTid').as('pid'), tidOf('globalTid').as('tid'), 'correlationId', 'start', 'end', 'nameId'])
+    .$if(opts.launchIdUpper === true, (b) => b.select(sql<number | null>`globalTid >> 48`.as('launchIdUpper')));
   if (handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass')) q = q.where('eventClass', '!=', 67);
   // Only rows with usable times (validRows.ts), unless the caller tests them itself
   // (`checkTimes: false`, as the columns loader does: it counts what it leaves out in its scan).

@@ -36,6 +36,13 @@ export interface ApiCallColumns {
   backtraceRows: number;
   /** Rows left out for unusable times (rowChecks.ts): with `count` and `backtraceRows`, every row of the table. */
   invalidRows: number;
+  /**
+   * Read with `launchIds`: as `GpuOpColumns.launchIds`, over the calls' `globalTid`: `upper`, the
+   * `globalTid >> 48` they share (null: no call), and `irregular`, whether one has a NULL
+   * `globalTid` or other upper bits. The NVTX GPU projection then needs no scan of its own to
+   * know whether it can join calls from these columns (which keep only the PID).
+   */
+  launchIds?: { upper: number | null; irregular: boolean };
 }
 
 /**
@@ -47,8 +54,11 @@ export function recordApiCallRows(handle: ExportHandle, cols: ApiCallColumns): v
   if (handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) recordRowCount(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', cols.count + cols.invalidRows + cols.backtraceRows);
 }
 
-/** `shared`: the columns over SharedArrayBuffers (see `columnMaker`), to be read by a worker thread too. */
-export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolean } = {}): ApiCallColumns {
+/**
+ * `shared`: the columns over SharedArrayBuffers (see `columnMaker`), to be read by a worker thread
+ * too. `launchIds`: check the calls' launch ids in the scan (`ApiCallColumns.launchIds`).
+ */
+export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolean; launchIds?: boolean } = {}): ApiCallColumns {
   requireContract(handle, 'apiCalls');
   const present = handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
   // Sized up front from max(rowid) (a b-tree lookup, at least the row count): no doubling slack
@@ -66,16 +76,24 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
   let maxEnd = 0;
   let backtraceRows = 0;
   let invalid = 0;
+  let idUpper: number | null = null;
+  let idsIrregular = false;
   if (present) {
     // Every (non-backtrace) row is read and its times tested here, so the unusable ones are
     // counted in the same scan (no count(*) of them, no SQL tests).
-    const q = selectApiCallRows(handle, { checkTimes: false });
+    const checkIds = opts.launchIds === true;
+    const q = selectApiCallRows(handle, { checkTimes: false, launchIdUpper: checkIds });
     const hasEventClass = handle.hasColumn('CUPTI_ACTIVITY_KIND_RUNTIME', 'eventClass');
     let room = pid.data.length;
-    forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null) => {
+    forEachRow(handle, q, (p: number, t: number, c: number | null, s: number, e: number, nm: number | null, up?: number | null) => {
       if (!isValidInterval(s, e)) {
         invalid++;
         return;
+      }
+      if (checkIds) {
+        if (up === null) idsIrregular = true;
+        else if (idUpper === null) idUpper = up!;
+        else if (up !== idUpper) idsIrregular = true;
       }
       if (n === room) {
         for (const col of cols) col.ensure(n + 1);
@@ -107,5 +125,6 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
     maxEndNs: maxEnd,
     backtraceRows,
     invalidRows: invalid,
+    ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
   };
 }

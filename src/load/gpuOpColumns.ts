@@ -34,6 +34,12 @@ export interface GpuOpColumns {
    */
   invalidRows?: readonly number[];
   /**
+   * The rows of each kind's table, by `GpuOpKind` (0 for a table the export lacks), when the scan
+   * went through every row (no `deviceId`): what `recordGpuOpRows` records for a connection that
+   * did not read them (the NVTX worker's), so no part counts a table these columns were read from.
+   */
+  tableRows?: readonly number[];
+  /**
    * Read with `launchIds` (kernels, memcpys, memsets; not whole-graph launches): `upper`, the
    * `globalPid >> 48` they share (null: no such op), and `irregular`, whether one has a NULL
    * `globalPid`, a thread part other than 0, or other upper bits. The NVTX GPU projection joins
@@ -103,6 +109,7 @@ export function loadGpuOpColumns(
   let idUpper: number | null = null;
   let idsIrregular = false;
   const invalidRows = [0, 0, 0, 0];
+  const tableRows = [0, 0, 0, 0];
   // One query per table with only the columns needed (no UNION, no constant columns): the scan
   // is SQLite-bound, and every column handed to JS costs.
   for (const src of sources) {
@@ -146,9 +153,11 @@ export function loadGpuOpColumns(
     }
     noteExcludedRows(handle, src.table, invalid);
     invalidRows[kind] = invalid;
-    // Every row of the table went through the scan: `info` and the projection need no count(*).
-    if (opts.deviceId === undefined) recordRowCount(handle, src.table, n - before + invalid);
+    tableRows[kind] = n - before + invalid;
   }
+  // Every row of the tables went through the scan: `info` and the projection need no count(*).
+  const everyRow = opts.deviceId === undefined;
+  if (everyRow) recordGpuOpRows(handle, { tableRows });
   return {
     count: n,
     start: start.trim(n),
@@ -160,9 +169,20 @@ export function loadGpuOpColumns(
     kind: kindC.trim(n),
     nameId: name.trim(n),
     invalidRows,
+    ...(everyRow ? { tableRows } : {}),
     ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
     ...(kernelName && sliceName && sliceExtra ? { slices: sliceColumnsOf(kernelName, sliceName.trim(n), sliceExtra, extraFrom < 0 ? n : extraFrom, n, verbatim) } : {}),
   };
+}
+
+/**
+ * Records for `handle` the row count of each GPU-op table the columns were read from, when they
+ * hold them (`tableRows`): for columns read on another connection too, so no part counts a table
+ * again (`countAllRows`).
+ */
+export function recordGpuOpRows(handle: ExportHandle, cols: Pick<GpuOpColumns, 'tableRows'>): void {
+  if (!cols.tableRows) return;
+  for (const src of presentGpuOpSources(handle)) recordRowCount(handle, src.table, cols.tableRows[src.kind]);
 }
 
 /**

@@ -6,7 +6,7 @@ import { unionIntervals, type IntervalSet } from '../math/intervals.js';
 import { loadApiCallColumns, recordApiCallRows, type ApiCallColumns } from './apiCallColumns.js';
 import { ApiCallIndex } from './apiCallIndex.js';
 import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
-import { loadGpuOpColumns, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
+import { loadGpuOpColumns, recordGpuOpRows, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
 import { NvtxWorkerRead, type BackgroundPlan } from './nvtxInBackground.js';
 import { ReadInBackground } from './readInBackground.js';
 import type { LaunchedCalls } from './launchedCalls.js';
@@ -21,7 +21,7 @@ export type LoadedData = 'gpuOps' | 'apiCalls' | 'nvtx' | 'gpuTimelines';
 
 /** How the columns are read (what the parts asked for decides it, see src/pipeline). */
 export interface LoadOptions {
-  /** The GPU ops with the launch-id check the NVTX GPU projection needs (`GpuOpColumns.launchIds`). */
+  /** The GPU ops and API calls with the launch-id check the NVTX GPU projection needs (`GpuOpColumns.launchIds`, `ApiCallColumns.launchIds`). */
   launchIds?: boolean;
   /** The GPU ops with their trace slice columns (the `timeline` part). */
   slices?: { kernelName: KernelNameColumn };
@@ -118,7 +118,7 @@ export class LoadedExport {
   gpuOps(): GpuOpColumns {
     if (!this.gpuOpsValue) {
       const entry = this.options.readWorkers?.apiCalls && !this.apiCallsValue && !this.apiCallsRead && !this.worker?.apiCallsPending() ? this.readWorkerEntry() : null;
-      if (entry) this.apiCallsRead = ReadInBackground.start(this.handle, entry, 'apiCalls');
+      if (entry) this.apiCallsRead = ReadInBackground.start(this.handle, entry, 'apiCalls', { launchIds: this.options.launchIds });
       this.gpuOpsValue = this.timed('gpuOps', () => loadGpuOpColumns(this.handle, { launchIds: this.options.launchIds, slices: this.options.slices, shared: this.shared }));
       this.launchesLoaded();
     }
@@ -134,7 +134,7 @@ export class LoadedExport {
       this.apiCallsValue = this.timed('apiCalls', () => {
         const fromWorker = read?.take() ?? this.worker?.takeApiCalls<ApiCallColumns>();
         if (fromWorker) recordApiCallRows(this.handle, fromWorker);
-        return fromWorker ?? loadApiCallColumns(this.handle, { shared: this.shared });
+        return fromWorker ?? loadApiCallColumns(this.handle, { shared: this.shared, launchIds: this.options.launchIds });
       });
       this.launchesLoaded();
     }
@@ -151,10 +151,15 @@ export class LoadedExport {
     return this.apiCallsValue;
   }
 
-  /** The GPU ops and API calls read elsewhere (the NVTX worker gets the other thread's). */
+  /**
+   * The GPU ops and API calls read elsewhere (the NVTX worker gets the other thread's), with the
+   * row counts their scans made, so no part here counts those tables again.
+   */
   adoptLaunches(launches: { gpuOps: GpuOpColumns; apiCalls: ApiCallColumns }): void {
     this.gpuOpsValue = launches.gpuOps;
     this.apiCallsValue = launches.apiCalls;
+    recordGpuOpRows(this.handle, launches.gpuOps);
+    recordApiCallRows(this.handle, launches.apiCalls);
   }
 
   /**

@@ -133,7 +133,7 @@ function timeCheck(loaded: LoadedExport, table: string): { usable: (start: unkno
  * is `upper * 2^24 + pid`). Null otherwise (the caller queries).
  */
 function columnLaunches(loaded: LoadedExport, gpuOps: GpuOpColumns, apiCalls: ApiCallColumns, upper: number | null, opTables: readonly ProjectionOpTable[]): LaunchSource | null {
-  if (upper === null || !columnsHoldEveryRow(loaded, gpuOps, apiCalls, opTables) || !everyLaunchIdRegular(loaded, upper, opTables, gpuOps.launchIds)) return null;
+  if (upper === null || !columnsHoldEveryRow(loaded, gpuOps, apiCalls, opTables) || !everyLaunchIdRegular(loaded, upper, opTables, gpuOps.launchIds, apiCalls.launchIds)) return null;
   const hiBase = upper * 16777216;
   return {
     callCapacity: apiCalls.count,
@@ -192,11 +192,15 @@ function apiCallKeys(loaded: LoadedExport, apiCalls: ApiCallColumns, hiBase: num
   return { insert: (hi, corr) => find(hi, corr), find };
 }
 
-/** No runtime or GPU-op row with a NULL id, other bits above the PID than `upper`, or (GPU ops) a thread part. */
-function everyLaunchIdRegular(loaded: LoadedExport, upper: number, opTables: readonly ProjectionOpTable[], opIds?: GpuOpColumns['launchIds']): boolean {
+/**
+ * No runtime or GPU-op row with a NULL id, other bits above the PID than `upper`, or (GPU ops) a
+ * thread part. Ids the columns checked as they were read (`launchIds`; the row counts were matched
+ * above) take no second scan.
+ */
+function everyLaunchIdRegular(loaded: LoadedExport, upper: number, opTables: readonly ProjectionOpTable[], opIds?: GpuOpColumns['launchIds'], callIds?: ApiCallColumns['launchIds']): boolean {
   const handle = loaded.handle;
-  if (allRows(handle, selectIrregularLaunchId(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', upper)).length > 0) return false;
-  // The ops' ids checked as they were read (the row counts were matched above): no second scan.
-  if (opIds) return !opIds.irregular && (opIds.upper === null || opIds.upper === upper);
+  const regular = (ids: { upper: number | null; irregular: boolean }) => !ids.irregular && (ids.upper === null || ids.upper === upper);
+  if (callIds ? !regular(callIds) : allRows(handle, selectIrregularLaunchId(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', upper)).length > 0) return false;
+  if (opIds) return regular(opIds);
   return opTables.every((t) => allRows(handle, selectIrregularLaunchId(handle, t, upper)).length === 0);
 }

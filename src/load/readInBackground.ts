@@ -32,6 +32,8 @@ export interface ReadWorkerData {
   file: string;
   flag: Int32Array;
   port: MessagePort;
+  /** The API calls with their launch-id check (`ApiCallColumns.launchIds`). */
+  launchIds?: boolean;
 }
 
 /** The worker's reply: the value, or the error; with the rows its connection left out (unusable times). */
@@ -59,13 +61,16 @@ export class ReadInBackground<T extends BackgroundReadTask> {
     private readonly worker: Worker,
   ) {}
 
-  /** Starts the worker (`entry`: the NVTX worker's entry file); null when the export is not a file a second connection can open. */
-  static start<T extends BackgroundReadTask>(handle: ExportHandle, entry: string, task: T): ReadInBackground<T> | null {
+  /**
+   * Starts the worker (`entry`: the NVTX worker's entry file); null when the export is not a file a
+   * second connection can open. `launchIds`: see `ReadWorkerData`.
+   */
+  static start<T extends BackgroundReadTask>(handle: ExportHandle, entry: string, task: T, opts: { launchIds?: boolean } = {}): ReadInBackground<T> | null {
     const db = handle.sqlite;
     if (db.memory || !db.name) return null;
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const { port1, port2 } = new MessageChannel();
-    const data: ReadWorkerData = { readTask: task, file: db.name, flag, port: port2 };
+    const data: ReadWorkerData = { readTask: task, file: db.name, flag, port: port2, ...(opts.launchIds ? { launchIds: true } : {}) };
     const worker = startWorker(entry, { workerData: data, transferList: [port2] });
     worker.unref();
     port1.unref();

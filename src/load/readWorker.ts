@@ -11,8 +11,8 @@ import type { LoadedExport } from './loadedExport.js';
  */
 
 /** The value of `task`. */
-function read(task: BackgroundReadTask, loaded: LoadedExport): BackgroundReads[BackgroundReadTask] {
-  return task === 'launches' ? queriedLaunchedCalls(loaded) : loadApiCallColumns(loaded.handle);
+function read(task: BackgroundReadTask, loaded: LoadedExport, launchIds: boolean): BackgroundReads[BackgroundReadTask] {
+  return task === 'launches' ? queriedLaunchedCalls(loaded) : loadApiCallColumns(loaded.handle, { launchIds });
 }
 
 /** The buffers under the typed arrays among `value`'s fields (each once): they cross back by transfer, not copy. */
@@ -24,7 +24,7 @@ function arrayBuffersOf(value: object): ArrayBuffer[] {
 
 /** Open the export, read, post the value by transfer, raise the flag (whatever happens). */
 export async function runReadWorker(): Promise<void> {
-  const { readTask, file, flag, port } = workerData as ReadWorkerData;
+  const { readTask, file, flag, port, launchIds } = workerData as ReadWorkerData;
   let reply: ReadReply = { excluded: [] };
   let transfer: ArrayBuffer[] = [];
   try {
@@ -34,7 +34,7 @@ export async function runReadWorker(): Promise<void> {
     const h = openExport(file);
     try {
       const loaded = new LoadedExport(h);
-      const value = read(readTask, loaded);
+      const value = read(readTask, loaded, launchIds === true);
       reply = { value, excluded: excludedRows(h) };
       transfer = arrayBuffersOf(value);
       loaded.close();
