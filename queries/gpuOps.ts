@@ -40,6 +40,12 @@ export interface GpuOpsQueryOptions extends QueryOptions {
    */
   launchIdUpper?: boolean;
   /**
+   * Memcpys only: append `bytes`, `copyKind`, `srcKind` and `dstKind` (the last two NULL where this
+   * nsys version does not record them), what the memory traffic reads (`selectMemcpyTraffic`), so
+   * one scan of the memcpy table serves the ops and the traffic.
+   */
+  trafficColumns?: boolean;
+  /**
    * Leave out rows with unusable times (`validIntervalSql`). Default true; false: every row, for a
    * loader that tests them itself (`isValidInterval`) and counts those it leaves out.
    */
@@ -99,6 +105,10 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
     columns.push((kernel ? sql<number | null>`demangledName` : sql<number | null>`NULL`).as('nameId'));
   }
   if (opts.launchIdUpper) columns.push(sql<number | null>`CASE WHEN ${globalPidSql} & 16777215 = 0 THEN ${globalPidSql} >> 48 END`.as('launchIdUpper'));
+  if (opts.trafficColumns && source.kind === GpuOpKind.Memcpy) {
+    const kinds = handle.hasColumn(t, 'srcKind') && handle.hasColumn(t, 'dstKind');
+    columns.push('bytes', 'copyKind', ...(kinds ? ['srcKind', 'dstKind'] : [sql<null>`NULL`.as('srcKind'), sql<null>`NULL`.as('dstKind')]));
+  }
   const zeroLengthFrom = opts.keepZeroLengthAtStart && opts.startNs !== undefined ? opts.startNs : undefined;
   const filters = zeroLengthFrom === undefined ? opts : { ...opts, startNs: undefined };
   // Unaliased, unqualified columns: an alias costs ~10% on the trace's sorted union (measured).

@@ -8,6 +8,7 @@ import { forEachRow } from '../../queries/run.js';
 import { noteExcludedRows } from './excludedRows.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
+import { MemcpyTrafficBuilder, type MemcpyTrafficColumns } from './memcpyTrafficColumns.js';
 import { requireContract } from '../export/contract.js';
 
 /**
@@ -48,6 +49,11 @@ export interface GpuOpColumns {
   launchIds?: { upper: number | null; irregular: boolean };
   /** Read with `slices`: what a trace slice of each op shows beyond its times (see `GpuOpSliceColumns`). */
   slices?: GpuOpSliceColumns;
+  /**
+   * Read with `memcpyTraffic` (no `slices`, no `deviceId`): the memcpys' traffic, from the same scan;
+   * absent when some memcpy's value does not fit the columns (the memory part then queries).
+   */
+  memcpyTraffic?: MemcpyTrafficColumns;
 }
 
 /** Which kernel name a trace slice shows: nsys's short name (the default) or the demangled signature. */
@@ -95,12 +101,13 @@ export interface VerbatimOpValues {
  */
 export function loadGpuOpColumns(
   handle: ExportHandle,
-  opts: { deviceId?: number; launchIds?: boolean; slices?: { kernelName: KernelNameColumn }; shared?: boolean } = {},
+  opts: { deviceId?: number; launchIds?: boolean; slices?: { kernelName: KernelNameColumn }; shared?: boolean; memcpyTraffic?: boolean } = {},
 ): GpuOpColumns {
   requireContract(handle, 'gpuOps');
   const sources = presentGpuOpSources(handle);
   const cols = gpuOpColumnBuilders(handle, sources, opts);
   const { start, end, dev, stream, pidC, corr, kindC, name, kernelName, sliceName, sliceExtra } = cols;
+  const traffic = opts.memcpyTraffic && !kernelName && opts.deviceId === undefined && handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY') ? new MemcpyTrafficBuilder(rowIdBound(handle, 'CUPTI_ACTIVITY_KIND_MEMCPY')) : null;
   // Index of the first op that is not a kernel (kernels are read first); -1 until one is read.
   let extraFrom = -1;
   const verbatim = new Map<number, VerbatimOpValues>();
@@ -117,7 +124,8 @@ export function loadGpuOpColumns(
     // Every row is read and its times tested here (isValidInterval): the unusable ones are
     // counted in the same scan (rowChecks.ts), with no count(*) of the table, and cost no SQL tests.
     const checkIds = opts.launchIds === true && kind !== GpuOpKind.Graph;
-    const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, checkTimes: false, deviceId: opts.deviceId, launchIdUpper: checkIds, ...(kernelName ? { sliceColumns: { kernelName } } : {}) });
+    const withTraffic = traffic !== null && kind === GpuOpKind.Memcpy;
+    const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, checkTimes: false, deviceId: opts.deviceId, launchIdUpper: checkIds, trafficColumns: withTraffic, ...(kernelName ? { sliceColumns: { kernelName } } : {}) });
     let invalid = 0;
     const before = n;
     /** Appends one op and returns its index; -1 for a row with unusable times (counted, left out). */
@@ -148,6 +156,8 @@ export function loadGpuOpColumns(
     if (sliceName && sliceExtra) {
       if (kind !== GpuOpKind.Kernel && extraFrom < 0) extraFrom = n;
       forEachRow(handle, q, sliceRowReader(row, kind, extraFrom, sliceName, sliceExtra, verbatim));
+    } else if (withTraffic) {
+      forEachRow(handle, q, trafficRowReader(row, checkIds, traffic));
     } else {
       forEachRow(handle, q, row);
     }
@@ -158,6 +168,7 @@ export function loadGpuOpColumns(
   // Every row of the tables went through the scan: `info` and the projection need no count(*).
   const everyRow = opts.deviceId === undefined;
   if (everyRow) recordGpuOpRows(handle, { tableRows });
+  const memcpyTraffic = traffic?.done();
   return {
     count: n,
     start: start.trim(n),
@@ -172,6 +183,22 @@ export function loadGpuOpColumns(
     ...(everyRow ? { tableRows } : {}),
     ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
     ...(kernelName && sliceName && sliceExtra ? { slices: sliceColumnsOf(kernelName, sliceName.trim(n), sliceExtra, extraFrom < 0 ? n : extraFrom, n, verbatim) } : {}),
+    ...(memcpyTraffic ? { memcpyTraffic } : {}),
+  };
+}
+
+/**
+ * The row visitor of the memcpy table read with its traffic columns, which come last (after
+ * launchIdUpper when the ids are checked): `row` appends the op, then its traffic is kept.
+ */
+function trafficRowReader(row: (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null) => number, checkIds: boolean, traffic: MemcpyTrafficBuilder) {
+  if (checkIds) {
+    return (s: number, e: number, d: number, st: number | null, c: number | null, p: number | null, nm: number | null, up: number | null, b: unknown, ck: unknown, sk: unknown, dk: unknown) => {
+      if (row(s, e, d, st, c, p as number, nm, up) >= 0) traffic.add(p ?? 0, s, e, b, ck, sk, dk);
+    };
+  }
+  return (s: number, e: number, d: number, st: number | null, c: number | null, p: number | null, nm: number | null, b: unknown, ck: unknown, sk: unknown, dk: unknown) => {
+    if (row(s, e, d, st, c, p as number, nm) >= 0) traffic.add(p ?? 0, s, e, b, ck, sk, dk);
   };
 }
 

@@ -7,6 +7,7 @@ import { loadApiCallColumns, recordApiCallRows, type ApiCallColumns } from './ap
 import { ApiCallIndex } from './apiCallIndex.js';
 import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
 import { loadGpuOpColumns, recordGpuOpRows, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
+import type { MemcpyTrafficColumns } from './memcpyTrafficColumns.js';
 import { NvtxWorkerRead, type BackgroundPlan } from './nvtxInBackground.js';
 import { ReadInBackground } from './readInBackground.js';
 import type { LaunchedCalls } from './launchedCalls.js';
@@ -14,10 +15,11 @@ import { emptyNvtxColumns, loadNvtxColumns, nvtxSpanOf, type NvtxColumns, type N
 
 /**
  * What a part declares it reads (see `PartEntry.loads`): the tables read whole into typed columns,
- * and `gpuTimelines`, the busy union and device timelines built from the GPU ops (107 MB on the
- * 10x bench export: let go after their last reader, not with the GPU ops).
+ * `gpuTimelines`, the busy union and device timelines built from the GPU ops (107 MB on the 10x
+ * bench export: let go after their last reader, not with the GPU ops), and `memcpyTraffic`, the
+ * memcpys' traffic read in the GPU ops' scan (`LoadOptions.memcpyTraffic`).
  */
-export type LoadedData = 'gpuOps' | 'apiCalls' | 'nvtx' | 'gpuTimelines';
+export type LoadedData = 'gpuOps' | 'apiCalls' | 'nvtx' | 'gpuTimelines' | 'memcpyTraffic';
 
 /** How the columns are read (what the parts asked for decides it, see src/pipeline). */
 export interface LoadOptions {
@@ -25,6 +27,8 @@ export interface LoadOptions {
   launchIds?: boolean;
   /** The GPU ops with their trace slice columns (the `timeline` part). */
   slices?: { kernelName: KernelNameColumn };
+  /** The memcpys' traffic read in the GPU ops' scan (`memcpyTraffic()`), not with `slices`. */
+  memcpyTraffic?: boolean;
   /**
    * Every column over SharedArrayBuffers (the NVTX worker's side: its columns cross to the other
    * thread). On the other side they are shared once a worker is started (`startNvtxWorker`).
@@ -63,6 +67,7 @@ export class LoadedExport {
   readonly path: string;
   readonly metadata: ExportMetadata;
   private gpuOpsValue: GpuOpColumns | undefined;
+  private memcpyTrafficValue: MemcpyTrafficColumns | undefined;
   private apiCallsValue: ApiCallColumns | undefined;
   private nvtxValue: NvtxColumns | undefined;
   private worker: NvtxWorkerRead | null = null;
@@ -119,7 +124,12 @@ export class LoadedExport {
     if (!this.gpuOpsValue) {
       const entry = this.options.readWorkers?.apiCalls && !this.apiCallsValue && !this.apiCallsRead && !this.worker?.apiCallsPending() ? this.readWorkerEntry() : null;
       if (entry) this.apiCallsRead = ReadInBackground.start(this.handle, entry, 'apiCalls', { launchIds: this.options.launchIds });
-      this.gpuOpsValue = this.timed('gpuOps', () => loadGpuOpColumns(this.handle, { launchIds: this.options.launchIds, slices: this.options.slices, shared: this.shared }));
+      const { memcpyTraffic, ...gpuOps } = this.timed('gpuOps', () =>
+        loadGpuOpColumns(this.handle, { launchIds: this.options.launchIds, slices: this.options.slices, shared: this.shared, memcpyTraffic: this.options.memcpyTraffic }),
+      );
+      // Held apart: the GPU ops cross to the NVTX worker, which has no use for the traffic.
+      this.gpuOpsValue = gpuOps;
+      this.memcpyTrafficValue = memcpyTraffic;
       this.launchesLoaded();
     }
     return this.gpuOpsValue;
@@ -139,6 +149,14 @@ export class LoadedExport {
       this.launchesLoaded();
     }
     return this.apiCallsValue;
+  }
+
+  /**
+   * The memcpys' traffic when the GPU ops' scan read it (`LoadOptions.memcpyTraffic`), else
+   * undefined: the memory part then queries the memcpy table.
+   */
+  memcpyTraffic(): MemcpyTrafficColumns | undefined {
+    return this.memcpyTrafficValue;
   }
 
   /** The GPU ops when they are read (a part that can also query them asks this), else undefined. */
@@ -242,12 +260,14 @@ export class LoadedExport {
     if (data === 'gpuOps') return !!this.gpuOpsValue;
     if (data === 'apiCalls') return !!this.apiCallsValue;
     if (data === 'gpuTimelines') return this.memo.has('busyUnion') || this.memo.has('deviceTimelines');
+    if (data === 'memcpyTraffic') return !!this.memcpyTrafficValue;
     return !!this.nvtxValue || this.worker?.columnsPending() === true;
   }
 
   /** Lets `data` go, with what was built from it (no part left reads it). */
   release(data: LoadedData): void {
-    if (data === 'gpuOps' || data === 'gpuTimelines') {
+    if (data === 'memcpyTraffic') this.memcpyTrafficValue = undefined;
+    else if (data === 'gpuOps' || data === 'gpuTimelines') {
       if (data === 'gpuOps') this.gpuOpsValue = undefined;
       for (const k of ['busyUnion', 'deviceTimelines']) this.memo.delete(k);
     } else if (data === 'apiCalls') {

@@ -400,6 +400,7 @@ const memory = part({
   name: 'memory',
   needs: ['gaps'],
   uses: ['iterationRun'],
+  reads: ['memcpyTraffic'],
   compute: ({ loaded }, d) => {
     const dev = d.gaps.analysis.devices;
     const gpuSpan = dev.length ? { startNs: Math.min(...dev.map((x) => x.spanStartNs)), endNs: Math.max(...dev.map((x) => x.spanEndNs)) } : null;
