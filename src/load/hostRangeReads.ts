@@ -3,6 +3,8 @@ import { selectHostCauseRanges, selectNvtxRangesNamed } from '../../queries/host
 import { allRows, forEachRow } from '../../queries/run.js';
 import { selectStringIdsOf } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
+import { isValidNvtxTimes } from '../../queries/validRows.js';
+import { noteExcludedRows } from './excludedRows.js';
 import { Column } from './typedColumn.js';
 import { forEachRangeWithText, isNvtxRange, loadNvtxHostCauseColumns, nvtxRowsAt, textIndexOf, type NvtxColumns } from './nvtxEventColumns.js';
 
@@ -131,7 +133,12 @@ export type GilRange = GilRangeRow & { domainId: number };
  */
 export function gilRanges(loaded: LoadedExport, executors: readonly { pid: number; tid: number }[], names: { wait: string; hold: string }): (GilRangeRow & { domainId: number })[] {
   const cols = loaded.sharedNvtx();
-  return cols ? gilRangesOf(cols, executors, names) : selectGilRanges(loaded.handle, executors);
+  if (cols) return gilRangesOf(cols, executors, names);
+  // The rows the NVTX columns leave out (unusable times) are left out here too, and counted.
+  const rows = selectGilRanges(loaded.handle, executors);
+  const usable = rows.filter((r) => isValidNvtxTimes(r.start, r.end));
+  noteExcludedRows(loaded.handle, 'NVTX_EVENTS', rows.length - usable.length);
+  return usable;
 }
 
 /** `gilRanges` over the NVTX columns. */

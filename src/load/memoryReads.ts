@@ -1,7 +1,7 @@
 import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents, type MemoryUsageRow } from '../../queries/memoryEvents.js';
 import { forEachRow } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
-import { isValidInterval } from '../../queries/validRows.js';
+import { isTimeNs, isValidInterval } from '../../queries/validRows.js';
 import { noteExcludedRows } from './excludedRows.js';
 import { NO_MEM_KIND } from './memcpyTrafficColumns.js';
 
@@ -40,7 +40,16 @@ export function forEachMemcpy(
   return true;
 }
 
-/** `--cuda-memory-usage` allocation and deallocation events, in time order; none when it was off. */
-export function memoryUsageEvents(loaded: LoadedExport): Iterable<MemoryUsageRow> {
-  return selectMemoryUsageEvents(loaded.handle);
+/**
+ * `--cuda-memory-usage` allocation and deallocation events, in time order; none when it was off.
+ * An event whose time is not an integer number of ns (a damaged or edited export) is left out and
+ * counted in the export's notes.
+ */
+export function* memoryUsageEvents(loaded: LoadedExport): Iterable<MemoryUsageRow> {
+  let invalid = 0;
+  for (const e of selectMemoryUsageEvents(loaded.handle)) {
+    if (isTimeNs(e.start)) yield e;
+    else invalid++;
+  }
+  noteExcludedRows(loaded.handle, 'CUDA_GPU_MEMORY_USAGE_EVENTS', invalid, 'NULL, non-integer or beyond-2^53 start');
 }
