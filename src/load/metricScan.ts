@@ -1,6 +1,8 @@
 import { selectGpuMetricSamples } from '../../queries/gpuMetrics.js';
 import { forEachRow } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
+import { isTimeNs } from '../../queries/validRows.js';
+import { noteExcludedRows } from './excludedRows.js';
 import type { MetricDef } from './metricReads.js';
 
 /**
@@ -179,6 +181,7 @@ function scanPass(
   count.fill(0);
   maxV.fill(-Infinity);
   let rows = 0;
+  let invalid = 0;
   const onRow = (g: number, m: number, t: number, v: number) => {
     let s: number;
     if (dense) {
@@ -186,6 +189,11 @@ function scanPass(
       s = m < stride && k >= 0 && k < lutSize ? lut[k] : -1;
     } else s = map.get(g * 4294967296 + m) ?? -1;
     if (s < 0 || v === null) return;
+    // A damaged or edited export's time that is no whole ns: left out and counted, as every loader does.
+    if (!isTimeNs(t)) {
+      invalid++;
+      return;
+    }
     rows++;
     const pt = lastT[s];
     if (pt !== pt) {
@@ -207,6 +215,7 @@ function scanPass(
     if (!(err instanceof Restart)) throw err;
     return { rows, restart: err };
   }
+  noteExcludedRows(loaded.handle, 'GPU_METRICS', invalid, 'NULL, non-integer or beyond-2^53 timestamp');
   return { rows, restart: null };
 }
 

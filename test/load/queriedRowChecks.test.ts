@@ -13,6 +13,7 @@ import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/load/excludedRows.js
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { gilRanges, gilRangesOf } from '../../src/load/hostRangeReads.js';
 import { analyzeMemoryTraffic } from '../../src/analysis/memoryTraffic.js';
+import { metricsOverCapture } from '../../src/metrics/distribution.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture } from '../helpers/fixtures.js';
 
@@ -57,5 +58,29 @@ describe('--cuda-memory-usage events (fieldguide-vllm)', () => {
     expect(got.notes).toEqual([`${damaged}: 297 ${EVENTS} rows excluded: NULL, non-integer or beyond-2^53 start (a damaged or edited export; nsys writes none)`]);
     // Every start printed is a whole ns.
     for (const a of got.memory.largestDuringGpuWork) expect(Number.isInteger(a.startNs)).toBe(true);
+  });
+});
+
+describe('GPU metric samples (pytorch-gpu-metrics)', () => {
+  const METRICS = fixture('pytorch-gpu-metrics', 'trace.sqlite');
+  /** 34,190 of the 341,902 samples. */
+  const ROWS = 'rowid % 10 = 3';
+  const damaged = editExport(copyExport(METRICS, join(tmp, 'metrics.sqlite')), (db) => db.exec(`UPDATE GPU_METRICS SET timestamp = timestamp + 0.5 WHERE ${ROWS}`));
+  const without = editExport(copyExport(METRICS, join(tmp, 'metrics-without.sqlite')), (db) => db.exec(`DELETE FROM GPU_METRICS WHERE ${ROWS}`));
+  /** The summary without what differs between two files whatever they hold (their name, the scan's time). */
+  const summary = (path: string) =>
+    withExport(path, (h) => {
+      const { file: _file, scan, ...metrics } = metricsOverCapture(new LoadedExport(h));
+      return { metrics: { ...metrics, scan: { ...scan, ms: 0 } }, notes: excludedRowNotes(h) };
+    });
+
+  it('a sample at a fraction of a ns is left out and noted, as if it were not there', () => {
+    const got = summary(damaged);
+    const expected = summary(without);
+    expect(expected.notes).toEqual([]);
+    expect(got.metrics).toEqual(expected.metrics);
+    expect(got.notes).toEqual([`${damaged}: 34190 GPU_METRICS rows excluded: NULL, non-integer or beyond-2^53 timestamp (a damaged or edited export; nsys writes none)`]);
+    // The samples matter: the whole fixture's summary differs.
+    expect(summary(METRICS).metrics).not.toEqual(expected.metrics);
   });
 });
