@@ -18,8 +18,11 @@ import type { LoadedExport } from './loadedExport.js';
 import { isReadWorkerData } from './readInBackground.js';
 import { runReadWorker } from './readWorker.js';
 
-/** Computes part `name` over the worker's export (`options`: the plan's, as given). */
-export type BackgroundCompute = (loaded: LoadedExport, name: string, options: unknown) => unknown;
+/**
+ * Computes part `name` over the worker's export (`options`: the plan's, as given; `done`: the
+ * values of the parts this worker computed before it, by name, read-only).
+ */
+export type BackgroundCompute = (loaded: LoadedExport, name: string, options: unknown, done: ReadonlyMap<string, unknown>) => unknown;
 
 export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
   // The same entry serves the read workers (readInBackground.ts).
@@ -46,9 +49,16 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
     state.close?.();
     port.close();
   };
+  const done = new Map<string, unknown>();
+  /** Part k's value, kept for the parts after it. */
+  const computePart = (loaded: LoadedExport, k: number) => {
+    const v = compute(loaded, parts[k].name, options, done);
+    done.set(parts[k].name, v);
+    return v;
+  };
   /** Parts k.. in order (k: the first one not computed yet). */
   const runFrom = (loaded: LoadedExport, k: number) => {
-    for (; k < parts.length; k++) answer(partStep(k), () => compute(loaded, parts[k].name, options));
+    for (; k < parts.length; k++) answer(partStep(k), () => computePart(loaded, k));
   };
 
   try {
@@ -69,7 +79,7 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
     // The parts before the first that reads the launches, then (once posted) the rest.
     const firstWithLaunches = parts.findIndex((p) => p.usesLaunches);
     const upTo = firstWithLaunches < 0 ? parts.length : firstWithLaunches;
-    for (let k = 0; k < upTo; k++) answer(partStep(k), () => compute(loaded, parts[k].name, options));
+    for (let k = 0; k < upTo; k++) answer(partStep(k), () => computePart(loaded, k));
     if (firstWithLaunches < 0) return finish();
     // The other thread posts its launches, or closes the port (it does the rest itself).
     port.once('message', (launches: SharedLaunches) => {

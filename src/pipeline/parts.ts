@@ -266,8 +266,9 @@ const healthLaunches = part({
   needs: [],
   uses: ['launches'],
   loads: GPU_OPS_AND_CALLS,
+  background: { usesLaunches: true },
   when: (_, d) => !!d.launches,
-  compute: ({ loaded }) => launchPhases(loaded),
+  compute: ({ loaded }) => fromWorker<LaunchPhases>(loaded, 'healthLaunches') ?? launchPhases(loaded),
 });
 
 // The serving span from the steps, else from the same columns (and the graph capture above).
@@ -285,7 +286,8 @@ const info = part({
   needs: [],
   uses: ['nvtx'],
   loads: GPU_OPS_AND_CALLS,
-  compute: ({ loaded }, d) => describeExport(loaded, { nvtxRangesByDomain: d.nvtx?.rangesByDomain }),
+  background: { usesLaunches: true },
+  compute: ({ loaded }, d) => fromWorker<ExportInfo>(loaded, 'info') ?? describeExport(loaded, { nvtxRangesByDomain: d.nvtx?.rangesByDomain }),
 });
 
 const kernels = part({

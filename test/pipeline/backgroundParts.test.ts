@@ -17,7 +17,7 @@ describe('the worker computes exactly the background parts', () => {
   it('every part marked background, and no other, is in the worker table', () => {
     const marked = PARTS.filter((p) => p.background).map((p) => p.name).sort();
     expect(Object.keys(BACKGROUND_PARTS).sort()).toEqual(marked);
-    expect(marked).toEqual(['hostCauseRows', 'hostRanges', 'iterationWindows', 'kernels', 'nvtx', 'nvtxGpu']);
+    expect(marked).toEqual(['healthLaunches', 'hostCauseRows', 'hostRanges', 'info', 'iterationWindows', 'kernels', 'nvtx', 'nvtxGpu']);
   });
 
   it('a part it does not compute is an error (the calling thread then computes it)', () => {
