@@ -170,20 +170,27 @@ export function loadGpuOpColumns(
   if (everyRow) recordGpuOpRows(handle, { tableRows });
   const memcpyTraffic = traffic?.done();
   return {
-    count: n,
-    start: start.trim(n),
-    end: end.trim(n),
-    deviceId: dev.trim(n),
-    streamId: stream.trim(n),
-    pid: pidC.trim(n),
-    correlationId: corr.trim(n),
-    kind: kindC.trim(n),
-    nameId: name.trim(n),
+    ...filledOps(cols, n),
     invalidRows,
     ...(everyRow ? { tableRows } : {}),
     ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
     ...(kernelName && sliceName && sliceExtra ? { slices: sliceColumnsOf(kernelName, sliceName.trim(n), sliceExtra, extraFrom < 0 ? n : extraFrom, n, verbatim) } : {}),
     ...(memcpyTraffic ? { memcpyTraffic } : {}),
+  };
+}
+
+/** The filled part of the op columns (views of the first `n` rows). */
+function filledOps(cols: ReturnType<typeof gpuOpColumnBuilders>, n: number) {
+  return {
+    count: n,
+    start: cols.start.trim(n),
+    end: cols.end.trim(n),
+    deviceId: cols.dev.trim(n),
+    streamId: cols.stream.trim(n),
+    pid: cols.pidC.trim(n),
+    correlationId: cols.corr.trim(n),
+    kind: cols.kindC.trim(n),
+    nameId: cols.name.trim(n),
   };
 }
 

@@ -376,6 +376,7 @@ export class LoadedExport {
     this.apiCallsRead?.cancel();
     this.apiCallsRead = null;
     this.gpuOpsValue = undefined;
+    this.memcpyTrafficValue = undefined;
     this.apiCallsValue = undefined;
     this.nvtxValue = undefined;
     this.memo.clear();
