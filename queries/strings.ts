@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
-import { iterateQuery, prepareQuery } from './run.js';
+import { inJsonList } from './filters.js';
+import { forEachRow, iterateQuery, prepareQuery } from './run.js';
 
 /** `StringIds` rows (interned kernel names, API names, registered NVTX strings, thread names). */
 export function selectStrings(handle: ExportHandle) {
@@ -14,6 +16,19 @@ export function loadStrings(handle: ExportHandle, ids: Iterable<number>): Map<nu
   for (const row of iterateQuery(handle, selectStrings(handle))) {
     if (wanted.has(row.id)) out.set(row.id, row.value);
   }
+  return out;
+}
+
+/**
+ * The values of `ids` (NULL as null; an id without a row is absent), in one query: the ids bound
+ * as one JSON list, each a primary-key lookup. For the few hundred or thousand distinct ids a
+ * scan met (registered NVTX strings), where a lookup per id costs a statement call each.
+ */
+export function loadStringsById(handle: ExportHandle, ids: Iterable<number>): Map<number, string | null> {
+  const out = new Map<number, string | null>();
+  const list = [...ids];
+  if (!handle.hasTable('StringIds') || list.length === 0) return out;
+  forEachRow(handle, selectStrings(handle).where(sql<boolean>`id IN ${inJsonList(list)}`), (id: number, value: string | null) => out.set(id, value));
   return out;
 }
 

@@ -2,7 +2,7 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { rowIdBound } from '../../queries/capture.js';
 import { selectNvtxColumnRows, selectNvtxHostCauseColumnRows, type GilHoldFilter } from '../../queries/nvtxColumns.js';
 import { forEachRow } from '../../queries/run.js';
-import { stringLookup } from '../../queries/strings.js';
+import { loadStringsById } from '../../queries/strings.js';
 import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
 import { isTimeNs, isValidNvtxTimes, recordRowCount } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
@@ -246,22 +246,25 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
 }
 
 /**
- * The text ids the scan kept (`-2 - id`) replaced by indices in `texts`: each id resolves through
- * StringIds once (a primary-key lookup per distinct id: registered strings are few); an id without
- * a StringIds row falls back to the row's inline text, as coalesce does.
+ * The text ids the scan kept (`-2 - id`) replaced by indices in `texts`: the distinct ids resolve
+ * through StringIds in one query (`loadStringsById`: registered strings are few); an id without a
+ * StringIds row falls back to the row's inline text, as coalesce does.
  */
 function resolveTextIds(handle: ExportHandle, t: Int32Array, scan: NvtxScan, texts: InternedTexts): void {
   const { farTextIds, inlineOf } = scan;
-  const lookup = stringLookup(handle);
+  const idOf = (r: number) => (farTextIds.size > 0 ? farTextIds.get(r) : undefined) ?? -2 - t[r];
+  const ids = new Set<number>();
+  for (let r = 0; r < scan.count; r++) if (t[r] <= -2) ids.add(idOf(r));
+  const values = loadStringsById(handle, ids);
   /** text id -> index in `texts`; -1: the id has no StringIds row (the row's inline text stands). */
   const byTextId = new Map<number, number>();
+  // Interned in row order, as the rows name them (the texts' order is the first use's).
   for (let r = 0; r < scan.count; r++) {
-    const v = t[r];
-    if (v > -2) continue;
-    const id = (farTextIds.size > 0 ? farTextIds.get(r) : undefined) ?? -2 - v;
+    if (t[r] > -2) continue;
+    const id = idOf(r);
     let i = byTextId.get(id);
     if (i === undefined) {
-      const value = lookup(id);
+      const value = values.get(id);
       byTextId.set(id, (i = value === undefined || value === null ? -1 : texts.intern(value)));
     }
     t[r] = i >= 0 ? i : inlineOf.has(r) ? texts.intern(inlineOf.get(r)!) : -1;
