@@ -9,6 +9,7 @@ import { noteExcludedRows } from './excludedRows.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
 import { requireContract } from '../export/contract.js';
+import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
 
 /**
  * CUDA runtime/driver API calls in column arrays, read in one pass and shared by the analyses
@@ -37,12 +38,10 @@ export interface ApiCallColumns {
   /** Rows left out for unusable times (rowChecks.ts): with `count` and `backtraceRows`, every row of the table. */
   invalidRows: number;
   /**
-   * Read with `launchIds`: as `GpuOpColumns.launchIds`, over the calls' `globalTid`: `upper`, the
-   * `globalTid >> 48` they share (null: no call), and `irregular`, whether one has a NULL
-   * `globalTid` or other upper bits. The NVTX GPU projection then needs no scan of its own to
-   * know whether it can join calls from these columns (which keep only the PID).
+   * Read with `launchIds`: the calls' `globalTid`s' upper bits (`LaunchIds`; a NULL `globalTid` is
+   * irregular). Read here, the NVTX GPU projection's check takes no scan of its own.
    */
-  launchIds?: { upper: number | null; irregular: boolean };
+  launchIds?: LaunchIds;
 }
 
 /**
@@ -76,8 +75,7 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
   let maxEnd = 0;
   let backtraceRows = 0;
   let invalid = 0;
-  let idUpper: number | null = null;
-  let idsIrregular = false;
+  const ids = new LaunchIdCheck();
   if (present) {
     // Every (non-backtrace) row is read and its times tested here, so the unusable ones are
     // counted in the same scan (no count(*) of them, no SQL tests).
@@ -90,11 +88,7 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
         invalid++;
         return;
       }
-      if (checkIds) {
-        if (up === null) idsIrregular = true;
-        else if (idUpper === null) idUpper = up!;
-        else if (up !== idUpper) idsIrregular = true;
-      }
+      if (checkIds) ids.see(up ?? null);
       if (n === room) {
         for (const col of cols) col.ensure(n + 1);
         room = pid.data.length;
@@ -125,6 +119,6 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
     maxEndNs: maxEnd,
     backtraceRows,
     invalidRows: invalid,
-    ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
+    ...(opts.launchIds ? { launchIds: ids.result() } : {}),
   };
 }

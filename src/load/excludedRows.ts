@@ -14,6 +14,11 @@ export { MAX_SAFE_NS, validIntervalSql, validNvtxSql, isValidNvtxTimes } from '.
 /** Why rows were excluded, as the note says it: by default their times. */
 export const UNUSABLE_TIMES = 'NULL, non-integer, end-before-start or beyond-2^53 start/end';
 
+/** Why rows of a table with one time per row (`column`: a sample's or an event's) were excluded. */
+export function unusableTime(column: string): string {
+  return `NULL, non-integer or beyond-2^53 ${column}`;
+}
+
 /** Rows of one table excluded for one reason (what crosses back from a worker thread's export). */
 export interface ExcludedRows {
   table: string;

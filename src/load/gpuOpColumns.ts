@@ -9,6 +9,7 @@ import { noteExcludedRows } from './excludedRows.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
 import { MemcpyTrafficBuilder, type MemcpyTrafficColumns } from './memcpyTrafficColumns.js';
+import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
 import { requireContract } from '../export/contract.js';
 
 /**
@@ -41,12 +42,11 @@ export interface GpuOpColumns {
    */
   tableRows?: readonly number[];
   /**
-   * Read with `launchIds` (kernels, memcpys, memsets; not whole-graph launches): `upper`, the
-   * `globalPid >> 48` they share (null: no such op), and `irregular`, whether one has a NULL
-   * `globalPid`, a thread part other than 0, or other upper bits. The NVTX GPU projection joins
-   * ops from these columns only when every id is regular; read here, that takes no second scan.
+   * Read with `launchIds` (kernels, memcpys, memsets; not whole-graph launches): their
+   * `globalPid`s' upper bits (`LaunchIds`; a NULL `globalPid` or a thread part other than 0 is
+   * irregular). Read here, the NVTX GPU projection's check takes no second scan.
    */
-  launchIds?: { upper: number | null; irregular: boolean };
+  launchIds?: LaunchIds;
   /** Read with `slices`: what a trace slice of each op shows beyond its times (see `GpuOpSliceColumns`). */
   slices?: GpuOpSliceColumns;
   /**
@@ -113,8 +113,7 @@ export function loadGpuOpColumns(
   const verbatim = new Map<number, VerbatimOpValues>();
   let n = 0;
   let cap = start.data.length;
-  let idUpper: number | null = null;
-  let idsIrregular = false;
+  const ids = new LaunchIdCheck();
   const invalidRows = [0, 0, 0, 0];
   const tableRows = [0, 0, 0, 0];
   // One query per table with only the columns needed (no UNION, no constant columns): the scan
@@ -134,11 +133,7 @@ export function loadGpuOpColumns(
         invalid++;
         return -1;
       }
-      if (checkIds) {
-        if (up === null) idsIrregular = true;
-        else if (idUpper === null) idUpper = up!;
-        else if (up !== idUpper) idsIrregular = true;
-      }
+      if (checkIds) ids.see(up ?? null);
       if (n === cap) {
         for (const col of cols.all) col.ensure(n + 1);
         cap = start.data.length;
@@ -173,7 +168,7 @@ export function loadGpuOpColumns(
     ...filledOps(cols, n),
     invalidRows,
     ...(everyRow ? { tableRows } : {}),
-    ...(opts.launchIds ? { launchIds: { upper: idUpper, irregular: idsIrregular } } : {}),
+    ...(opts.launchIds ? { launchIds: ids.result() } : {}),
     ...(kernelName && sliceName && sliceExtra ? { slices: sliceColumnsOf(kernelName, sliceName.trim(n), sliceExtra, extraFrom < 0 ? n : extraFrom, n, verbatim) } : {}),
     ...(memcpyTraffic ? { memcpyTraffic } : {}),
   };

@@ -2,7 +2,7 @@ import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents, type Me
 import { forEachRow } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
 import { isTimeNs, isValidInterval } from '../../queries/validRows.js';
-import { noteExcludedRows } from './excludedRows.js';
+import { noteExcludedRows, unusableTime } from './excludedRows.js';
 import { NO_MEM_KIND } from './memcpyTrafficColumns.js';
 
 export type { MemoryUsageRow };
@@ -51,5 +51,5 @@ export function* memoryUsageEvents(loaded: LoadedExport): Iterable<MemoryUsageRo
     if (isTimeNs(e.start)) yield e;
     else invalid++;
   }
-  noteExcludedRows(loaded.handle, 'CUDA_GPU_MEMORY_USAGE_EVENTS', invalid, 'NULL, non-integer or beyond-2^53 start');
+  noteExcludedRows(loaded.handle, 'CUDA_GPU_MEMORY_USAGE_EVENTS', invalid, unusableTime('start'));
 }

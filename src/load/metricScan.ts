@@ -2,7 +2,7 @@ import { selectGpuMetricSamples } from '../../queries/gpuMetrics.js';
 import { forEachRow } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
 import { isTimeNs } from '../../queries/validRows.js';
-import { noteExcludedRows } from './excludedRows.js';
+import { noteExcludedRows, unusableTime } from './excludedRows.js';
 import type { MetricDef } from './metricReads.js';
 
 /**
@@ -215,7 +215,7 @@ function scanPass(
     if (!(err instanceof Restart)) throw err;
     return { rows, restart: err };
   }
-  noteExcludedRows(loaded.handle, 'GPU_METRICS', invalid, 'NULL, non-integer or beyond-2^53 timestamp');
+  noteExcludedRows(loaded.handle, 'GPU_METRICS', invalid, unusableTime('timestamp'));
   return { rows, restart: null };
 }
 

@@ -7,6 +7,7 @@ import type { ApiCallColumns } from './apiCallColumns.js';
 import { noteExcludedRows } from './excludedRows.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import type { LoadedExport } from './loadedExport.js';
+import type { LaunchIds } from './launchIds.js';
 import { foldOpsIntoCalls, type LaunchedCalls } from './launchedCalls.js';
 
 /**
@@ -197,9 +198,9 @@ function apiCallKeys(loaded: LoadedExport, apiCalls: ApiCallColumns, hiBase: num
  * thread part. Ids the columns checked as they were read (`launchIds`; the row counts were matched
  * above) take no second scan.
  */
-function everyLaunchIdRegular(loaded: LoadedExport, upper: number, opTables: readonly ProjectionOpTable[], opIds?: GpuOpColumns['launchIds'], callIds?: ApiCallColumns['launchIds']): boolean {
+function everyLaunchIdRegular(loaded: LoadedExport, upper: number, opTables: readonly ProjectionOpTable[], opIds?: LaunchIds, callIds?: LaunchIds): boolean {
   const handle = loaded.handle;
-  const regular = (ids: { upper: number | null; irregular: boolean }) => !ids.irregular && (ids.upper === null || ids.upper === upper);
+  const regular = (ids: LaunchIds) => !ids.irregular && (ids.upper === null || ids.upper === upper);
   if (callIds ? !regular(callIds) : allRows(handle, selectIrregularLaunchId(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME', upper)).length > 0) return false;
   if (opIds) return regular(opIds);
   return opTables.every((t) => allRows(handle, selectIrregularLaunchId(handle, t, upper)).length === 0);
