@@ -8,7 +8,7 @@ import { WindowIndex } from '../iterations/windowIndex.js';
 import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
 import { gapCount } from '../load/deviceTimelines.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
-import { GC_RANGE, GIL_DOMAIN, loadHostContext, type HostContext } from './hostCauses.js';
+import { GC_RANGE, GIL_DOMAIN, loadHostContext, loadLaunchSide, type HostContext, type LaunchSide } from './hostCauses.js';
 import { NO_STRING_ID } from '../load/typedColumn.js';
 
 /** Default `--min-gap`: 100 us. */
@@ -198,18 +198,73 @@ function iterationSlots(refs: readonly IterationRef[]): IterationSlots {
  *   split and `loadHostContext` for which threads and ranges count.
  */
 export function analyzeGaps(loaded: LoadedExport, opts: GapAnalysisOptions = {}): GapAnalysis {
+  return explainScannedGaps(loaded, scanGaps(loaded, opts), opts);
+}
+
+/**
+ * What the gap analysis finds before the iterations and the host's NVTX ranges are known
+ * (`scanGaps`): each device's gaps, the long ones with the ops on either side, and the host side
+ * the CUDA API calls give. The pipeline scans while the NVTX worker still reads; `explainScannedGaps`
+ * then places the gaps in the iterations and explains the long ones.
+ */
+export interface GapScan {
+  minGapNs: number;
+  deviceId: number | undefined;
+  /** Per device: its totals (no gap reported yet) and which process ended each gap. */
+  devices: readonly DeviceGapScan[];
+  /** The long gaps, in device order. */
+  pending: readonly PendingGap[];
+  launch: LaunchSide;
+  /** With `deviceId`: that device's ops and timeline (`pending` indexes these ops). */
+  filtered?: { ops: GpuOpColumns; devices: DeviceTimeline[] };
+}
+
+interface DeviceGapScan {
+  /** Without the reported gaps: `gaps`, `gapIdleNs` 0 and `idleByCauseNs` empty. */
+  summary: Readonly<DeviceGapSummary>;
+  /** The process that ended each gap on a device that ran several (else null: its only one). */
+  afterPid: Int32Array | null;
+}
+
+/** Every gap per device: totals and the long gaps' bounds and ops; the launch side of the host. */
+export function scanGaps(loaded: LoadedExport, opts: Pick<GapAnalysisOptions, 'minGapNs' | 'deviceId'> = {}): GapScan {
   const minGapNs = opts.minGapNs ?? DEFAULT_MIN_GAP_NS;
-  const { ops, devices } = gpuTimelines(loaded, opts.deviceId);
+  const timelines = gpuTimelines(loaded, opts.deviceId);
+  const { ops } = timelines;
+  const devices: DeviceGapScan[] = [];
+  const pending: PendingGap[] = [];
+  for (const t of timelines.devices) {
+    const { summary, afterPid, longStarts, longEnds } = splitDeviceGaps(ops, t, minGapNs);
+    devices.push({ summary, afterPid });
+    if (!longStarts.length) continue;
+    const { before, after } = resolveBoundaryOps(ops, t.deviceId, longStarts, longEnds);
+    for (let i = 0; i < longStarts.length; i++) {
+      const pid = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
+      pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i] });
+    }
+  }
+  const launch = loadLaunchSide(loaded, ops, wantedLaunchCalls(ops, pending));
+  return { minGapNs, deviceId: opts.deviceId, devices, pending, launch, ...(opts.deviceId !== undefined ? { filtered: timelines } : {}) };
+}
+
+/**
+ * The gap analysis from `scan` (`scanGaps` of the same export): the short gaps summed per
+ * iteration, the long ones explained from the host side and placed in their iterations.
+ */
+export function explainScannedGaps(loaded: LoadedExport, scan: GapScan, opts: Pick<GapAnalysisOptions, 'iterations' | 'iterationsUnavailable' | 'causeRows'> = {}): GapAnalysis {
+  const { minGapNs, deviceId } = scan;
+  const { ops, devices } = scan.filtered ?? gpuTimelines(loaded);
   const slots = iterationSlots(opts.iterations ?? []);
-  const { summaries, pending } = findDeviceGaps(ops, devices, minGapNs, slots);
-  const host = loadHostContext(loaded, ops, wantedLaunchCalls(ops, pending), opts.causeRows);
-  const rows = explainGaps(loaded, ops, pending, host, slots);
+  placeShortGaps(devices, scan, slots);
+  const summaries = scan.devices.map((d) => ({ ...d.summary, idleByCauseNs: {} }));
+  const host = loadHostContext(loaded, scan.launch, opts.causeRows);
+  const rows = explainGaps(loaded, ops, scan.pending, host, slots);
   addByDevice(summaries, rows);
   const threads: GapThreads[] = [...host.threads.values()]
     .sort((a, b) => a.pid - b.pid)
     .map((t) => ({ pid: t.pid, executorTid: t.tids[0], tids: t.tids, launches: t.launches }));
   const notes = opts.iterationsUnavailable ? [`no iterations: ${opts.iterationsUnavailable}; gaps are not placed in iterations`] : [];
-  notes.push(...gapNotes(ops, summaries, rows, threads, host, { minGapNs, deviceId: opts.deviceId }));
+  notes.push(...gapNotes(ops, summaries, rows, threads, host, { minGapNs, deviceId }));
   const sm = meanSmActiveInGaps(loaded, rows);
   if (sm.values) rows.forEach((r, i) => (r.smActivePct = sm.values![i]));
   if (sm.note) notes.push(sm.note);
@@ -228,48 +283,40 @@ export function analyzeGaps(loaded: LoadedExport, opts: GapAnalysisOptions = {})
     iterations: slots.summaries,
     phases: phaseSummaries(slots),
     threads,
-    syncApis: host.syncApiNames,
+    syncApis: [...host.syncApiNames],
     notes,
   };
 }
 
-/**
- * Gaps per device: the short ones summed now (per device and iteration), the long ones kept, with
- * the ops on either side, for the host side.
- */
-function findDeviceGaps(ops: GpuOpColumns, devices: readonly DeviceTimeline[], minGapNs: number, slots: IterationSlots): { summaries: DeviceGapSummary[]; pending: PendingGap[] } {
+/** The short gaps (below `scan.minGapNs`) counted and summed per iteration slot (the last: outside every window). */
+function placeShortGaps(devices: readonly DeviceTimeline[], scan: GapScan, slots: IterationSlots): void {
   const n0 = slots.refs.length;
   const fragCountBy = new Float64Array(n0 + 1);
   const fragNsBy = new Float64Array(n0 + 1);
-  const summaries: DeviceGapSummary[] = [];
-  const pending: PendingGap[] = [];
-  for (const t of devices) {
-    const { summary, longStarts, longEnds } = splitDeviceGaps(ops, t, minGapNs, slots, fragCountBy, fragNsBy);
-    summaries.push(summary);
-    if (!longStarts.length) continue;
-    const { before, after } = resolveBoundaryOps(ops, t.deviceId, longStarts, longEnds);
-    for (let i = 0; i < longStarts.length; i++) {
-      const pid = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
-      pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i] });
+  devices.forEach((t, di) => {
+    const afterPid = scan.devices[di].afterPid;
+    const busyStarts = t.busy.starts;
+    const busyEnds = t.busy.ends;
+    const n = gapCount(t);
+    for (let i = 0; i < n; i++) {
+      const s = busyEnds[i];
+      const d = busyStarts[i + 1] - s;
+      if (d >= scan.minGapNs) continue;
+      const k = slots.index.at(afterPid ? afterPid[i] : t.pids[0], s);
+      const slot = k >= 0 ? k : n0;
+      fragCountBy[slot]++;
+      fragNsBy[slot] += d;
     }
-  }
+  });
   for (let k = 0; k <= n0; k++) {
     const target = k < n0 ? slots.summaries[k] : slots.outside;
     target.fragmentedGaps += fragCountBy[k];
     target.fragmentedIdleNs += fragNsBy[k];
   }
-  return { summaries, pending };
 }
 
-/** One device's gaps: idle time, the short ones counted per iteration slot, the long ones' bounds. */
-function splitDeviceGaps(
-  ops: GpuOpColumns,
-  t: DeviceTimeline,
-  minGapNs: number,
-  slots: IterationSlots,
-  fragCountBy: Float64Array,
-  fragNsBy: Float64Array,
-): { summary: DeviceGapSummary; longStarts: number[]; longEnds: number[] } {
+/** One device's gaps: idle time, the short ones counted, the long ones' bounds. */
+function splitDeviceGaps(ops: GpuOpColumns, t: DeviceTimeline, minGapNs: number): { summary: DeviceGapSummary; afterPid: Int32Array | null; longStarts: number[]; longEnds: number[] } {
   const n = gapCount(t);
   // Which process ended each gap: trivial on a device with one process; else the op after it.
   let afterPid: Int32Array | null = null;
@@ -282,7 +329,7 @@ function splitDeviceGaps(
   const longEnds: number[] = [];
   const busyStarts = t.busy.starts;
   const busyEnds = t.busy.ends;
-  // Millions of gaps on a big export: plain locals and typed counters in the loop.
+  // Millions of gaps on a big export: plain locals in the loop.
   let idleNs = 0;
   let fragGaps = 0;
   let fragNs = 0;
@@ -298,10 +345,6 @@ function splitDeviceGaps(
     }
     fragGaps++;
     fragNs += d;
-    const k = slots.index.at(afterPid ? afterPid[i] : t.pids[0], s);
-    const slot = k >= 0 ? k : slots.refs.length;
-    fragCountBy[slot]++;
-    fragNsBy[slot] += d;
   }
   const summary: DeviceGapSummary = {
     deviceId: t.deviceId,
@@ -319,7 +362,7 @@ function splitDeviceGaps(
     fragmentedIdleNs: fragNs,
     idleByCauseNs: {},
   };
-  return { summary, longStarts, longEnds };
+  return { summary, afterPid, longStarts, longEnds };
 }
 
 /** The correlation ids of the ops that ended the long gaps, per process: their API calls are looked up. */

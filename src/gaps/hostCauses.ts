@@ -133,21 +133,21 @@ export interface HostContext {
   gcTraced: boolean;
   /** Processes with a `GIL Trace` NVTX domain (`nsys -t python-gil`). */
   gilTracedPids: Set<number>;
-  threads: Map<number, LaunchThreads>;
+  threads: ReadonlyMap<number, LaunchThreads>;
   /** `Python GC` ranges of each process (any thread: the collector holds the GIL). */
   gcByPid: Map<number, IntervalSet>;
   /** `Waiting for GIL` ranges on the process's launching threads (union). */
   gilWaitByPid: Map<number, IntervalSet>;
   /** Blocking CUDA API calls on the process's launching threads (union). */
-  syncByPid: Map<number, IntervalSet>;
+  syncByPid: ReadonlyMap<number, IntervalSet>;
   /** Distinct blocking API names seen on launching threads. */
-  syncApiNames: string[];
+  syncApiNames: readonly string[];
   /** Other NVTX ranges of each launching thread (key `threadKey`), for the `nvtx:` cause. */
   nvtxByThread: Map<number, ThreadRanges>;
   /** Cause names (`nvtxCauseName`) indexed by `ThreadRanges.name`. */
   nvtxNames: string[];
   /** API calls of the requested ops, per pid then correlation id. */
-  apiCalls: Map<number, Map<number, ApiCallInfo>>;
+  apiCalls: ReadonlyMap<number, ReadonlyMap<number, ApiCallInfo>>;
 }
 
 class IntervalLists {
@@ -174,32 +174,52 @@ class IntervalLists {
 }
 
 /**
- * Loads the host side of the gaps:
- * 1. CUDA API calls (the loaded columns): which threads launched the GPU ops (correlation id +
- *    PID), the blocking calls of those threads, and the calls behind `wantedCorrelations` (ops
- *    after gaps);
- * 2. NVTX (the loaded columns, else one query over the rows needed): `Python GC` ranges of every
- *    thread, `Waiting for GIL` and every other range of the launching threads (`Holding GIL` rows
- *    are skipped).
+ * The host side of the gaps from the CUDA API calls alone (`loadLaunchSide`): known before the
+ * iterations and the NVTX ranges, so it can be read while the other thread still reads those.
  */
-export function loadHostContext(loaded: LoadedExport, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>, causeRows?: HostCauseRows): HostContext {
+export interface LaunchSide {
+  runtimePresent: boolean;
+  threads: ReadonlyMap<number, LaunchThreads>;
+  syncByPid: ReadonlyMap<number, IntervalSet>;
+  syncApiNames: readonly string[];
+  apiCalls: ReadonlyMap<number, ReadonlyMap<number, ApiCallInfo>>;
+  /** The launching threads' `threadKey`s. */
+  launchingKeys: ReadonlySet<number>;
+}
+
+/**
+ * The CUDA API calls (the loaded columns): which threads launched the GPU ops (correlation id +
+ * PID), the blocking calls of those threads, and the calls behind `wantedCorrelations` (ops after
+ * gaps).
+ */
+export function loadLaunchSide(loaded: LoadedExport, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>): LaunchSide {
+  const runtimePresent = loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
+  const apiCalls = new Map<number, Map<number, ApiCallInfo>>();
+  const launching = runtimePresent ? readLaunchCalls(loaded, ops, wantedCorrelations, apiCalls) : { launches: new Map<number, number>(), sync: new IntervalLists(), syncNameIds: new Map<number, Set<number>>(), apiNames: new Map<number, string>() };
+  return { runtimePresent, apiCalls, ...launchingThreads(launching) };
+}
+
+/**
+ * The host side of the gaps: `launch` (`loadLaunchSide`), and from NVTX (the loaded columns,
+ * `causeRows`, else one query over the rows needed) the `Python GC` ranges of every thread,
+ * `Waiting for GIL` and every other range of the launching threads (`Holding GIL` rows are skipped).
+ */
+export function loadHostContext(loaded: LoadedExport, launch: LaunchSide, causeRows?: HostCauseRows): HostContext {
   const ctx: HostContext = {
-    runtimePresent: loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME'),
+    runtimePresent: launch.runtimePresent,
     nvtxPresent: loaded.hasTable('NVTX_EVENTS'),
     gcTraced: false,
     gilTracedPids: new Set(),
-    threads: new Map(),
+    threads: launch.threads,
     gcByPid: new Map(),
     gilWaitByPid: new Map(),
-    syncByPid: new Map(),
-    syncApiNames: [],
+    syncByPid: launch.syncByPid,
+    syncApiNames: launch.syncApiNames,
     nvtxByThread: new Map(),
     nvtxNames: [],
-    apiCalls: new Map(),
+    apiCalls: launch.apiCalls,
   };
-  const launching = ctx.runtimePresent ? readLaunchCalls(loaded, ops, wantedCorrelations, ctx) : { launches: new Map<number, number>(), sync: new IntervalLists(), syncNameIds: new Map<number, Set<number>>(), apiNames: new Map<number, string>() };
-  const launchingSet = launchingThreads(ctx, launching);
-  if (ctx.nvtxPresent) readHostRanges(loaded, ctx, launchingSet, causeRows);
+  if (ctx.nvtxPresent) readHostRanges(loaded, ctx, launch.launchingKeys, causeRows);
   return ctx;
 }
 
@@ -215,7 +235,7 @@ interface LaunchingCalls {
 }
 
 /** The calls that launched GPU work (and those behind `wanted`), the blocking calls, per thread. */
-function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns, wanted: Map<number, Set<number>>, ctx: HostContext): LaunchingCalls {
+function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns, wanted: Map<number, Set<number>>, apiCalls: Map<number, Map<number, ApiCallInfo>>): LaunchingCalls {
   const calls = loaded.apiCalls();
   const out: LaunchingCalls = { launches: new Map(), sync: new IntervalLists(), syncNameIds: new Map(), apiNames: new Map() };
   // The calls' distinct name ids are in memory already: no second scan of the runtime table.
@@ -235,7 +255,7 @@ function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns, wanted: Map<nu
   }
   for (const [pid, corrs] of wanted) {
     const m = new Map<number, ApiCallInfo>();
-    ctx.apiCalls.set(pid, m);
+    apiCalls.set(pid, m);
     for (const corr of corrs) {
       const ci = index.lookup(pid, corr);
       if (ci >= 0) m.set(corr, { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: calls.nameId[ci] === NO_STRING_ID ? '' : stripApiVersion(out.apiNames.get(calls.nameId[ci]) ?? '') });
@@ -272,8 +292,8 @@ function blockingNameTest(apiNames: ReadonlyMap<number, string>): (nameId: numbe
   return (nameId) => (nameId >= 0 ? isSync[nameId] === 1 : negativeSync.size > 0 && negativeSync.has(nameId));
 }
 
-/** Launching threads per process, busiest first, and their blocking calls (only theirs count); returns the launching threads' keys. */
-function launchingThreads(ctx: HostContext, calls: LaunchingCalls): Set<number> {
+/** Launching threads per process, busiest first, their blocking calls (only theirs count) and keys. */
+function launchingThreads(calls: LaunchingCalls): Pick<LaunchSide, 'threads' | 'syncByPid' | 'syncApiNames' | 'launchingKeys'> {
   const perPid = new Map<number, { tid: number; n: number }[]>();
   for (const [k, n] of calls.launches) {
     const pid = Math.floor(k / 16777216);
@@ -282,18 +302,19 @@ function launchingThreads(ctx: HostContext, calls: LaunchingCalls): Set<number> 
     if (!l) perPid.set(pid, (l = []));
     l.push({ tid, n });
   }
+  const threads = new Map<number, LaunchThreads>();
   const launchingKeys: number[] = [];
   for (const [pid, l] of perPid) {
     l.sort((a, b) => b.n - a.n || a.tid - b.tid);
-    ctx.threads.set(pid, { pid, tids: l.map((x) => x.tid), launches: l.map((x) => x.n) });
+    threads.set(pid, { pid, tids: l.map((x) => x.tid), launches: l.map((x) => x.n) });
     for (const x of l) launchingKeys.push(threadKey(pid, x.tid));
   }
   const launchingSet = new Set(launchingKeys);
   const seen = new Set<string>();
   for (const [k, ids] of calls.syncNameIds) if (launchingSet.has(k)) for (const id of ids) seen.add(stripApiVersion(calls.apiNames.get(id) ?? ''));
-  ctx.syncApiNames = [...seen].sort();
-  for (const [pid, t] of ctx.threads) ctx.syncByPid.set(pid, calls.sync.union(t.tids.map((tid) => threadKey(pid, tid))));
-  return launchingSet;
+  const syncByPid = new Map<number, IntervalSet>();
+  for (const [pid, t] of threads) syncByPid.set(pid, calls.sync.union(t.tids.map((tid) => threadKey(pid, tid))));
+  return { threads, syncByPid, syncApiNames: [...seen].sort(), launchingKeys: launchingSet };
 }
 
 /** Per launching thread, its ranges as they are collected (millions on NVTX-heavy exports). */

@@ -14,7 +14,7 @@ import type { CategoryClassifier } from '../categories/rules.js';
 import { EmptyCaptureError, IterationError } from '../errors.js';
 import { findFindings } from '../findings/findFindings.js';
 import type { FindingsResult } from '../findings/finding.js';
-import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../gaps/analyzeGaps.js';
+import { explainScannedGaps, idleByCausePerIteration, scanGaps, type GapAnalysis, type GapScan } from '../gaps/analyzeGaps.js';
 import { findGilHolders, type GilHolderAnalysis } from '../gaps/gilHolders.js';
 import { summarizeHost, type HostSummary } from '../gaps/hostSummary.js';
 import { hostCauseRows, hostNvtxRanges, type HostNvtxRanges } from '../gaps/hostNvtxRanges.js';
@@ -61,8 +61,9 @@ export interface GapsPart {
  * Every part's value. Besides the parts a caller asks for (`AnalysisPart`): `launches` (the GPU
  * ops and API calls read), `emptyCapture` (the health of a capture without GPU work),
  * `iterationWindows` (the iteration windows found), `iterationRun` (the iteration analysis as
- * made), `healthLaunches` (graph capture against the GPU work after it) and `hostRanges` (the GC
- * and GIL ranges taken from the NVTX columns). `iterations` is the iteration analysis with each
+ * made), `healthLaunches` (graph capture against the GPU work after it), `gapScan` (the gaps
+ * before the iterations and the NVTX side are known) and `hostRanges` (the GC and GIL ranges taken
+ * from the NVTX columns). `iterations` is the iteration analysis with each
  * row's idle causes and GPU metrics, the rows `ExportAnalysis` shows.
  */
 export interface PartValues {
@@ -72,6 +73,7 @@ export interface PartValues {
   emptyCapture: CaptureHealth | null;
   iterationWindows: IterationWindows | null;
   iterationRun: IterationRun;
+  gapScan: GapScan;
   gaps: GapsPart;
   pytorchHost: PytorchHostSide | null;
   healthLaunches: LaunchPhases | null;
@@ -233,19 +235,27 @@ const iterationRun = part({
   },
 });
 
+// The gaps from the GPU ops and the API calls alone, before the iteration windows are taken: while
+// the NVTX worker still reads (their NVTX side), this thread would otherwise wait.
+const gapScan = part({
+  name: 'gapScan',
+  needs: ['launches'],
+  loads: GPU_OPS_AND_CALLS,
+  reads: ['gpuTimelines'],
+  compute: ({ loaded, request }) => scanGaps(loaded, { minGapNs: request.minGapNs, deviceId: request.deviceId }),
+});
+
 const gaps = part({
   name: 'gaps',
-  needs: ['launches', 'hostCauseRows'],
+  needs: ['launches', 'gapScan', 'hostCauseRows'],
   uses: ['iterationRun'],
   loads: GPU_OPS_AND_CALLS,
   reads: ['gpuTimelines'],
-  compute: ({ loaded, request, asked }, d): GapsPart => {
+  compute: ({ loaded, asked }, d): GapsPart => {
     const rows = d.iterationRun?.analysis?.iterations ?? null;
-    const analysis = analyzeGaps(loaded, {
+    const analysis = explainScannedGaps(loaded, d.gapScan, {
       iterations: rows,
       iterationsUnavailable: asked.has('coverage') ? undefined : (d.iterationRun?.error ?? undefined),
-      minGapNs: request.minGapNs,
-      deviceId: request.deviceId,
       causeRows: d.hostCauseRows ?? undefined,
     });
     return { analysis, idleByIteration: rows ? idleByCausePerIteration(analysis, rows, { includeFragmented: true }) : null };
@@ -485,6 +495,7 @@ export const PARTS: readonly PartEntry[] = [
   nvtxGpu,
   emptyCapture,
   healthLaunches,
+  gapScan,
   iterationWindows,
   iterationRun,
   hostRanges,

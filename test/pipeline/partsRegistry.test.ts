@@ -49,7 +49,14 @@ describe('the parts registry', () => {
     expect(at('gaps')).toBeLessThan(at('kernels'));
     // `gaps` alone reads no iterations (they are read when asked for anyway); it reads the host-cause
     // rows (null when neither the NVTX columns nor the worker have them: the gaps query their own).
-    expect(names(planRun(partsFor(resolveParts(['gaps'])), { largeNvtx: false, inBackground: () => false }))).toEqual(['launches', 'hostCauseRows', 'gaps']);
+    expect(names(planRun(partsFor(resolveParts(['gaps'])), { largeNvtx: false, inBackground: () => false }))).toEqual(['launches', 'gapScan', 'hostCauseRows', 'gaps']);
+  });
+
+  it('iterations with gaps: the gaps are scanned before the worker is asked for the iteration windows, explained after the iterations', () => {
+    const worker = (n: string) => ['iterationWindows', 'hostCauseRows'].includes(n);
+    const plan = names(planRun(partsFor(resolveParts(['iterations', 'gaps', 'metrics'])), { largeNvtx: false, inBackground: worker }));
+    expect(plan.slice(0, 5)).toEqual(['launches', 'emptyCapture', 'gapScan', 'iterationWindows', 'iterationRun']);
+    expect(plan.indexOf('gaps')).toBeGreaterThan(plan.indexOf('hostCauseRows'));
   });
 
   it('the worker parts are taken just before their first reader; a large NVTX table is read and let go first', () => {
@@ -64,6 +71,22 @@ describe('the parts registry', () => {
     const nvtxReaders = ['nvtx', 'nvtxGpu', 'iterationWindows', 'hostRanges', 'hostCauseRows'];
     expect(names(large).slice(0, nvtxReaders.length + 1)).toEqual([...nvtxReaders, 'launches']);
     expect(large.slice(0, nvtxReaders.length).map((p) => p.release)).toEqual([[], [], [], [], ['nvtx']]);
+  });
+
+  it('in every run mode each part comes after the parts it needs', () => {
+    const modes = [
+      { largeNvtx: false, inBackground: () => false },
+      { largeNvtx: true, inBackground: () => false },
+      { largeNvtx: false, inBackground: (n: string) => ['nvtx', 'nvtxGpu', 'kernels', 'iterationWindows', 'hostCauseRows', 'info', 'healthLaunches'].includes(n) },
+    ];
+    for (const asked of [REPORT_PARTS, ['iterations', 'gaps', 'metrics', 'pytorchHost'], ['gaps'], ['findings']] as const) {
+      for (const mode of modes) {
+        const order = names(planRun(partsFor(resolveParts(asked)), mode));
+        for (const p of PARTS.filter((e) => order.includes(e.name))) {
+          for (const d of p.needs) expect(order.indexOf(d), `${asked.join(',')}: ${p.name} needs ${d}`).toBeLessThan(order.indexOf(p.name));
+        }
+      }
+    }
   });
 
   it('pytorch-gpu-metrics: rows with idle causes and metrics, phases with metrics, the metrics notes in the iteration notes', () => {

@@ -153,7 +153,7 @@ describe('iterscope report (Markdown) on pytorch-dense with both logs', () => {
   });
 
   it('runs each analysis once (one timing per analysis)', () => {
-    expect(Object.keys(data.timingsMs).sort()).toEqual(['apiCalls', 'findings', 'gaps', 'gilHolders', 'gpuOps', 'health', 'healthLaunches', 'host', 'hostCauseRows', 'hostRanges', 'info', 'iterationWindows', 'iterations', 'kernels', 'memory', 'metrics', 'nvtx', 'nvtxColumns', 'nvtxGpu']);
+    expect(Object.keys(data.timingsMs).sort()).toEqual(['apiCalls', 'findings', 'gapScan', 'gaps', 'gilHolders', 'gpuOps', 'health', 'healthLaunches', 'host', 'hostCauseRows', 'hostRanges', 'info', 'iterationWindows', 'iterations', 'kernels', 'memory', 'metrics', 'nvtx', 'nvtxColumns', 'nvtxGpu']);
   });
 });
 

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openExport } from '../../src/export/openExport.js';
+import type { ExportHandle } from '../../queries/handle.js';
+import { analyzeGaps, explainScannedGaps, scanGaps, type GapRow } from '../../src/gaps/analyzeGaps.js';
+import { LoadedExport } from '../../src/load/loadedExport.js';
+import { fixture } from '../helpers/fixtures.js';
+import { gapsOf } from '../helpers/pipeline.js';
+
+const bounds = (r: GapRow) => [r.deviceId, r.pid, r.startNs, r.endNs, r.before?.name ?? null, r.after?.name ?? null];
+
+// The pipeline scans the gaps (GPU ops and API calls) before the iteration windows and the NVTX side
+// are known, and explains them after: the scan is shared, never written.
+describe('gaps scanned, then explained (pytorch-dense)', () => {
+  let h: ExportHandle;
+  beforeAll(() => {
+    h = openExport(fixture('pytorch-dense', 'trace.sqlite'));
+  });
+  afterAll(() => h.close());
+
+  it('one scan explained with the iterations and then without gives what each analysis gives alone', () => {
+    const piped = gapsOf(h);
+    expect(piped.iterationsFound).toBe(true);
+    const loaded = new LoadedExport(h);
+    const scan = scanGaps(loaded);
+    const its = piped.iterations.map((s) => ({ iter: s.iter, pid: s.pid, startNs: s.startNs, endNs: s.endNs, phase: s.phase }));
+    const withIterations = explainScannedGaps(loaded, scan, { iterations: its });
+    const without = explainScannedGaps(loaded, scan, { iterations: null });
+    expect(withIterations).toEqual(piped);
+    expect(without).toEqual(analyzeGaps(new LoadedExport(h), { iterations: null }));
+    // The iterations' share of the short gaps is placed in the explanation, not in the scan.
+    expect(withIterations.iterations.reduce((a, s) => a + s.fragmentedGaps, 0)).toBeGreaterThan(0);
+    expect(scan.devices.map((d) => [d.summary.gaps, d.summary.gapIdleNs, Object.keys(d.summary.idleByCauseNs).length])).toEqual([[0, 0, 0]]);
+    // Without --device the scan holds no GPU op columns of its own (they go with the loader's).
+    expect(scan.filtered).toBeUndefined();
+  });
+});
+
+describe('--device on a two-GPU export (nsys 2026.2, h100_2gpu)', () => {
+  let h: ExportHandle;
+  beforeAll(() => {
+    h = openExport(fixture('external', 'nsys2026.2_h100_2gpu_1s_nsysai.sqlite'));
+  });
+  afterAll(() => h.close());
+
+  it("each device's analysis has that device's gaps of the whole one, with the same ops on either side", () => {
+    const whole = analyzeGaps(new LoadedExport(h), { minGapNs: 10_000 });
+    expect(whole.devices.map((d) => d.deviceId)).toEqual([0, 1]);
+    for (const deviceId of [0, 1]) {
+      const one = analyzeGaps(new LoadedExport(h), { minGapNs: 10_000, deviceId });
+      const mine = whole.gaps.filter((r) => r.deviceId === deviceId);
+      expect(mine.length).toBeGreaterThan(0);
+      expect(one.gaps.map(bounds)).toEqual(mine.map(bounds));
+      const { gaps: _g, gapIdleNs: _i, idleByCauseNs: _c, ...totals } = whole.devices.find((d) => d.deviceId === deviceId)!;
+      expect(one.devices).toHaveLength(1);
+      expect(one.devices[0]).toMatchObject(totals);
+    }
+  });
+});
