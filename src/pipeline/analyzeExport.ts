@@ -24,10 +24,13 @@ export type AnalysisProgress = (step: string) => void;
  *    and kernel summaries, the host ranges and the NVTX GPU projection; `nvtxRead`, see
  *    `backgroundPlan` and backgroundParts.ts);
  * 2. GPU ops and CUDA API calls (typed columns) when iterations, gaps or the timeline are asked for;
+ *    with gaps, each device's gaps are scanned next (`gapScan`: from these alone, while the worker
+ *    still reads);
  * 3. iterations: windows from the first iteration source with ranges (or the user's
  *    `--iteration-range`), numbered, GPU work attributed by launch call, joined to the logs;
- * 4. gaps with host causes (given the iterations: idle time by cause per iteration), then the
- *    columns are let go, unless the `timeline` part (what `trace` writes) keeps the GPU ops;
+ * 4. the gaps explained by their host causes (given the iterations: idle time by cause per
+ *    iteration), then the columns are let go, unless the `timeline` part (what `trace` writes)
+ *    keeps the GPU ops;
  * 5. GPU metrics per iteration, phases, GC/GIL, category time, the kernel and NVTX summaries, the
  *    NVTX GPU projection, and the coverage with every note.
  *
