@@ -63,8 +63,8 @@ export interface GapsPart {
  * `iterationWindows` (the iteration windows found), `iterationRun` (the iteration analysis as
  * made), `healthLaunches` (graph capture against the GPU work after it), `gapScan` (the gaps
  * before the iterations and the NVTX side are known) and `hostRanges` (the GC and GIL ranges taken
- * from the NVTX columns). `iterations` is the iteration analysis with each
- * row's idle causes and GPU metrics, the rows `ExportAnalysis` shows.
+ * from the NVTX columns). `iterations` is the iteration analysis with each row's idle causes and
+ * GPU metrics, the rows `ExportAnalysis` shows.
  */
 export interface PartValues {
   nvtx: NvtxSummaryWithDomains;
