@@ -5,7 +5,7 @@ import type { LoadedExport } from '../load/loadedExport.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
 import { formatNs } from '../formatNs.js';
 import { WindowIndex } from '../iterations/windowIndex.js';
-import { causeRank, innermostSegments, layeredSegments, splitGapCauses, type NamedRange } from './attributeCauses.js';
+import { causeRank, innermostSegmentsOf, layeredSegments, splitGapCauses, type NamedSegments } from './attributeCauses.js';
 import { gapCount } from '../load/deviceTimelines.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, loadLaunchSide, type HostContext, type LaunchSide } from './hostCauses.js';
@@ -142,7 +142,8 @@ export interface GapAnalysis {
 }
 
 function addTo(into: Record<string, number>, from: Record<string, number>): void {
-  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+  // for...in, not Object.entries: no pair arrays for each of tens of thousands of gaps.
+  for (const k in from) into[k] = (into[k] ?? 0) + from[k];
 }
 
 /** Causes sorted for output: priority order, then larger first. */
@@ -426,12 +427,13 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
 }
 
 /** The innermost NVTX range segments of each launching thread of the gap's process inside the gap. */
-function threadSegments(host: HostContext, g: PendingGap) {
+function threadSegments(host: HostContext, g: PendingGap): NamedSegments[] {
   return (host.threads.get(g.pid)?.tids ?? []).map((tid) => {
     const tr = host.nvtxByThread.get(threadKey(g.pid, tid));
     if (!tr) return { starts: [], ends: [], names: [] };
-    const cand: NamedRange[] = tr.overlapping(g.startNs, g.endNs).map((i) => ({ start: tr.start[i], end: tr.end[i], name: host.nvtxNames[tr.name[i]] }));
-    return innermostSegments(cand, g.startNs, g.endNs);
+    const open = tr.overlapping(g.startNs, g.endNs);
+    const ranges = { starts: open.map((i) => tr.start[i]), ends: open.map((i) => tr.end[i]), names: open.map((i) => host.nvtxNames[tr.name[i]]) };
+    return innermostSegmentsOf(ranges, g.startNs, g.endNs);
   });
 }
 

@@ -155,25 +155,56 @@ export function primaryCause(causes: Record<string, number>): string {
  */
 export function splitGapCauses(input: GapCauseInput): GapCauses {
   const { startNs: s, endNs: e } = input;
-  const causes: Record<string, number> = {};
+  const parts = new CauseParts();
   const untaken = new Untaken(s, e);
-  const add = (cause: string, part: number) => {
-    if (part > 0) causes[cause] = (causes[cause] ?? 0) + part;
-  };
-  for (const [cause, set] of [['gc', input.gc], ['gil_wait', input.gilWait], ['sync', input.sync]] as const) {
-    if (set && !untaken.empty) add(cause, untaken.take(set));
-  }
+  if (input.gc && !untaken.empty) parts.add('gc', untaken.take(input.gc));
+  if (input.gilWait && !untaken.empty) parts.add('gil_wait', untaken.take(input.gilWait));
+  if (input.sync && !untaken.empty) parts.add('sync', untaken.take(input.sync));
   const api = input.launchApiStartNs;
-  if (api != null && api > s && api < e) add('launch_late', untaken.takeRange(api, e));
+  if (api != null && api > s && api < e) parts.add('launch_late', untaken.takeRange(api, e));
   if (input.nvtx) {
     const segs = input.nvtx;
-    for (let i = 0; i < segs.starts.length && !untaken.empty; i++) add(NVTX_CAUSE_PREFIX + segs.names[i], untaken.takeRange(segs.starts[i], segs.ends[i]));
+    for (let i = 0; i < segs.starts.length && !untaken.empty; i++) parts.add(NVTX_CAUSE_PREFIX + segs.names[i], untaken.takeRange(segs.starts[i], segs.ends[i]));
   }
-  const rest = untaken.length;
-  if (rest > 0) causes.unattributed = rest;
-  const ordered: Record<string, number> = {};
-  for (const k of Object.keys(causes).sort((a, b) => causeRank(a) - causeRank(b) || causes[b] - causes[a] || (a < b ? -1 : a > b ? 1 : 0))) ordered[k] = causes[k];
-  return { causes: ordered, cause: primaryCause(ordered) };
+  parts.add('unattributed', untaken.length);
+  return parts.ordered();
+}
+
+/**
+ * One gap's non-zero parts by cause, in a few parallel arrays: a gap has a handful of causes, and
+ * records keyed by cause names built up one key at a time cost a hidden-class change per key on
+ * every one of tens of thousands of gaps. The record is built once, in output order.
+ */
+class CauseParts {
+  private readonly names: string[] = [];
+  private readonly ns: number[] = [];
+  private readonly ranks: number[] = [];
+
+  add(cause: string, part: number): void {
+    if (!(part > 0)) return;
+    const i = this.names.indexOf(cause);
+    if (i >= 0) this.ns[i] += part;
+    else {
+      this.names.push(cause);
+      this.ns.push(part);
+      this.ranks.push(causeRank(cause));
+    }
+  }
+
+  /** The parts in `sortCauses` order (priority, larger first, name) and the primary cause (`primaryCause`). */
+  ordered(): GapCauses {
+    const { names, ns, ranks } = this;
+    const order = names.map((_, i) => i);
+    if (order.length > 1) order.sort((a, b) => ranks[a] - ranks[b] || ns[b] - ns[a] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0));
+    const causes: Record<string, number> = {};
+    let best = -1;
+    for (const i of order) {
+      causes[names[i]] = ns[i];
+      // In this order the first of the largest parts wins a tie: higher priority, then the name.
+      if (best < 0 || ns[i] > ns[best]) best = i;
+    }
+    return { causes, cause: best < 0 ? 'unattributed' : names[best] };
+  }
 }
 
 /** An NVTX range on one thread. */
@@ -183,6 +214,13 @@ export interface NamedRange {
   name: string;
 }
 
+/** NVTX ranges as parallel columns (`NamedRange`s without an object each). */
+export interface NamedRangeColumns {
+  starts: number[];
+  ends: number[];
+  names: string[];
+}
+
 /**
  * The innermost range open at each instant of [a, b): among the ranges containing the instant, the
  * one that started last (ties: the one that ends first, then the later in the list). Returns
@@ -190,30 +228,39 @@ export interface NamedRange {
  * same name merge.
  */
 export function innermostSegments(ranges: readonly NamedRange[], a: number, b: number): NamedSegments {
+  return innermostSegmentsOf({ starts: ranges.map((r) => r.start), ends: ranges.map((r) => r.end), names: ranges.map((r) => r.name) }, a, b);
+}
+
+/**
+ * `innermostSegments` over columns: what the gap analysis calls once per gap and launching thread
+ * (tens of thousands of times), so it allocates the cut points and its answer, nothing per range.
+ */
+export function innermostSegmentsOf(ranges: NamedRangeColumns, a: number, b: number): NamedSegments {
   const out: NamedSegments = { starts: [], ends: [], names: [] };
-  const cand = ranges.filter((r) => r.start < b && r.end > a && r.end > r.start);
-  if (cand.length === 0 || b <= a) return out;
-  const cuts = new Set<number>([a, b]);
-  for (const r of cand) {
-    if (r.start > a) cuts.add(r.start);
-    if (r.end < b) cuts.add(r.end);
+  if (!(b > a)) return out;
+  const { starts: rs, ends: re, names: rn } = ranges;
+  // The ranges overlapping [a, b) with a length, in list order; their inner ends cut the gap.
+  const cand: number[] = [];
+  const pts: number[] = [a, b];
+  for (let j = 0; j < rs.length; j++) {
+    if (!(rs[j] < b && re[j] > a && re[j] > rs[j])) continue;
+    cand.push(j);
+    if (rs[j] > a) pts.push(rs[j]);
+    if (re[j] < b) pts.push(re[j]);
   }
-  const pts = [...cuts].sort((x, y) => x - y);
+  if (cand.length === 0) return out;
+  pts.sort((x, y) => x - y);
   for (let i = 0; i + 1 < pts.length; i++) {
     const x = pts[i];
     const y = pts[i + 1];
+    if (y === x) continue;
     let best = -1;
-    for (let j = 0; j < cand.length; j++) {
-      const r = cand[j];
-      if (r.start > x || r.end < y) continue;
-      if (best < 0) best = j;
-      else {
-        const q = cand[best];
-        if (r.start > q.start || (r.start === q.start && (r.end < q.end || r.end === q.end))) best = j;
-      }
+    for (const j of cand) {
+      if (rs[j] > x || re[j] < y) continue;
+      if (best < 0 || rs[j] > rs[best] || (rs[j] === rs[best] && re[j] <= re[best])) best = j;
     }
     if (best < 0) continue;
-    const name = cand[best].name;
+    const name = rn[best];
     const n = out.starts.length;
     if (n > 0 && out.ends[n - 1] === x && out.names[n - 1] === name) out.ends[n - 1] = y;
     else {

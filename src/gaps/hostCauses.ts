@@ -1,4 +1,5 @@
-import { stripApiVersion } from '../load/apiCallColumns.js';
+import { stripApiVersion, type ApiCallColumns } from '../load/apiCallColumns.js';
+import type { ApiCallIndex } from '../load/apiCallIndex.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import { forEachHostCauseRange, threadKey, type HostCauseRows } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
@@ -56,7 +57,7 @@ export class ThreadRanges {
   readonly end: Float64Array;
   readonly name: Int32Array;
   private next = 0;
-  private active: number[] = [];
+  private readonly active: number[] = [];
   private lastQuery = -Infinity;
   /**
    * Ranges in start order (ties: the longer first, then input order). Typed inputs already in
@@ -95,16 +96,23 @@ export class ThreadRanges {
    * non-decreasing `a` (the gaps are processed in time order); any `b` is fine.
    */
   overlapping(a: number, b: number): number[] {
+    const { start, end, active } = this;
     if (a < this.lastQuery) {
       this.next = 0;
-      this.active = [];
+      active.length = 0;
     }
     this.lastQuery = a;
-    while (this.next < this.start.length && this.start[this.next] <= a) this.active.push(this.next++);
-    this.active = this.active.filter((i) => this.end[i] > a);
-    const out = this.active.filter((i) => this.start[i] < b);
-    for (let i = this.next; i < this.start.length && this.start[i] < b; i++) if (this.end[i] > a) out.push(i);
-    return out.sort((x, y) => x - y);
+    while (this.next < start.length && start[this.next] <= a) active.push(this.next++);
+    // Drop the ranges that ended by `a`, in place: `active` stays in index (start) order.
+    let kept = 0;
+    for (let r = 0; r < active.length; r++) if (end[active[r]] > a) active[kept++] = active[r];
+    active.length = kept;
+    // Those still open, then those starting inside [a, b): every one after the open ones, so the
+    // indices come out in start order.
+    const out: number[] = [];
+    for (let r = 0; r < kept; r++) if (start[active[r]] < b) out.push(active[r]);
+    for (let i = this.next; i < start.length && start[i] < b; i++) if (end[i] > a) out.push(i);
+    return out;
   }
 }
 
@@ -234,40 +242,68 @@ interface LaunchingCalls {
   apiNames: Map<number, string>;
 }
 
-/** The calls that launched GPU work (and those behind `wanted`), the blocking calls, per thread. */
+/**
+ * The calls that launched GPU work (and those behind `wanted`), the blocking calls, per thread.
+ * One function per pass over the calls or ops: each long loop is optimized on its own, and its
+ * exit does not throw away the optimized code of a loop still to come.
+ */
 function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns, wanted: Map<number, Set<number>>, apiCalls: Map<number, Map<number, ApiCallInfo>>): LaunchingCalls {
   const calls = loaded.apiCalls();
-  const out: LaunchingCalls = { launches: new Map(), sync: new IntervalLists(), syncNameIds: new Map(), apiNames: new Map() };
-  // The calls' distinct name ids are in memory already: no second scan of the runtime table.
+  const apiNames = apiNamesOf(loaded, calls);
+  const index = loaded.apiCallIndex();
+  const launched = launchedCalls(ops, calls.count, index);
+  for (const [pid, corrs] of wanted) apiCalls.set(pid, wantedCalls(calls, index, pid, corrs, apiNames));
+  return { apiNames, ...callsPerThread(calls, launched, blockingNameTest(apiNames)) };
+}
+
+/** The calls' names by name id (the distinct ids are in memory already: no second scan of the runtime table). */
+function apiNamesOf(loaded: LoadedExport, calls: ApiCallColumns): Map<number, string> {
   const nameIds = new Set<number>();
   let lastId = -1;
   for (let i = 0; i < calls.count; i++) {
     const id = calls.nameId[i];
     if (id !== lastId && id !== NO_STRING_ID) nameIds.add((lastId = id));
   }
-  for (const [id, name] of loaded.strings(nameIds)) out.apiNames.set(id, name);
-  const index = loaded.apiCallIndex();
-  // The calls that launched GPU work: the op's (pid, correlationId) leads to its call.
-  const launched = new Uint8Array(calls.count);
+  return new Map(loaded.strings(nameIds));
+}
+
+/** A flag per call: it launched GPU work (an op's (pid, correlationId) leads to it). */
+function launchedCalls(ops: GpuOpColumns, callCount: number, index: ApiCallIndex): Uint8Array {
+  const launched = new Uint8Array(callCount);
   for (let i = 0; i < ops.count; i++) {
     const ci = index.lookup(ops.pid[i], ops.correlationId[i]);
     if (ci >= 0) launched[ci] = 1;
   }
-  for (const [pid, corrs] of wanted) {
-    const m = new Map<number, ApiCallInfo>();
-    apiCalls.set(pid, m);
-    for (const corr of corrs) {
-      const ci = index.lookup(pid, corr);
-      if (ci >= 0) m.set(corr, { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: calls.nameId[ci] === NO_STRING_ID ? '' : stripApiVersion(out.apiNames.get(calls.nameId[ci]) ?? '') });
-    }
+  return launched;
+}
+
+/** The calls of one process behind the correlation ids asked for. */
+function wantedCalls(calls: ApiCallColumns, index: ApiCallIndex, pid: number, corrs: Set<number>, apiNames: ReadonlyMap<number, string>): Map<number, ApiCallInfo> {
+  const m = new Map<number, ApiCallInfo>();
+  for (const corr of corrs) {
+    const ci = index.lookup(pid, corr);
+    if (ci >= 0) m.set(corr, { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: calls.nameId[ci] === NO_STRING_ID ? '' : stripApiVersion(apiNames.get(calls.nameId[ci]) ?? '') });
   }
-  const isBlocking = blockingNameTest(out.apiNames);
+  return m;
+}
+
+/** Launch calls counted per thread, blocking calls (and their names) listed per thread. */
+function callsPerThread(calls: ApiCallColumns, launched: Uint8Array, isBlocking: (nameId: number) => boolean): Omit<LaunchingCalls, 'apiNames'> {
+  const out = { launches: new Map<number, number>(), sync: new IntervalLists(), syncNameIds: new Map<number, Set<number>>() };
+  // A thread's calls come in runs: its launches are counted per run, not with a Map update per call.
+  let runKey = NaN;
+  let runLaunches = 0;
   for (let i = 0; i < calls.count; i++) {
     const nameId = calls.nameId[i];
     const blocking = isBlocking(nameId);
     if (!launched[i] && !blocking) continue;
     const k = threadKey(calls.pid[i], calls.tid[i]);
-    if (launched[i]) out.launches.set(k, (out.launches.get(k) ?? 0) + 1);
+    if (k !== runKey) {
+      if (runLaunches > 0) out.launches.set(runKey, (out.launches.get(runKey) ?? 0) + runLaunches);
+      runKey = k;
+      runLaunches = 0;
+    }
+    if (launched[i]) runLaunches++;
     if (blocking) {
       out.sync.push(k, calls.start[i], calls.end[i]);
       let s = out.syncNameIds.get(k);
@@ -275,6 +311,7 @@ function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns, wanted: Map<nu
       s.add(nameId);
     }
   }
+  if (runLaunches > 0) out.launches.set(runKey, (out.launches.get(runKey) ?? 0) + runLaunches);
   return out;
 }
 

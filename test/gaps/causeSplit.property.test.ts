@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { unionIntervals, type IntervalSet } from '../../src/math/intervals.js';
-import { NVTX_CAUSE_PREFIX, splitGapCauses, type NamedSegments } from '../../src/gaps/attributeCauses.js';
+import { NVTX_CAUSE_PREFIX, primaryCause, splitGapCauses, type NamedSegments } from '../../src/gaps/attributeCauses.js';
+import { sortCauses } from '../../src/gaps/analyzeGaps.js';
 
 const arbSet = fc.array(fc.tuple(fc.integer({ min: -50, max: 250 }), fc.integer({ min: 0, max: 60 })), { maxLength: 6 }).map((ps): IntervalSet =>
   unionIntervals(
@@ -60,6 +61,9 @@ describe('splitGapCauses (property: equals the elementary-piece oracle)', () => 
         const want = oracle(s, e, covers);
         expect(got.causes).toEqual(want);
         expect(Object.values(got.causes).reduce((a, b) => a + b, 0)).toBe(len);
+        // Keys in output order (priority, larger first, name) and the primary cause as the record gives it.
+        expect(Object.keys(got.causes)).toEqual(Object.keys(sortCauses(want)));
+        expect(got.cause).toBe(primaryCause(want));
       }),
       { numRuns: 500 },
     );

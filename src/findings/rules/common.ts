@@ -16,14 +16,15 @@ export function causeIdleNs(ctx: RuleContext, match: (cause: string) => boolean)
   const g = ctx.input.gaps;
   const recs = g.iterationsFound ? g.iterations.map((i) => i.idleByCauseNs) : [g.idleByCauseNs];
   let ns = 0;
-  for (const r of recs) for (const [c, v] of Object.entries(r)) if (match(c)) ns += v;
+  for (const r of recs) for (const c in r) if (match(c)) ns += r[c];
   return ns;
 }
 
 /** The part of a gap that `match` accepts. */
 export function gapPartNs(g: GapRow, match: (cause: string) => boolean): number {
   let ns = 0;
-  for (const [c, v] of Object.entries(g.causes)) if (match(c)) ns += v;
+  // for...in (same order as Object.entries): no pair arrays on every gap of a long capture.
+  for (const c in g.causes) if (match(c)) ns += g.causes[c];
   return ns;
 }
 
