@@ -135,16 +135,15 @@ function orderByThreadThenStart(items: Uint32Array | null, thread: ArrayLike<num
   }
   for (let t = 0; t < nThreads; t++) {
     const seg = order.subarray(offsets[t], offsets[t + 1]);
-    let sorted = true;
-    for (let k = 1; k < seg.length; k++) {
-      if (start[seg[k]] < start[seg[k - 1]]) {
-        sorted = false;
-        break;
-      }
-    }
-    if (!sorted) seg.sort((a, b) => start[a] - start[b] || a - b);
+    if (!inStartOrder(seg, start)) seg.sort((a, b) => start[a] - start[b] || a - b);
   }
   return { order, offsets };
+}
+
+/** Whether `seg` lists items in start order (a function of its own: its loop is optimized once, for every thread). */
+function inStartOrder(seg: Uint32Array, start: Float64Array): boolean {
+  for (let k = 1; k < seg.length; k++) if (start[seg[k]] < start[seg[k - 1]]) return false;
+  return true;
 }
 
 /** Orders strings by code point, i.e. as SQLite's BINARY collation orders their UTF-8 bytes. */

@@ -260,6 +260,8 @@ export function explainScannedGaps(loaded: LoadedExport, scan: GapScan, opts: Pi
   const summaries = scan.devices.map((d) => ({ ...d.summary, idleByCauseNs: {} }));
   const host = loadHostContext(loaded, scan.launch, opts.causeRows);
   const rows = explainGaps(loaded, ops, scan.pending, host, slots);
+  // (Here, not at the end of explainGaps: code after a long loop that has never run costs a deopt.)
+  for (const it of slots.summaries) it.idleByCauseNs = sortCauses(it.idleByCauseNs);
   addByDevice(summaries, rows);
   const threads: GapThreads[] = [...host.threads.values()]
     .sort((a, b) => a.pid - b.pid)
@@ -422,7 +424,6 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
     target.gapIdleNs += rows[gi].durationNs;
     addTo(target.idleByCauseNs, split.causes);
   }
-  for (const it of slots.summaries) it.idleByCauseNs = sortCauses(it.idleByCauseNs);
   return rows;
 }
 

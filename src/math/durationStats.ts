@@ -97,13 +97,7 @@ export function selectInPlace(a: Float64Array, k: number): number {
   while (hi > lo) {
     const mid = (lo + hi) >>> 1;
     // Median of three as the pivot: sorted or reversed runs partition evenly.
-    let x = a[lo];
-    let y = a[mid];
-    let z = a[hi];
-    if (x > y) [x, y] = [y, x];
-    if (y > z) [y, z] = [z, y];
-    if (x > y) [x, y] = [y, x];
-    const pivot = y;
+    const pivot = medianOfThree(a[lo], a[mid], a[hi]);
     let i = lo;
     let j = hi;
     while (i <= j) {
@@ -123,6 +117,18 @@ export function selectInPlace(a: Float64Array, k: number): number {
     else return a[k];
   }
   return a[k];
+}
+
+/** The middle one of three values (no swaps through array destructuring: nothing allocated per step). */
+function medianOfThree(x: number, y: number, z: number): number {
+  if (x > y) {
+    const t = x;
+    x = y;
+    y = t;
+  }
+  // The same comparisons as sorting the three in place, keeping only the middle one.
+  if (y > z) y = z;
+  return x > y ? x : y;
 }
 
 /** `Time (%)` as nsys computes it: share of the summed totals, one decimal. */

@@ -68,6 +68,21 @@ export function sortAscending(a: Float64Array): Float64Array {
  * The inputs are not modified.
  */
 export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number>): IntervalSet {
+  const { s, e, m } = nonEmptyIntervals(starts, ends);
+  const ss = sortAscending(s.subarray(0, m));
+  const es = sortAscending(e.subarray(0, m));
+  const k = mergeSortedBounds(ss, es);
+  // When most intervals stayed apart (back-to-back kernels: millions of busy intervals), views
+  // avoid a second copy of both arrays at the peak; the slack is at most as large as the result.
+  if (2 * k >= m) return { starts: ss.subarray(0, k), ends: es.subarray(0, k) };
+  return { starts: ss.slice(0, k), ends: es.slice(0, k) };
+}
+
+// The two passes of `unionIntervals` are functions of their own: each long loop is optimized once,
+// and leaving it does not deoptimize code that has not run yet (the rest of one large function).
+
+/** The intervals with a length, copied (the first `m` of `s` and `e`). */
+function nonEmptyIntervals(starts: ArrayLike<number>, ends: ArrayLike<number>): { s: Float64Array; e: Float64Array; m: number } {
   const n = starts.length;
   const s = new Float64Array(n);
   const e = new Float64Array(n);
@@ -79,10 +94,16 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
       m++;
     }
   }
-  const ss = sortAscending(s.subarray(0, m));
-  const es = sortAscending(e.subarray(0, m));
-  // The merged intervals are written back into ss/es: when interval k closes, starts 0..k and
-  // ends 0..k have already been read, so no unread value is overwritten (saves two arrays of n).
+  return { s, e, m };
+}
+
+/**
+ * Sweeps sorted starts and ends with a depth counter; the k merged intervals are written back
+ * into ss/es (returns k): when interval k closes, starts 0..k and ends 0..k have already been
+ * read, so no unread value is overwritten (saves two arrays of n).
+ */
+function mergeSortedBounds(ss: Float64Array, es: Float64Array): number {
+  const m = ss.length;
   let k = 0;
   let i = 0;
   let j = 0;
@@ -97,18 +118,14 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
     } else {
       depth--;
       if (depth === 0) {
-        const end = es[j];
         ss[k] = curStart;
-        es[k] = end;
+        es[k] = es[j];
         k++;
       }
       j++;
     }
   }
-  // When most intervals stayed apart (back-to-back kernels: millions of busy intervals), views
-  // avoid a second copy of both arrays at the peak; the slack is at most as large as the result.
-  if (2 * k >= m) return { starts: ss.subarray(0, k), ends: es.subarray(0, k) };
-  return { starts: ss.slice(0, k), ends: es.slice(0, k) };
+  return k;
 }
 
 /** Total length covered by an interval set. */
