@@ -68,7 +68,9 @@ export function sortAscending(a: Float64Array): Float64Array {
  * The inputs are not modified.
  */
 export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number>): IntervalSet {
-  const { s, e, m } = nonEmptyIntervals(starts, ends);
+  const s = new Float64Array(starts.length);
+  const e = new Float64Array(starts.length);
+  const m = copyNonEmpty(starts, ends, s, e);
   const ss = sortAscending(s.subarray(0, m));
   const es = sortAscending(e.subarray(0, m));
   const k = mergeSortedBounds(ss, es);
@@ -81,20 +83,17 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
 // The two passes of `unionIntervals` are functions of their own: each long loop is optimized once,
 // and leaving it does not deoptimize code that has not run yet (the rest of one large function).
 
-/** The intervals with a length, copied (the first `m` of `s` and `e`). */
-function nonEmptyIntervals(starts: ArrayLike<number>, ends: ArrayLike<number>): { s: Float64Array; e: Float64Array; m: number } {
-  const n = starts.length;
-  const s = new Float64Array(n);
-  const e = new Float64Array(n);
+/** Copies the intervals with a length into `s` and `e`; returns how many. */
+function copyNonEmpty(starts: ArrayLike<number>, ends: ArrayLike<number>, s: Float64Array, e: Float64Array): number {
   let m = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < starts.length; i++) {
     if (ends[i] > starts[i]) {
       s[m] = starts[i];
       e[m] = ends[i];
       m++;
     }
   }
-  return { s, e, m };
+  return m;
 }
 
 /**
