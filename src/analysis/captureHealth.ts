@@ -1,6 +1,6 @@
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import { captureSettings, traceNames, type CaptureTracing } from '../load/captureSettings.js';
-import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
+import { GPU_OP_KIND_NAMES, GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import { activityPerProcess, diagnosticRows, outputStreamRows, processNames, recordedActivity, type RecordedActivity } from '../load/healthReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { KINETO_TABLES_READ } from '../kineto/traceNotes.js';
@@ -302,61 +302,68 @@ function readCaptureHealth(loaded: LoadedExport): CaptureHealth {
 /** cudaStreamBeginCapture, cudaStreamEndCapture, cudaGraphInstantiate* (runtime and driver API, any version suffix). */
 const GRAPH_CAPTURE_CALL = /^cu(da)?(StreamBeginCapture|StreamEndCapture|GraphInstantiate)/;
 
-/** See `LaunchPhases`: the API calls' names resolved once per distinct id, one pass over the calls, one over the ops. */
+/**
+ * See `LaunchPhases`: the API calls' names resolved once per distinct id, one pass over the calls,
+ * one over the ops (each pass a function of its own: a long loop is optimized once, and leaving it
+ * deoptimizes nothing that has not run yet).
+ */
 export function launchPhases(loaded: LoadedExport): LaunchPhases {
   const ops: GpuOpColumns = loaded.gpuOps();
-  const calls: ApiCallColumns = loaded.apiCalls();
+  const capture = graphCaptureSpan(loaded, loaded.apiCalls());
+  const totals = opTotals(ops, capture.calls ? capture.endNs : Infinity);
+  return {
+    gpuOps: ops.count,
+    gpuOpNs: totals.gpuOpNs,
+    kernels: totals.countByKind[GpuOpKind.Kernel],
+    graphRows: totals.countByKind[GpuOpKind.Graph],
+    graphRowNs: totals.nsByKind[GpuOpKind.Graph],
+    captureCalls: capture.calls,
+    captureStartNs: capture.calls ? capture.startNs : null,
+    captureEndNs: capture.calls ? capture.endNs : null,
+    opsAfterCapture: totals.opsAfter,
+    opNsAfterCapture: totals.opNsAfter,
+  };
+}
+
+/** The graph-capture calls: how many, from the first one's start to the last one's end. */
+function graphCaptureSpan(loaded: LoadedExport, calls: ApiCallColumns): { calls: number; startNs: number; endNs: number } {
   // Which name ids are graph-capture calls: a flag per id (ids are StringIds rows, a dense range).
   let maxId = -1;
   for (let i = 0; i < calls.count; i++) if (calls.nameId[i] > maxId) maxId = calls.nameId[i];
   const seen = new Uint8Array(maxId + 1); // 0 unseen, 1 other, 2 capture
-  const names = (id: number) => loaded.stringOf(id);
-  let captureCalls = 0;
-  let captureStartNs = Infinity;
-  let captureEndNs = -Infinity;
+  const span = { calls: 0, startNs: Infinity, endNs: -Infinity };
   for (let i = 0; i < calls.count; i++) {
     const id = calls.nameId[i];
     if (id < 0) continue;
-    if (seen[id] === 0) seen[id] = GRAPH_CAPTURE_CALL.test(names(id) ?? '') ? 2 : 1;
+    if (seen[id] === 0) seen[id] = GRAPH_CAPTURE_CALL.test(loaded.stringOf(id) ?? '') ? 2 : 1;
     if (seen[id] !== 2) continue;
-    captureCalls++;
-    if (calls.start[i] < captureStartNs) captureStartNs = calls.start[i];
-    if (calls.end[i] > captureEndNs) captureEndNs = calls.end[i];
+    span.calls++;
+    if (calls.start[i] < span.startNs) span.startNs = calls.start[i];
+    if (calls.end[i] > span.endNs) span.endNs = calls.end[i];
   }
-  const after = captureCalls ? captureEndNs : Infinity;
-  let gpuOpNs = 0;
-  let kernels = 0;
-  let graphRows = 0;
-  let graphRowNs = 0;
-  let opsAfterCapture = 0;
-  let opNsAfterCapture = 0;
+  return span;
+}
+
+/** The ops' time, count and time by kind, and those starting after `afterNs`. */
+function opTotals(ops: GpuOpColumns, afterNs: number): { gpuOpNs: number; countByKind: Float64Array; nsByKind: Float64Array; opsAfter: number; opNsAfter: number } {
   const { start, end, kind } = ops;
+  // By kind through lookups, not branches: memcpy and memset rows come after all the kernels.
+  const countByKind = new Float64Array(GPU_OP_KIND_NAMES.length);
+  const nsByKind = new Float64Array(GPU_OP_KIND_NAMES.length);
+  let gpuOpNs = 0;
+  let opsAfter = 0;
+  let opNsAfter = 0;
   for (let i = 0; i < ops.count; i++) {
     const ns = end[i] - start[i];
     gpuOpNs += ns;
-    const k = kind[i];
-    if (k === GpuOpKind.Kernel) kernels++;
-    else if (k === GpuOpKind.Graph) {
-      graphRows++;
-      graphRowNs += ns;
-    }
-    if (start[i] > after) {
-      opsAfterCapture++;
-      opNsAfterCapture += ns;
+    countByKind[kind[i]]++;
+    nsByKind[kind[i]] += ns;
+    if (start[i] > afterNs) {
+      opsAfter++;
+      opNsAfter += ns;
     }
   }
-  return {
-    gpuOps: ops.count,
-    gpuOpNs,
-    kernels,
-    graphRows,
-    graphRowNs,
-    captureCalls,
-    captureStartNs: captureCalls ? captureStartNs : null,
-    captureEndNs: captureCalls ? captureEndNs : null,
-    opsAfterCapture,
-    opNsAfterCapture,
-  };
+  return { gpuOpNs, countByKind, nsByKind, opsAfter, opNsAfter };
 }
 
 /** One line: why the export has no NVTX range (not traced, traced with none recorded, or marks only). */

@@ -169,6 +169,15 @@ interface IterationSlots {
   index: WindowIndex;
   summaries: IterationGapSummary[];
   outside: Omit<IterationGapSummary, 'iter' | 'pid' | 'phase' | 'startNs' | 'endNs'>;
+  /**
+   * Per slot (the iterations', then the outside's): its iteration and phase (null outside), and
+   * the summary its gaps add to. A gap's slot is looked up, never branched on: a long capture's
+   * first thousands of gaps come before the first iteration, and code run only for gaps inside
+   * one would be optimized without having run (and deoptimized at the first such gap).
+   */
+  slotIter: readonly (number | null)[];
+  slotPhase: readonly (Phase | null)[];
+  slotTarget: readonly IterationSlots['outside'][];
 }
 
 function iterationSlots(refs: readonly IterationRef[]): IterationSlots {
@@ -184,7 +193,19 @@ function iterationSlots(refs: readonly IterationRef[]): IterationSlots {
     fragmentedIdleNs: 0,
     idleByCauseNs: {},
   }));
-  return { refs, index: new WindowIndex(refs), summaries, outside: { gaps: 0, gapIdleNs: 0, fragmentedGaps: 0, fragmentedIdleNs: 0, idleByCauseNs: {} } };
+  // Shaped as the iterations' summaries, so the sums see one kind of object (its fields before
+  // `gaps` are never read).
+  const shaped = { iter: -1, pid: -1, phase: 'none', startNs: 0, endNs: 0, gaps: 0, gapIdleNs: 0, fragmentedGaps: 0, fragmentedIdleNs: 0, idleByCauseNs: {} };
+  const outside: IterationSlots['outside'] = shaped;
+  return {
+    refs,
+    index: new WindowIndex(refs),
+    summaries,
+    outside,
+    slotIter: [...refs.map((r) => r.iter), null],
+    slotPhase: [...refs.map((r) => r.phase), null],
+    slotTarget: [...summaries, outside],
+  };
 }
 
 /**
@@ -312,7 +333,7 @@ function placeShortGaps(devices: readonly DeviceTimeline[], scan: GapScan, slots
     }
   });
   for (let k = 0; k <= n0; k++) {
-    const target = k < n0 ? slots.summaries[k] : slots.outside;
+    const target = slots.slotTarget[k];
     target.fragmentedGaps += fragCountBy[k];
     target.fragmentedIdleNs += fragNsBy[k];
   }
@@ -405,21 +426,22 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
       nvtx: layeredSegments(threadSegments(host, g)),
     });
     const k = slots.index.at(g.pid, g.startNs);
+    const slot = k >= 0 ? k : slots.refs.length;
     rows[gi] = {
       deviceId: g.deviceId,
       pid: g.pid,
       startNs: g.startNs,
       endNs: g.endNs,
       durationNs: g.endNs - g.startNs,
-      iter: k >= 0 ? slots.refs[k].iter : null,
-      phase: k >= 0 ? slots.refs[k].phase : null,
+      iter: slots.slotIter[slot],
+      phase: slots.slotPhase[slot],
       cause: split.cause,
       causes: split.causes,
       before: describeOp(ops, g.before, kernelNames),
       after: describeOp(ops, g.after, kernelNames),
       launchCall: call ? { name: call.name, startNs: call.startNs, tid: call.tid } : null,
     };
-    const target = k >= 0 ? slots.summaries[k] : slots.outside;
+    const target = slots.slotTarget[slot];
     target.gaps++;
     target.gapIdleNs += rows[gi].durationNs;
     addTo(target.idleByCauseNs, split.causes);

@@ -174,6 +174,9 @@ function kernelCategoryLookup(loaded: LoadedExport, classifier: CategoryClassifi
   };
 }
 
+/** `placeGpuOps`' category of a kind whose ops take the category of their kernel's name. */
+const BY_KERNEL_NAME = -2;
+
 /** GPU op intervals by process, in op order. */
 type IntervalsByPid = Map<number, { s: Float64Buffer; e: Float64Buffer }>;
 
@@ -189,6 +192,22 @@ function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, c
   const nc = acc.categories.length;
   const categoryOf = kernelCategoryLookup(loaded, classifier);
   const graphCategory = classifier.classify('[CUDA graph]');
+  // Time and count per `GpuOpKind` (kernel, memcpy, memset, graph): a whole-graph launch stands
+  // for the kernels it ran (graph-level trace), so its time adds to the kernels'.
+  // Per kind, its category: a kernel's by its name, none for memcpy and memset (-1).
+  const nsOf: Float64Array[] = [];
+  const countOf: Float64Array[] = [];
+  const categoryOfKind: number[] = [];
+  for (const [kind, ns, count, category] of [
+    [GpuOpKind.Kernel, acc.kernelNs, acc.kernelCount, BY_KERNEL_NAME],
+    [GpuOpKind.Memcpy, acc.memcpyNs, acc.memcpyCount, -1],
+    [GpuOpKind.Memset, acc.memsetNs, acc.memsetCount, -1],
+    [GpuOpKind.Graph, acc.kernelNs, acc.graphLaunches, graphCategory],
+  ] as const) {
+    nsOf[kind] = ns;
+    countOf[kind] = count;
+    categoryOfKind[kind] = category;
+  }
   const intervalsByPid: IntervalsByPid = new Map();
   const cov = acc.coverage;
   // The process's windows, looked up once per run of its ops.
@@ -234,28 +253,14 @@ function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, c
     if (api.tid[ci] !== pw.tids[k]) acc.otherThreadOps[w]++;
     if (start < acc.firstOpStartNs[w]) acc.firstOpStartNs[w] = start;
     if (end > acc.lastOpEndNs[w]) acc.lastOpEndNs[w] = end;
-    switch (ops.kind[i]) {
-      case GpuOpKind.Kernel: {
-        acc.kernelNs[w] += dur;
-        acc.kernelCount[w]++;
-        acc.categoryNs[w * nc + categoryOf(ops.nameId[i])] += dur;
-        break;
-      }
-      case GpuOpKind.Graph:
-        // A whole-graph launch stands for the kernels it ran (graph-level trace).
-        acc.kernelNs[w] += dur;
-        acc.graphLaunches[w]++;
-        acc.categoryNs[w * nc + graphCategory] += dur;
-        break;
-      case GpuOpKind.Memcpy:
-        acc.memcpyNs[w] += dur;
-        acc.memcpyCount[w]++;
-        break;
-      case GpuOpKind.Memset:
-        acc.memsetNs[w] += dur;
-        acc.memsetCount[w]++;
-        break;
-    }
+    // By kind through lookups, not a switch: a capture's memcpy and memset rows come after all its
+    // kernels, and code first run then would deoptimize the loop's optimized code (twice).
+    const kind = ops.kind[i];
+    nsOf[kind][w] += dur;
+    countOf[kind][w]++;
+    const fixed = categoryOfKind[kind];
+    const category = fixed === BY_KERNEL_NAME ? categoryOf(ops.nameId[i]) : fixed;
+    if (category >= 0) acc.categoryNs[w * nc + category] += dur;
   }
   return intervalsByPid;
 }
