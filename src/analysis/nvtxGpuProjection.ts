@@ -1,7 +1,7 @@
 import { durationStats, Float64Buffer } from '../math/durationStats.js';
 import { nvtxRangeLabel, nvtxStyleOf, type NvtxStyle } from './nvtxSummary.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { isNvtxRange } from '../load/nvtxEventColumns.js';
+import { isNvtxRange, type NvtxColumns } from '../load/nvtxEventColumns.js';
 import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
 import { forEachNvtxLabelPart, forEachProjectionRange, graphTraceRows, launchedCallsOf, PROJECTION_OP_TABLES } from '../load/projectionReads.js';
 import { pidOfHi, ThreadIndex, type LaunchedCalls } from '../load/launchedCalls.js';
@@ -208,10 +208,21 @@ interface ProjectionRanges {
 function collectRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: NvtxGpuProjectionCoverage, pid: number | undefined): ProjectionRanges {
   const c = loaded.nvtx();
   if (c.upperBits === null) return queryRanges(loaded, threads, coverage, pid);
+  const { items, maxStart, maxEnd, crossThread } = projectableRows(c, pid);
+  coverage.crossThreadRanges += crossThread;
+  return { items, size: c.count, rowid: c.rowId, rStart: c.start, rEnd: c.end, rThread: threadsOfRows(c, items, threads), rType: c.eventType, fromColumns: true, maxStart, maxEnd };
+}
+
+/**
+ * The NVTX rows that can be projected (ranges on a known thread, of `pid` when given, ending on
+ * their own thread), the latest start and end of every range, and the ranges that ended on
+ * another thread (added, not branched on: such a range coming late would deoptimize the loop).
+ */
+function projectableRows(c: NvtxColumns, pid: number | undefined): { items: Uint32Array; maxStart: number; maxEnd: number; crossThread: number } {
   const rows = new Uint32Buffer();
   let maxStart = -Infinity;
   let maxEnd = -Infinity;
-  const upper = c.upperBits * 16777216;
+  let crossThread = 0;
   for (let i = 0; i < c.count; i++) {
     if (!isNvtxRange(c.eventType[i])) continue;
     const start = c.start[i];
@@ -220,19 +231,23 @@ function collectRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: Nvt
     if (end > maxEnd) maxEnd = end; // NaN compares false
     if (c.tid[i] < 0) continue;
     if (pid !== undefined && c.pid[i] !== pid) continue;
-    if (c.endTid[i] !== 0) {
-      coverage.crossThreadRanges++;
-      continue;
-    }
+    const cross = c.endTid[i] !== 0;
+    crossThread += cross ? 1 : 0;
+    if (cross) continue;
     rows.push(i);
   }
-  const items = rows.view().slice();
+  return { items: rows.view().slice(), maxStart, maxEnd, crossThread };
+}
+
+/** Each projectable row's thread (`threads` index), by row (a pass of its own, optimized once). */
+function threadsOfRows(c: NvtxColumns, items: Uint32Array, threads: ThreadIndex): Uint32Array {
+  const upper = (c.upperBits ?? 0) * 16777216;
   const rThread = new Uint32Array(c.count);
   for (let k = 0; k < items.length; k++) {
     const i = items[k];
     rThread[i] = threads.intern(upper + c.pid[i], c.tid[i]);
   }
-  return { items, size: c.count, rowid: c.rowId, rStart: c.start, rEnd: c.end, rThread, rType: c.eventType, fromColumns: true, maxStart, maxEnd };
+  return rThread;
 }
 
 /** `collectRanges` by its own query (rows that differ in the bits above the PID). */

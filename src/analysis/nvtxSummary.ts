@@ -89,35 +89,9 @@ export function summarizeNvtxColumns(
 ): NvtxSummaryWithDomains {
   const rangesByDomain = new Map<number, number>();
   const maxTs = c.maxTimestampNs;
-  // Groups keyed by text index, then by style + (domain, pid).
-  const byText = new Map<number, Map<number, RangeGroup>>();
-  let unclosed = 0;
-  let crossThread = 0;
-  let zeroLength = 0;
-  let marks = 0;
   const pidFilter = opts.pid;
-  for (let i = 0; i < c.count; i++) {
-    const et = c.eventType[i];
-    const p = c.pid[i];
-    if (pidFilter !== undefined && p !== pidFilter) continue;
-    if (!(et === 59 || et === 60 || et === 70 || et === 71)) continue;
-    const startEnd = et === 60 || et === 71;
-    const dom = domainKey(c.domainId[i], p);
-    const sub = dom * 2 + (startEnd ? 1 : 0);
-    const t = c.text[i];
-    let inner = byText.get(t);
-    if (!inner) byText.set(t, (inner = new Map()));
-    let g = inner.get(sub);
-    if (!g) inner.set(sub, (g = { style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new Float64Buffer() }));
-    const s = c.start[i];
-    let e = c.end[i];
-    if (e !== e) {
-      unclosed++;
-      e = maxTs;
-    } else if (e === s) zeroLength++; // an unclosed range is not zero-length, even at the end of time
-    if (c.endTid[i] === 2) crossThread++;
-    g.buf.push(e - s);
-  }
+  const { byText, unclosed, crossThread, zeroLength } = groupRanges(c, pidFilter);
+  let marks = 0;
   if (pidFilter === undefined) marks = c.marks;
   else for (let i = 0; i < c.count; i++) if (c.eventType[i] === 34 && c.pid[i] === pidFilter) marks++;
   for (const inner of byText.values()) {
@@ -140,6 +114,52 @@ export function summarizeNvtxColumns(
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.range < b.range ? -1 : a.range > b.range ? 1 : 0));
   return { summary: { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength }, rangesByDomain };
+}
+
+/** NVTX_EVENTS event types: 1 for the ranges (push/pop 59, start/end 60, and their payload forms 70, 71), 2 for start/end. */
+const RANGE_KIND = (() => {
+  const kinds = new Uint8Array(256);
+  for (const et of [59, 70]) kinds[et] = 1;
+  for (const et of [60, 71]) kinds[et] = 2;
+  return kinds;
+})();
+
+/**
+ * The ranges' durations grouped by text index, then by style + (domain, pid), with what is
+ * counted specially (unclosed ranges end at the latest timestamp, as in nsys). The event type and
+ * the special cases are looked up and added, not branched on: start/end ranges and unclosed ones
+ * come late in a capture, and code first run then would deoptimize the loop.
+ */
+function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { byText: Map<number, Map<number, RangeGroup>>; unclosed: number; crossThread: number; zeroLength: number } {
+  const byText = new Map<number, Map<number, RangeGroup>>();
+  const maxTs = c.maxTimestampNs;
+  let unclosed = 0;
+  let crossThread = 0;
+  let zeroLength = 0;
+  for (let i = 0; i < c.count; i++) {
+    const et = c.eventType[i];
+    const p = c.pid[i];
+    if (pidFilter !== undefined && p !== pidFilter) continue;
+    const kind = et >= 0 && et < RANGE_KIND.length ? RANGE_KIND[et] : 0;
+    if (kind === 0) continue;
+    const startEnd = kind === 2;
+    const dom = domainKey(c.domainId[i], p);
+    const sub = dom * 2 + (startEnd ? 1 : 0);
+    const t = c.text[i];
+    let inner = byText.get(t);
+    if (!inner) byText.set(t, (inner = new Map()));
+    let g = inner.get(sub);
+    if (!g) inner.set(sub, (g = { style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new Float64Buffer() }));
+    const s = c.start[i];
+    const open = c.end[i] !== c.end[i];
+    const e = open ? maxTs : c.end[i];
+    unclosed += open ? 1 : 0;
+    // An unclosed range is not zero-length, even at the end of time.
+    zeroLength += !open && e === s ? 1 : 0;
+    crossThread += c.endTid[i] === 2 ? 1 : 0;
+    g.buf.push(e - s);
+  }
+  return { byText, unclosed, crossThread, zeroLength };
 }
 
 /** What the NVTX summary counted specially, as one-line notes. */

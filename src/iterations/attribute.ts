@@ -192,9 +192,9 @@ function placeGpuOps(loaded: LoadedExport, byPid: Map<number, ProcessWindows>, c
   const nc = acc.categories.length;
   const categoryOf = kernelCategoryLookup(loaded, classifier);
   const graphCategory = classifier.classify('[CUDA graph]');
-  // Time and count per `GpuOpKind` (kernel, memcpy, memset, graph): a whole-graph launch stands
-  // for the kernels it ran (graph-level trace), so its time adds to the kernels'.
-  // Per kind, its category: a kernel's by its name, none for memcpy and memset (-1).
+  // Per `GpuOpKind` (kernel, memcpy, memset, graph): the sums its time and count go to, and its
+  // category (a kernel's by its name, none for memcpy and memset: -1). A whole-graph launch
+  // stands for the kernels it ran (graph-level trace): its time adds to the kernels'.
   const nsOf: Float64Array[] = [];
   const countOf: Float64Array[] = [];
   const categoryOfKind: number[] = [];
