@@ -244,8 +244,8 @@ interface LaunchingCalls {
 
 /**
  * The calls that launched GPU work (and those behind `wanted`), the blocking calls, per thread.
- * One function per pass over the calls or ops: each long loop is optimized on its own, and its
- * exit does not throw away the optimized code of a loop still to come.
+ * One function per pass over the calls or ops: each long loop is optimized once, and leaving it
+ * deoptimizes nothing that has not run yet.
  */
 function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns, wanted: Map<number, Set<number>>, apiCalls: Map<number, Map<number, ApiCallInfo>>): LaunchingCalls {
   const calls = loaded.apiCalls();
