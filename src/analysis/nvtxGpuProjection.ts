@@ -210,7 +210,8 @@ function collectRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: Nvt
   if (c.upperBits === null) return queryRanges(loaded, threads, coverage, pid);
   const { items, maxStart, maxEnd, crossThread } = projectableRows(c, pid);
   coverage.crossThreadRanges += crossThread;
-  return { items, size: c.count, rowid: c.rowId, rStart: c.start, rEnd: c.end, rThread: threadsOfRows(c, items, threads), rType: c.eventType, fromColumns: true, maxStart, maxEnd };
+  const rThread = threadsOfRows(c, items, threads, c.upperBits * 16777216);
+  return { items, size: c.count, rowid: c.rowId, rStart: c.start, rEnd: c.end, rThread, rType: c.eventType, fromColumns: true, maxStart, maxEnd };
 }
 
 /**
@@ -239,9 +240,8 @@ function projectableRows(c: NvtxColumns, pid: number | undefined): { items: Uint
   return { items: rows.view().slice(), maxStart, maxEnd, crossThread };
 }
 
-/** Each projectable row's thread (`threads` index), by row (a pass of its own, optimized once). */
-function threadsOfRows(c: NvtxColumns, items: Uint32Array, threads: ThreadIndex): Uint32Array {
-  const upper = (c.upperBits ?? 0) * 16777216;
+/** Each projectable row's thread (`threads` index; `upper`: the bits above the PID every row shares), by row (a pass of its own, optimized once). */
+function threadsOfRows(c: NvtxColumns, items: Uint32Array, threads: ThreadIndex, upper: number): Uint32Array {
   const rThread = new Uint32Array(c.count);
   for (let k = 0; k < items.length; k++) {
     const i = items[k];

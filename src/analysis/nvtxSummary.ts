@@ -1,6 +1,6 @@
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from '../math/durationStats.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import type { NvtxColumns } from '../load/nvtxEventColumns.js';
+import { isNvtxRange, type NvtxColumns } from '../load/nvtxEventColumns.js';
 import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
 
 export type NvtxStyle = 'PushPop' | 'StartEnd';
@@ -116,13 +116,8 @@ export function summarizeNvtxColumns(
   return { summary: { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength }, rangesByDomain };
 }
 
-/** NVTX_EVENTS event types: 1 for the ranges (push/pop 59, start/end 60, and their payload forms 70, 71), 2 for start/end. */
-const RANGE_KIND = (() => {
-  const kinds = new Uint8Array(256);
-  for (const et of [59, 70]) kinds[et] = 1;
-  for (const et of [60, 71]) kinds[et] = 2;
-  return kinds;
-})();
+/** By NVTX_EVENTS event type: 0 not a range (`isNvtxRange`), 1 a push/pop range, 2 a start/end one (`nvtxStyleOf`). */
+const RANGE_KIND = Uint8Array.from({ length: 256 }, (_, et) => (!isNvtxRange(et) ? 0 : nvtxStyleOf(et) === 'StartEnd' ? 2 : 1));
 
 /**
  * The ranges' durations grouped by text index, then by style + (domain, pid), with what is
