@@ -9,6 +9,7 @@ import { readSessionStartEpochNs, selectAnalysisDetails } from '../../queries/se
 import { selectThreads } from '../../queries/threads.js';
 import { countAllRows } from '../../queries/validRows.js';
 import type { LoadedExport } from './loadedExport.js';
+import { hasRangeRowMatching } from './nvtxEventColumns.js';
 
 /**
  * The small tables `info` (and a few parts) read: session start, GPUs, threads, processes, row
@@ -73,9 +74,14 @@ export function nvtxRangeCountsByDomain(loaded: LoadedExport): { domainId: numbe
   return allRows(loaded.handle, selectNvtxRangeCountsByDomain(loaded.handle));
 }
 
-/** Whether some NVTX range has this text (inline or registered). */
+/**
+ * Whether some NVTX range has this text (inline or registered): from the NVTX columns when they
+ * are read and hold every row (no part scans NVTX_EVENTS again), else by a query.
+ */
 export function hasNvtxRangeWithText(loaded: LoadedExport, text: string): boolean {
   if (!loaded.hasTable('NVTX_EVENTS')) return false;
+  const cols = loaded.sharedNvtx();
+  if (cols && cols.invalidRows === 0) return hasRangeRowMatching(cols, (t) => t === text);
   return allRows(loaded.handle, selectNvtxRangeWithText(loaded.handle, text, loaded.hasTable('StringIds'))).length > 0;
 }
 

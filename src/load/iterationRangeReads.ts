@@ -5,7 +5,7 @@ import { isValidNvtxTimes } from '../../queries/validRows.js';
 import { noteExcludedRows } from './excludedRows.js';
 import { analysisDetails } from './infoReads.js';
 import type { LoadedExport } from './loadedExport.js';
-import { forEachMatchingRangeRow } from './nvtxEventColumns.js';
+import { forEachMatchingRangeRow, hasRangeRowMatching } from './nvtxEventColumns.js';
 import { nvtxDomains } from './nvtxReads.js';
 
 export type { NvtxRangeVisitor };
@@ -48,8 +48,13 @@ export function forEachNvtxRangeMatching(loaded: LoadedExport, match: (text: str
   return { matched: true, invalid };
 }
 
-/** Whether some NVTX range's text satisfies `match` (registered strings first: one `LIMIT 1` probe). */
+/**
+ * Whether some NVTX range's text satisfies `match`: from the NVTX columns when they are read and
+ * hold every row, else by SQL (registered strings first: one `LIMIT 1` probe).
+ */
 export function hasNvtxRangeMatching(loaded: LoadedExport, match: (text: string) => boolean): boolean {
+  const cols = loaded.hasTable('NVTX_EVENTS') ? loaded.sharedNvtx() : undefined;
+  if (cols && cols.invalidRows === 0) return hasRangeRowMatching(cols, match);
   return hasMatchingNvtxRange(loaded.handle, match);
 }
 

@@ -47,6 +47,12 @@ export interface NvtxColumns {
   invalidRows: number;
   /** nsys's end of time for unclosed ranges: the latest start or end of any row (0 without rows). */
   maxTimestampNs: number;
+  /**
+   * The span of the rows the scan put in these columns (`nvtxSpanOf`): taken in the scan, so no
+   * pass of its own over a million rows. An extract (`nvtxRowsAt`) keeps its table's, as it keeps
+   * the counts.
+   */
+  span: NvtxSpan;
   /** Marks (eventType 34) among all rows, usable times or not (as `nsys stats` counts them). */
   marks: number;
 }
@@ -70,6 +76,7 @@ export function emptyNvtxColumns(): NvtxColumns {
     upperBits: null,
     invalidRows: 0,
     maxTimestampNs: 0,
+    span: { start: null, end: null },
     marks: 0,
   };
 }
@@ -128,6 +135,7 @@ function scanIntoColumns(handle: ExportHandle, query: NvtxColumnRowsQuery, cols:
     upperBits: scan.upper === undefined ? 0 : scan.upper,
     invalidRows: scan.invalid,
     maxTimestampNs: scan.maxTs,
+    span: n === 0 ? { start: null, end: null } : { start: scan.minStart, end: scan.maxLast },
     marks: scan.marks,
   };
   return { columns, visited: scan.visited };
@@ -175,6 +183,9 @@ interface NvtxScan {
   invalid: number;
   marks: number;
   maxTs: number;
+  /** Min start and max end (start when open) of the rows in the columns (+-Infinity: none). */
+  minStart: number;
+  maxLast: number;
   /** Upper bits of globalTid shared by every row with a thread (undefined: none; null: they differ). */
   upper: number | null | undefined;
   /** Row -> inline text, for the rare row with a text id too (coalesce's fallback). */
@@ -193,6 +204,8 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
   let invalid = 0;
   let marks = 0;
   let maxTs = 0;
+  let minStart = Infinity;
+  let maxLast = -Infinity;
   let upper: number | null | undefined;
   const visited = forEachRow(
     handle,
@@ -215,6 +228,9 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
       rowId.data[n] = r;
       start.data[n] = s as number;
       end.data[n] = e === null ? NaN : (e as number);
+      if ((s as number) < minStart) minStart = s as number;
+      const last = e === null ? (s as number) : (e as number);
+      if (last > maxLast) maxLast = last;
       eventType.data[n] = et > 255 ? 255 : et;
       const h = hi ?? 0;
       const p = h % TWO_24;
@@ -242,7 +258,7 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
       n++;
     },
   );
-  return { count: n, visited, invalid, marks, maxTs, upper, inlineOf, farTextIds };
+  return { count: n, visited, invalid, marks, maxTs, minStart, maxLast, upper, inlineOf, farTextIds };
 }
 
 /**
@@ -314,6 +330,28 @@ export function forEachRangeWithText(c: NvtxColumns, names: readonly string[], f
 }
 
 /**
+ * Whether some range row's text satisfies `match` (tested once per distinct text): what
+ * `hasMatchingNvtxRange` asks of NVTX_EVENTS by SQL, from the columns (the text is
+ * coalesce(StringIds.value, text)). The columns hold the rows with usable times only: a caller
+ * answers from them when they left no row out (`invalidRows` 0).
+ */
+export function hasRangeRowMatching(c: NvtxColumns, match: (text: string) => boolean): boolean {
+  const matches = new Uint8Array(c.texts.length);
+  let any = false;
+  for (let t = 0; t < c.texts.length; t++) {
+    if (!match(c.texts[t])) continue;
+    matches[t] = 1;
+    any = true;
+  }
+  if (!any) return false;
+  for (let i = 0; i < c.count; i++) {
+    const t = c.text[i];
+    if (t >= 0 && matches[t] === 1 && isNvtxRange(c.eventType[i])) return true;
+  }
+  return false;
+}
+
+/**
  * The range rows whose text satisfies `match` (tested once per distinct text), by start (table
  * order on ties), as `forEachMatchingNvtxRange` visits them from SQL. Returns false, visiting
  * nothing, when one of them has no thread (NULL globalTid): the query reports those as it should.
@@ -347,17 +385,7 @@ export interface NvtxSpan {
   end: number | null;
 }
 
-/** The span over NVTX_EVENTS from the NVTX columns: min start, max of end (or start when open). */
+/** The span over NVTX_EVENTS from the NVTX columns: min start, max of end (or start when open); taken in their scan. */
 export function nvtxSpanOf(c: NvtxColumns): NvtxSpan {
-  if (c.count === 0) return { start: null, end: null };
-  let start = Infinity;
-  let end = -Infinity;
-  for (let i = 0; i < c.count; i++) {
-    const s = c.start[i];
-    const e = c.end[i];
-    if (s < start) start = s;
-    const last = e === e ? e : s;
-    if (last > end) end = last;
-  }
-  return { start, end };
+  return c.span;
 }
