@@ -20,6 +20,7 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 
 // The pipeline.
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
+export type { StepCount } from './pipeline/stepProgress.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';
 export { findingsInputOf, isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/exportAnalysis.js';
 export type { CategoryTime, CategoryTotal } from './categories/categoryTime.js';

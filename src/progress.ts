@@ -8,8 +8,8 @@
 export interface Progress {
   /** Adds `n` (default 1) units of work done; `label` replaces the text after the counter. */
   tick(n?: number, label?: string): void;
-  /** Sets the absolute amount done. */
-  update(done: number, label?: string): void;
+  /** Sets the absolute amount done (and the total, when it is only known as the work goes). */
+  update(done: number, label?: string, total?: number): void;
   /** Clears the line (call once, also on errors: `try { ... } finally { p.done() }`). */
   done(): void;
   readonly enabled: boolean;
@@ -28,12 +28,13 @@ export interface ProgressOptions {
 
 const WIDTH = 24;
 
-export function progress(title: string, total: number, opts: ProgressOptions = {}): Progress {
+export function progress(title: string, initialTotal: number, opts: ProgressOptions = {}): Progress {
   const stream = opts.stream ?? process.stderr;
   const enabled = opts.enabled ?? (stream.isTTY === true && !process.env.CI);
   const interval = opts.intervalMs ?? 100;
   let done = 0;
   let label = '';
+  let total = initialTotal;
   let last = 0;
   let drawn = false;
   const draw = (force = false) => {
@@ -56,9 +57,10 @@ export function progress(title: string, total: number, opts: ProgressOptions = {
       if (l !== undefined) label = l;
       draw(done >= total);
     },
-    update(d: number, l?: string) {
+    update(d: number, l?: string, t?: number) {
       done = d;
       if (l !== undefined) label = l;
+      if (t !== undefined) total = t;
       draw(done >= total);
     },
     done() {

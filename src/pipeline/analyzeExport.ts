@@ -9,11 +9,15 @@ import { availableParallelism } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import type { PartContext, PartEntry, PartName, PartValues } from './parts.js';
 import { partsFor, planRun, type PlannedPart } from './plan.js';
+import { partStep, StepProgress, type StepCount } from './stepProgress.js';
 import { resolveParts, type AnalysisRequest, type NvtxReadMode } from './request.js';
 import type { ExportAnalysis } from './exportAnalysis.js';
 
-/** Progress of `analyzeExport`, for a bar on a terminal (in-process callers only). */
-export type AnalysisProgress = (step: string) => void;
+/**
+ * Progress of `analyzeExport`, for a bar on a terminal (in-process callers only): each timed step
+ * as it ends, with how many steps are done of those known so far (`StepProgress`).
+ */
+export type AnalysisProgress = (step: string, count: StepCount) => void;
 
 /**
  * The one analysis of an export. Every command, worker task, summary, report and trace calls
@@ -44,13 +48,14 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   const parts = partsFor(asked);
   const has = (name: PartName) => parts.some((p) => p.name === name);
   const timingsMs: Record<string, number> = {};
+  const steps = new StepProgress(parts, onProgress);
   const timed = <T>(name: string, fn: () => T): T => {
     const t0 = performance.now();
     try {
       return fn();
     } finally {
       timingsMs[name] = Math.round(performance.now() - t0);
-      onProgress?.(name);
+      steps.finished(name);
     }
   };
   // NVTX_EVENTS read once, into columns every NVTX consumer shares. When the GPU ops and API calls
@@ -75,7 +80,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   if (readsNvtx && !background) loaded.nvtx();
   const largeNvtx = readsNvtx && !background && (request.nvtxRead === 'release' || (loaded.sharedNvtx()?.count ?? 0) > SHARED_NVTX_ROWS);
   try {
-    const values = runParts(planRun(parts, { largeNvtx, inBackground: (name) => background && loaded.inBackground(name) }), ctx, timed);
+    const values = runParts(planRun(parts, { largeNvtx, inBackground: (name) => background && loaded.inBackground(name) }), ctx, timed, steps);
     return assembleAnalysis(handle, ctx, values, timingsMs);
   } finally {
     loaded.close();
@@ -83,13 +88,15 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
 }
 
 /** Every part's value, computed in `plan` order; each loader column let go after its last reader. */
-function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(name: string, fn: () => T) => T): Partial<PartValues> {
+function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(name: string, fn: () => T) => T, steps: StepProgress): Partial<PartValues> {
   const values: Partial<Record<PartName, unknown>> = {};
   for (const { part, release } of plan) {
     const deps = Object.fromEntries([...part.needs, ...(part.uses ?? [])].map((d) => [d, values[d]]));
-    const step = part.timing === undefined ? part.name : part.timing;
-    if (part.when?.(ctx, deps as never) === false) values[part.name] = null;
-    else values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
+    const step = partStep(part);
+    if (part.when?.(ctx, deps as never) === false) {
+      values[part.name] = null;
+      if (step) steps.skipped(step);
+    } else values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
     for (const data of release) ctx.loaded.release(data);
   }
   return values as Partial<PartValues>;

@@ -46,6 +46,7 @@ import type {
   NvtxSummary,
   ParsedIterationLog,
   PhaseSummary,
+  StepCount,
   ProfileRange,
   PytorchHostSide,
   RankFigures,
@@ -72,7 +73,10 @@ expectTypeOf<InputReadOptions>().toEqualTypeOf<{ tables?: readonly string[] }>()
 
 expectTypeOf(iterscope.analyzeExport).parameters.toEqualTypeOf<[ExportHandle, AnalysisRequest, AnalysisProgress?]>();
 expectTypeOf(iterscope.analyzeExport).returns.toEqualTypeOf<ExportAnalysis>();
-expectTypeOf<AnalysisProgress>().toEqualTypeOf<(step: string) => void>();
+expectTypeOf<AnalysisProgress>().toEqualTypeOf<(step: string, count: StepCount) => void>();
+expectTypeOf<StepCount>().toEqualTypeOf<{ done: number; total: number }>();
+// A callback written for the step name alone still fits.
+expectTypeOf<(step: string) => void>().toMatchTypeOf<AnalysisProgress>();
 expectTypeOf(iterscope.ANALYSIS_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf(iterscope.REPORT_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf<AnalysisPart>().toEqualTypeOf<

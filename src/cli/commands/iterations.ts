@@ -54,13 +54,13 @@ export function registerIterations(program: Command): void {
       return emit(opts, tables, { rankSource: many.rankSource, ranks: many.ranks.map((r) => ({ rank: r.rank, ...r.result.analysis, file: r.file })) });
     }
 
-    // A bar on stderr for big exports, only when stderr is a terminal: a step per part, and the GPU ops, the API calls and the iteration windows.
-    const bar = progress('iterscope: iterations', parts.filter((p) => p !== 'phases' && p !== 'pytorchHost').length + 3, { unit: 'steps' });
+    // A bar on stderr for big exports, only when stderr is a terminal: the pipeline's timed steps (its parts', the loader's reads), counted as it goes.
+    const bar = progress('iterscope: iterations', 0, { unit: 'steps' });
     let a;
     try {
       a = withExport(files[0], (h) => {
         try {
-          return analyzeExport(h, { ...request, parts, requireIterations: true }, (step) => bar.tick(1, `${step} done`));
+          return analyzeExport(h, { ...request, parts, requireIterations: true }, (step, count) => bar.update(count.done, `${step} done`, count.total));
         } finally {
           bar.done();
         }
