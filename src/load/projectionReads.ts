@@ -1,5 +1,4 @@
 import { selectGraphTraceCount } from '../../queries/graphTrace.js';
-import { GpuOpKind } from '../../queries/gpuOps.js';
 import { selectIrregularLaunchId, selectNvtxLabelParts, selectProjectionCalls, selectProjectionOps, selectProjectionRanges } from '../../queries/nvtxProjection.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { countAllRows, isValidInterval } from '../../queries/validRows.js';
@@ -8,7 +7,7 @@ import { noteExcludedRows } from './excludedRows.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import type { LoadedExport } from './loadedExport.js';
 import type { LaunchIds } from './launchIds.js';
-import { foldOpsIntoCalls, type LaunchedCalls } from './launchedCalls.js';
+import { foldColumnsIntoCalls, foldOpsIntoCalls, type LaunchedCalls } from './launchedCalls.js';
 
 /**
  * What the NVTX GPU projection (`nsys stats -r nvtx_gpu_proj_sum`) reads beyond the NVTX columns:
@@ -59,8 +58,6 @@ export interface CallKeys {
 export interface LaunchSource {
   /** At least the number of calls (sizes the arrays). */
   callCapacity: number;
-  /** The calls' key index, when the source has one already (default: a hash table filled by `eachCall`). */
-  callKeys?: () => CallKeys;
   eachCall(fn: (hi: number, lo: number, start: number, end: number, corr: number) => void): void;
   eachOp(fn: (hi: number | null, corr: number | null, start: number, end: number) => void): void;
 }
@@ -74,8 +71,8 @@ export interface LaunchSource {
 export function launchedCallsOf(loaded: LoadedExport, pid: number | undefined, opTables: readonly ProjectionOpTable[], upper: number | null): LaunchedCalls {
   const gpuOps = loaded.loadedGpuOps();
   const apiCalls = loaded.loadedApiCalls();
-  const fromColumns = gpuOps && apiCalls && pid === undefined ? columnLaunches(loaded, gpuOps, apiCalls, upper, opTables) : null;
-  if (fromColumns) return foldOpsIntoCalls(fromColumns);
+  const fromColumns = gpuOps && apiCalls && pid === undefined ? columnLaunchedCalls(loaded, gpuOps, apiCalls, upper, opTables) : null;
+  if (fromColumns) return fromColumns;
   return (pid === undefined ? loaded.launchesFromBackground() : undefined) ?? foldOpsIntoCalls(queriedLaunches(loaded, pid, opTables));
 }
 
@@ -127,32 +124,16 @@ function timeCheck(loaded: LoadedExport, table: string): { usable: (start: unkno
 }
 
 /**
- * The same rows from the loaded columns, when they are exactly what the queries would read: every
- * row of the runtime and GPU-op tables with usable times kept (no backtrace rows; the columns'
- * loaders left out and noted the others, as `queriedLaunches` does), and every globalTid/globalPid
- * sharing the NVTX rows' bits above the PID (`upper`), with a globalPid thread part of 0 (so `hi`
- * is `upper * 2^24 + pid`). Null otherwise (the caller queries).
+ * The calls with their GPU work from the loaded columns (`foldColumnsIntoCalls`), when the columns
+ * hold exactly what the queries would read: every row of the runtime and GPU-op tables with
+ * usable times kept (no backtrace rows; the columns' loaders left out and noted the others, as
+ * `queriedLaunches` does), and every globalTid/globalPid sharing the NVTX rows' bits above the PID
+ * (`upper`), with a globalPid thread part of 0 (so `hi` is `upper * 2^24 + pid`). Null otherwise
+ * (the caller queries).
  */
-function columnLaunches(loaded: LoadedExport, gpuOps: GpuOpColumns, apiCalls: ApiCallColumns, upper: number | null, opTables: readonly ProjectionOpTable[]): LaunchSource | null {
+function columnLaunchedCalls(loaded: LoadedExport, gpuOps: GpuOpColumns, apiCalls: ApiCallColumns, upper: number | null, opTables: readonly ProjectionOpTable[]): LaunchedCalls | null {
   if (upper === null || !columnsHoldEveryRow(loaded, gpuOps, apiCalls, opTables) || !everyLaunchIdRegular(loaded, upper, opTables, gpuOps.launchIds, apiCalls.launchIds)) return null;
-  const hiBase = upper * 16777216;
-  return {
-    callCapacity: apiCalls.count,
-    callKeys: () => apiCallKeys(loaded, apiCalls, hiBase),
-    eachCall: (fn) => {
-      for (let i = 0; i < apiCalls.count; i++) {
-        const corr = apiCalls.correlationId[i];
-        if (corr === corr) fn(hiBase + apiCalls.pid[i], apiCalls.tid[i], apiCalls.start[i], apiCalls.end[i], corr);
-      }
-    },
-    eachOp: (fn) => {
-      for (let i = 0; i < gpuOps.count; i++) {
-        if (gpuOps.kind[i] > GpuOpKind.Memset) continue;
-        const corr = gpuOps.correlationId[i];
-        fn(hiBase + gpuOps.pid[i], corr === corr ? corr : null, gpuOps.start[i], gpuOps.end[i]);
-      }
-    },
-  };
+  return foldColumnsIntoCalls(gpuOps, apiCalls, loaded.apiCallIndex(), upper * 16777216);
 }
 
 /** Whether the columns hold every row of the runtime and op tables with usable times (and counted the others). */
@@ -161,8 +142,7 @@ function columnsHoldEveryRow(loaded: LoadedExport, gpuOps: GpuOpColumns, apiCall
   const invalidOps = gpuOps.invalidRows;
   if (apiCalls.backtraceRows !== 0 || !invalidOps) return false;
   if (!handle.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME') || apiCalls.count + apiCalls.invalidRows !== countAllRows(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME')) return false;
-  const perKind = new Float64Array(4);
-  for (let i = 0; i < gpuOps.count; i++) perKind[gpuOps.kind[i]]++;
+  const perKind = opsPerKind(gpuOps);
   for (const [k, table] of PROJECTION_OP_TABLES.entries()) {
     const present = opTables.includes(table);
     if (perKind[k] + invalidOps[k] !== (present ? countAllRows(handle, table) : 0)) return false;
@@ -171,26 +151,15 @@ function columnsHoldEveryRow(loaded: LoadedExport, gpuOps: GpuOpColumns, apiCall
 }
 
 /**
- * `CallKeys` over the API-call columns, through their `ApiCallIndex` (built once and shared with
- * the iteration attribution and the gap causes) instead of a hash table of its own. Its first row
- * of a (pid, correlation id) key is the first call of the key, as the projection's own table has
- * it; call indices are the rows with a correlation id, in row order (as `eachCall` gives them).
+ * The ops of each kind in the columns: from the row counts their scan kept (`tableRows`: the rows
+ * of each kind's table, usable or not) when it went through every row, else counted.
  */
-function apiCallKeys(loaded: LoadedExport, apiCalls: ApiCallColumns, hiBase: number): CallKeys {
-  const index = loaded.apiCallIndex();
-  // Row -> call index, when some rows have no correlation id (eachCall skips them).
-  let callOfRow: Int32Array | null = null;
-  for (let i = 0; i < apiCalls.count; i++) {
-    if (apiCalls.correlationId[i] === apiCalls.correlationId[i]) continue;
-    callOfRow = new Int32Array(apiCalls.count);
-    for (let r = 0, k = 0; r < apiCalls.count; r++) callOfRow[r] = apiCalls.correlationId[r] === apiCalls.correlationId[r] ? k++ : -1;
-    break;
-  }
-  const find = (hi: number, corr: number): number => {
-    const row = index.lookup(hi - hiBase, corr);
-    return row < 0 || callOfRow === null ? row : callOfRow[row];
-  };
-  return { insert: (hi, corr) => find(hi, corr), find };
+function opsPerKind(gpuOps: GpuOpColumns): number[] {
+  const { tableRows, invalidRows } = gpuOps;
+  if (tableRows && invalidRows) return tableRows.map((n, k) => n - invalidRows[k]);
+  const perKind = [0, 0, 0, 0];
+  for (let i = 0; i < gpuOps.count; i++) perKind[gpuOps.kind[i]]++;
+  return perKind;
 }
 
 /**
