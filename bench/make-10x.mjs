@@ -24,7 +24,7 @@ import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { optionsOrExit } from './args.mjs';
 import Database from 'better-sqlite3';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -162,7 +162,7 @@ export function make10x({ source = DEFAULT_SOURCE, factor = 10, out, log = conso
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { source: { type: 'string' }, factor: { type: 'string', default: '10' }, out: { type: 'string' } } });
+  const values = optionsOrExit('make-10x', { source: { type: 'string' }, factor: { type: 'string', default: '10' }, out: { type: 'string' } }, 'usage: node bench/make-10x.mjs [--source EXPORT] [--factor N] [--out FILE]\n');
   const factor = Number.parseInt(values.factor, 10);
   if (!(factor >= 2)) {
     console.error('make-10x: --factor must be an integer >= 2');

@@ -18,19 +18,21 @@ import { createWriteStream, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { optionsOrExit } from './args.mjs';
 import { createGzip } from 'node:zlib';
 import { once } from 'node:events';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({
-  options: {
+const values = optionsOrExit(
+  'make-kineto-200mb',
+  {
     source: { type: 'string', default: resolve(here, '..', '..', 'shared', 'fixtures', 'pytorch-torch-only', 'trace.json') },
     mb: { type: 'string', default: '200' },
     out: { type: 'string' },
     gzip: { type: 'boolean', default: false },
   },
-});
+  'usage: node bench/make-kineto-200mb.mjs [--source TRACE.json] [--mb N] [--out FILE] [--gzip]\n',
+);
 const targetBytes = Number(values.mb) * 1024 * 1024;
 const out = values.out ?? join(tmpdir(), `iterscope-kineto-${values.mb}mb.json${values.gzip ? '.gz' : ''}`);
 const started = Date.now();

@@ -31,7 +31,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { optionsOrExit } from './args.mjs';
 import { make10x } from './make-10x.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -136,8 +136,13 @@ const BENCHMARKS = [
   },
 ];
 
-const { values: opts } = parseArgs({
-  options: {
+const USAGE =
+  'usage: node bench/run.mjs [--runs N] [--runs-10x N] [--file EXPORT] [--only name,name] [--sizes 1x,10x]\n' +
+  '                          [--parallel N] [--parallel-rounds N] [--no-parallel] [--kineto-rounds N] [--cli PATH]\n';
+
+const opts = optionsOrExit(
+  'bench',
+  {
     runs: { type: 'string', default: '3' },
     'runs-10x': { type: 'string', default: '2' },
     file: { type: 'string' },
@@ -149,7 +154,8 @@ const { values: opts } = parseArgs({
     'no-parallel': { type: 'boolean', default: false },
     cli: { type: 'string' },
   },
-});
+  USAGE,
+);
 const CLI = resolve(opts.cli ?? DEFAULT_CLI);
 const RUNS = Math.max(1, Number.parseInt(opts.runs, 10) || 3);
 const RUNS_10X = Math.max(1, Number.parseInt(opts['runs-10x'], 10) || 2);
