@@ -9,8 +9,10 @@ import { Column } from './typedColumn.js';
 /**
  * Every API call the NVTX GPU projection reads, with the GPU work it launched folded in: the
  * projection's launch side, which needs no NVTX (so it can be read on another core while this one
- * reads the NVTX columns, see readInBackground.ts). Plain typed arrays (they cross threads by
- * transfer), and per call only what the projection reads after the fold: 36 bytes a call.
+ * reads the NVTX columns, see readInBackground.ts). Plain typed arrays (the queries' fold crosses
+ * threads by transfer; the columns' fold, made where it is read, keeps the calls' times as views
+ * of the API-call columns), and per call only what the projection reads after the fold: 36 bytes
+ * a call.
  */
 export interface LaunchedCalls {
   /** Calls in `eachCall` order (every call with a thread and a correlation id). */
