@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { detectLineFormat, parseIterationLogLine, parseIterationLogText } from '../../src/logs/index.js';
+import { locateRecord } from '../../src/logs/detect.js';
 import { fixtureLines } from './fixtures.js';
 
 const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
@@ -42,6 +43,17 @@ const mutatedLine = fc
     return line.slice(0, at) + insert + line.slice(at, cut);
   });
 
+/**
+ * The formats of the payloads the parser may read on a line: the first one located (what
+ * `detectLineFormat` says), then, when a payload does not parse, those located past a later brace
+ * (parse.ts retries there: a prefix's own `{...}`, or a record cut short with a whole one after it).
+ */
+function payloadFormats(line: string): Set<string | null> {
+  const formats = new Set<string | null>([detectLineFormat(line)]);
+  for (let b = line.indexOf('{', 1); b >= 0; b = line.indexOf('{', b + 1)) formats.add(locateRecord(line, b)?.format ?? null);
+  return formats;
+}
+
 function checkLine(line: string): void {
   const format = detectLineFormat(line);
   const result = parseIterationLogLine(line, 1, 'prop.log');
@@ -49,7 +61,7 @@ function checkLine(line: string): void {
     expect(format).not.toBeNull();
     for (const r of result.records) {
       expect(Number.isInteger(r.iter) && r.iter >= 0).toBe(true);
-      expect(r.format).toBe(format === 'legacy-json' ? r.format : format);
+      if (format !== 'legacy-json') expect(payloadFormats(line)).toContain(r.format);
     }
   } else if (result.kind === 'skipped') {
     expect(result.reason.length).toBeGreaterThan(0);
@@ -57,6 +69,23 @@ function checkLine(line: string): void {
     expect(line.trim()).toBe('');
   }
 }
+
+describe('a record cut short with a whole one after it', () => {
+  // Found by the spliced-lines property (seed 1480274866): a pyrepr record cut after its key, then
+  // a whole TensorRT-LLM JSON line (two writers' lines run together). The pyrepr payload does not
+  // parse, so the parser reads the JSON record after it, as it reads past a prefix's own braces.
+  it('reads the whole record and says its own format, though the line is detected by the first', () => {
+    const legacy = realLines.find((l) => l.includes('"Iteration Counter"'))!;
+    const line = `{'iter': ${legacy}`;
+    expect(detectLineFormat(line)).toBe('iteration-stats-pyrepr');
+    const result = parseIterationLogLine(line, 1, 'spliced.log');
+    const alone = parseIterationLogLine(legacy, 1, 'spliced.log');
+    expect(result.kind).toBe('records');
+    if (result.kind !== 'records' || alone.kind !== 'records') return;
+    expect(result.records.map((r) => [r.format, r.iter])).toEqual(alone.records.map((r) => ['legacy-json', r.iter]));
+    checkLine(line);
+  });
+});
 
 describe('never throws on arbitrary input', () => {
   it('detectLineFormat and parseIterationLogLine on arbitrary strings', () => {
