@@ -109,23 +109,12 @@ function callIndicesOfRows(corr: Float64Array, n: number): { index: Int32Array; 
   return { index, count };
 }
 
-/** Each call's thread, interned in row order (once per run of one thread's rows), as `foldOpsIntoCalls` interns them. */
+/** Each call's thread, interned in row order, as `foldOpsIntoCalls` interns them (`ThreadIndex` answers a run of one thread's rows from its last lookup). */
 function callThreads(calls: ApiCallColumns, rows: Int32Array | null, count: number, hiBase: number, threads: ThreadIndex): Int32Array {
   const thread = new Int32Array(count);
-  let lastPid = NaN;
-  let lastTid = NaN;
-  let t = -1;
   for (let r = 0; r < calls.count; r++) {
     const k = rows ? rows[r] : r;
-    if (k < 0) continue;
-    const pid = calls.pid[r];
-    const tid = calls.tid[r];
-    if (pid !== lastPid || tid !== lastTid) {
-      t = threads.intern(hiBase + pid, tid);
-      lastPid = pid;
-      lastTid = tid;
-    }
-    thread[k] = t;
+    if (k >= 0) thread[k] = threads.intern(hiBase + calls.pid[r], calls.tid[r]);
   }
   return thread;
 }

@@ -329,6 +329,13 @@ export function forEachRangeWithText(c: NvtxColumns, names: readonly string[], f
   for (let i = 0; i < c.count; i++) if (wanted.has(c.text[i]) && isNvtxRange(c.eventType[i])) fn(i);
 }
 
+/** A flag per distinct text of the columns (`texts`): 1 when it satisfies `match` (each text tested once). */
+function textsMatching(c: NvtxColumns, match: (text: string) => boolean): Uint8Array {
+  const matches = new Uint8Array(c.texts.length);
+  for (let t = 0; t < c.texts.length; t++) matches[t] = match(c.texts[t]) ? 1 : 0;
+  return matches;
+}
+
 /**
  * Whether some range row's text satisfies `match` (tested once per distinct text): what
  * `hasMatchingNvtxRange` asks of NVTX_EVENTS by SQL, from the columns (the text is
@@ -336,14 +343,8 @@ export function forEachRangeWithText(c: NvtxColumns, names: readonly string[], f
  * answers from them when they left no row out (`invalidRows` 0).
  */
 export function hasRangeRowMatching(c: NvtxColumns, match: (text: string) => boolean): boolean {
-  const matches = new Uint8Array(c.texts.length);
-  let any = false;
-  for (let t = 0; t < c.texts.length; t++) {
-    if (!match(c.texts[t])) continue;
-    matches[t] = 1;
-    any = true;
-  }
-  if (!any) return false;
+  const matches = textsMatching(c, match);
+  if (!matches.includes(1)) return false;
   for (let i = 0; i < c.count; i++) {
     const t = c.text[i];
     if (t >= 0 && matches[t] === 1 && isNvtxRange(c.eventType[i])) return true;
@@ -357,8 +358,7 @@ export function hasRangeRowMatching(c: NvtxColumns, match: (text: string) => boo
  * nothing, when one of them has no thread (NULL globalTid): the query reports those as it should.
  */
 export function forEachMatchingRangeRow(c: NvtxColumns, match: (text: string) => boolean, visit: NvtxRangeVisitor): boolean {
-  const matches = new Uint8Array(c.texts.length);
-  for (let t = 0; t < c.texts.length; t++) matches[t] = match(c.texts[t]) ? 1 : 0;
+  const matches = textsMatching(c, match);
   const rows: number[] = [];
   for (let i = 0; i < c.count; i++) {
     const t = c.text[i];
