@@ -269,12 +269,7 @@ function apiNamesOf(loaded: LoadedExport, calls: ApiCallColumns): Map<number, st
 
 /** A flag per call: it launched GPU work (an op's (pid, correlationId) leads to it). */
 function launchedCalls(ops: GpuOpColumns, callCount: number, index: ApiCallIndex): Uint8Array {
-  const launched = new Uint8Array(callCount);
-  for (let i = 0; i < ops.count; i++) {
-    const ci = index.lookup(ops.pid[i], ops.correlationId[i]);
-    if (ci >= 0) launched[ci] = 1;
-  }
-  return launched;
+  return index.flagCalls(ops.pid, ops.correlationId, ops.count, callCount);
 }
 
 /** The calls of one process behind the correlation ids asked for. */

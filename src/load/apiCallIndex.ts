@@ -82,6 +82,40 @@ export class ApiCallIndex {
     }
   }
 
+  /**
+   * A flag per call row (`callCount` rows): the row some (pid, correlationId) pair of the ops
+   * leads to (`lookup`), for every op at once. When one process owns every row in id order (the
+   * nsys layout), the ops' ids are marked in a bitmap over the calls' id range and the calls are
+   * read once against it (the first row of a repeated id wins, as in `lookup`): no search per op,
+   * which was most of the gaps' launch-side pass over 700k ops. Otherwise, a lookup per op.
+   */
+  flagCalls(pids: ArrayLike<number>, corrs: ArrayLike<number>, count: number, callCount: number): Uint8Array {
+    const flags = new Uint8Array(callCount);
+    const sole = this.soleProcess(callCount);
+    if (sole) flagByBitmap(sole.pid, sole.corrs, pids, corrs, count, flags);
+    else
+      for (let i = 0; i < count; i++) {
+        const ci = this.lookup(pids[i], corrs[i]);
+        if (ci >= 0) flags[ci] = 1;
+      }
+    return flags;
+  }
+
+  /**
+   * The process owning every call row, in id order, when its ids are whole numbers over a range
+   * a bitmap covers cheaply (at most 64 ids per call); else null.
+   */
+  private soleProcess(callCount: number): { pid: number; corrs: Float64Array } | null {
+    if (this.byPid.size !== 1) return null;
+    const [[pid, ix]] = this.byPid;
+    if (ix instanceof Map || ix.kind !== 'sorted' || ix.rows || ix.corrs.length !== callCount || callCount === 0) return null;
+    const c = ix.corrs;
+    const range = c[callCount - 1] - c[0];
+    if (!(range >= 0 && range <= 64 * callCount + 65536)) return null;
+    for (let k = 0; k < callCount; k++) if (!Number.isInteger(c[k])) return null;
+    return { pid, corrs: c };
+  }
+
   /** Row of the call with this correlation id in process `pid`, or -1 (none, or `corr` NaN). */
   lookup(pid: number, corr: number): number {
     let ix = this.last;
@@ -139,4 +173,28 @@ export function firstAtLeast(a: Float64Array, v: number, from: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * `ApiCallIndex.flagCalls` for one process owning every row, ids ascending and whole: the ops'
+ * ids (of that process, within the calls' range) as bits, then the first row of each marked id.
+ */
+function flagByBitmap(pid: number, callCorrs: Float64Array, pids: ArrayLike<number>, corrs: ArrayLike<number>, count: number, flags: Uint8Array): void {
+  const min = callCorrs[0];
+  const range = callCorrs[callCorrs.length - 1] - min + 1;
+  const bits = new Uint32Array(Math.ceil(range / 32));
+  for (let i = 0; i < count; i++) {
+    const k = corrs[i] - min;
+    // NaN, out of range and fractional ids match no call (a call's id is whole here).
+    if (pids[i] !== pid || !(k >= 0 && k < range) || k !== Math.floor(k)) continue;
+    bits[k >>> 5] |= 1 << (k & 31);
+  }
+  let prev = NaN;
+  for (let r = 0; r < callCorrs.length; r++) {
+    const c = callCorrs[r];
+    if (c === prev) continue;
+    prev = c;
+    const k = c - min;
+    if (bits[k >>> 5] & (1 << (k & 31))) flags[r] = 1;
+  }
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiCallIndex, firstAtLeast } from '../../src/load/apiCallIndex.js';
 import { loadApiCallColumns, type ApiCallColumns } from '../../src/load/apiCallColumns.js';
+import { loadGpuOpColumns } from '../../src/load/gpuOpColumns.js';
 import { withExport } from '../../src/export/openExport.js';
 import { fixture } from '../helpers/fixtures.js';
 
@@ -84,6 +85,79 @@ describe('ApiCallIndex: (pid, correlationId) -> first call row', () => {
       expect(found).toBe(calls.count);
       expect(ix.lookup(calls.pid[0], 18942)).toBe(-1);
       expect(ix.lookup(calls.pid[0] + 1, calls.correlationId[0])).toBe(-1);
+    });
+  });
+});
+
+/** The flags `flagCalls` must give: a lookup per op. */
+function flagsByLookup(ix: ApiCallIndex, pids: ArrayLike<number>, corrs: ArrayLike<number>, callCount: number): Uint8Array {
+  const flags = new Uint8Array(callCount);
+  for (let i = 0; i < pids.length; i++) {
+    const ci = ix.lookup(pids[i], corrs[i]);
+    if (ci >= 0) flags[ci] = 1;
+  }
+  return flags;
+}
+
+describe('ApiCallIndex.flagCalls: the rows the ops lead to, in bulk', () => {
+  // Ops' ids: whole, fractional, NaN, out of range; pids: the calls' and others.
+  const arbOps = fc.array(fc.tuple(fc.constantFrom(7, 9), fc.oneof(fc.integer({ min: -3, max: 45 }), fc.constantFrom(NaN, 2.5, 4.5, 1e12))), { maxLength: 60 });
+
+  it('equals a lookup per op: one process in id order (the bitmap), several, duplicates, shuffled (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(7, 9), fc.option(fc.integer({ min: 1, max: 40 }), { nil: null })), { maxLength: 60 }),
+        fc.constantFrom('one process, ascending', 'ascending', 'any'),
+        arbOps,
+        (raw, layout, ops) => {
+          const rows: [number, number | null][] =
+            layout === 'any' ? raw : raw.map((r, i) => [layout === 'ascending' ? r[0] : 7, layout === 'ascending' && r[1] == null ? null : Math.floor(i / 2) + 3] as [number, number | null]);
+          const ix = new ApiCallIndex(columns(rows));
+          const pids = ops.map((o) => o[0]);
+          const corrs = ops.map((o) => o[1]);
+          expect(ix.flagCalls(pids, corrs, ops.length, rows.length)).toEqual(flagsByLookup(ix, pids, corrs, rows.length));
+        },
+      ),
+    );
+  });
+
+  it('a range too wide for a bitmap, and fractional call ids, take the lookups (same flags)', () => {
+    for (const [rows, expected] of [
+      [
+        [
+          [1, 3],
+          [1, 9_000_000_000],
+        ],
+        [1, 1],
+      ],
+      [
+        [
+          [1, 3.5],
+          [1, 4],
+        ],
+        [1, 0],
+      ],
+    ] as [[number, number][], number[]][]) {
+      const ix = new ApiCallIndex(columns(rows));
+      const pids = [1, 1, 1];
+      const corrs = [3, 9_000_000_000, 3.5];
+      expect(ix.flagCalls(pids, corrs, 3, rows.length)).toEqual(flagsByLookup(ix, pids, corrs, rows.length));
+      expect([...ix.flagCalls(pids, corrs, 3, rows.length)]).toEqual(expected);
+    }
+  });
+
+  it('pytorch-dense: the GPU ops flag the same calls as a lookup each (the bitmap path: one process in id order)', () => {
+    withExport(fixture('pytorch-dense/trace.sqlite'), (h) => {
+      const calls = loadApiCallColumns(h);
+      const ops = loadGpuOpColumns(h);
+      const ix = new ApiCallIndex(calls);
+      const flags = ix.flagCalls(ops.pid, ops.correlationId, ops.count, calls.count);
+      expect(flags).toEqual(flagsByLookup(ix, ops.pid, ops.correlationId, calls.count));
+      let launched = 0;
+      for (const f of flags) launched += f;
+      // Every op's launch call, each once: the ops with a runtime row, less those sharing a call (graph replays).
+      expect(launched).toBeGreaterThan(0.25 * calls.count);
+      expect(new Set(calls.pid).size).toBe(1);
     });
   });
 });
