@@ -41,10 +41,12 @@ export interface GilHoldFilter {
 }
 
 /**
- * `selectNvtxColumnRows`' columns of the rows that can be a host cause of GPU idle time: ranges
- * with a thread, without the GIL domains' holds (99% of a GIL-traced export's rows). A superset:
- * a hold is left out only when its text is certain (a registered `gilHoldRange`, or no text id and
- * the inline text), the reader applies the exact rule (coalesce of the two) to what comes back.
+ * `selectNvtxColumnRows`' columns of the rows that can be a host cause of GPU idle time: ranges,
+ * without the GIL domains' holds (99% of a GIL-traced export's rows). A superset: a hold is left
+ * out only when its text is certain (a registered `gilHoldRange`, or no text id and the inline
+ * text), the reader applies the exact rule (coalesce of the two) to what comes back; ranges
+ * without a thread (no host cause) are kept, so the rows hold every range but the holds (the
+ * iteration ranges are found among them, see `hostCauseScanOf`).
  */
 export function selectNvtxHostCauseColumnRows(handle: ExportHandle, f: GilHoldFilter) {
   let q = selectNvtxColumnRows(handle);
@@ -54,5 +56,5 @@ export function selectNvtxHostCauseColumnRows(handle: ExportHandle, f: GilHoldFi
     const registered = f.holdTextIds.length ? sql`coalesce(textId, -1) IN (${sql.join([...f.holdTextIds])})` : sql`0`;
     q = q.where(sql<boolean>`NOT (coalesce(domainId, 0) IN (${sql.join([...f.gilDomainIds])}) AND (${registered} OR (textId IS NULL AND text IS ${f.gilHoldRange})))`);
   }
-  return q.where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]).where('globalTid', 'is not', null);
+  return q.where('eventType', 'in', [...NVTX_RANGE_EVENT_TYPES]);
 }

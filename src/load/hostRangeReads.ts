@@ -93,14 +93,47 @@ export interface HostCauseRows {
 
 /**
  * `hostCauseRowsOf` for an analysis that loads no NVTX columns: the same rows, read by a query that
- * leaves out the GIL holds in SQL (the NVTX worker runs it while the GPU ops are read).
+ * leaves out the GIL holds in SQL (the NVTX worker runs it while the GPU ops are read). What the
+ * scan held is kept on `loaded` (`hostCauseScanOf`): the iteration ranges are among its rows.
  */
 export function hostCauseRowsByQuery(loaded: LoadedExport, gilDomainIds: ReadonlySet<number>, gilHoldRange: string): NvtxColumns {
   const holdTextIds: number[] = [];
   if (gilDomainIds.size > 0 && loaded.hasTable('StringIds')) forEachRow(loaded.handle, selectStringIdsOf(loaded.handle, [gilHoldRange]), (id: number) => holdTextIds.push(id));
-  const rows = loadNvtxHostCauseColumns(loaded.handle, { gilDomainIds: [...gilDomainIds], gilHoldRange, holdTextIds });
+  const scan = loadNvtxHostCauseColumns(loaded.handle, { gilDomainIds: [...gilDomainIds], gilHoldRange, holdTextIds });
+  let threadless = 0;
+  for (let i = 0; i < scan.count; i++) if (scan.tid[i] < 0) threadless++;
   // The query left out the holds it could name; the rule itself (coalesce of text id and text) is applied here.
-  return hostCauseRowsOf(rows, gilDomainIds, gilHoldRange);
+  const rows = hostCauseRowsOf(scan, gilDomainIds, gilHoldRange);
+  loaded.cached(HOST_CAUSE_SCAN, (): HostCauseScan => ({ rows, gilDomainIds, gilHoldRange, threadlessRanges: threadless, invalidRows: scan.invalidRows }));
+  return rows;
+}
+
+const HOST_CAUSE_SCAN = 'hostCauseScan';
+
+/**
+ * What the host-cause query of `hostCauseRowsByQuery` read: its rows (`hostCauseRowsOf`), and what
+ * it read besides them: ranges without a thread, rows with unusable times (left out), and the
+ * holds of `gilDomainIds` (left out).
+ */
+export interface HostCauseScan {
+  rows: NvtxColumns;
+  gilDomainIds: ReadonlySet<number>;
+  gilHoldRange: string;
+  threadlessRanges: number;
+  invalidRows: number;
+}
+
+/**
+ * The NVTX columns holding every range whose text satisfies `match`, from the host-cause query when
+ * this export ran it (`hostCauseRowsByQuery`), so the iteration ranges need no scan of their own;
+ * undefined when it did not, or when a matching range may be missing from its rows (a range
+ * without a thread or with unusable times was read; `match` takes the GIL holds it left out).
+ */
+export function hostCauseScanOf(loaded: LoadedExport, match: (text: string) => boolean): NvtxColumns | undefined {
+  const scan = loaded.cachedValue<HostCauseScan>(HOST_CAUSE_SCAN);
+  if (!scan || scan.threadlessRanges > 0 || scan.invalidRows > 0) return undefined;
+  if (scan.gilDomainIds.size > 0 && match(scan.gilHoldRange)) return undefined;
+  return scan.rows;
 }
 
 /** Whether NVTX row `i` can be a host cause: a range with a thread, not a GIL domain's hold (`holdText`). */

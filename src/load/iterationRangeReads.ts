@@ -7,6 +7,7 @@ import { analysisDetails } from './infoReads.js';
 import type { LoadedExport } from './loadedExport.js';
 import { forEachMatchingRangeRow, hasRangeRowMatching } from './nvtxEventColumns.js';
 import { nvtxDomains } from './nvtxReads.js';
+import { hostCauseScanOf } from './hostRangeReads.js';
 
 export type { NvtxRangeVisitor };
 
@@ -34,9 +35,11 @@ export function forEachNvtxRangeMatching(loaded: LoadedExport, match: (text: str
     visit(start, end, pid, tid, domainId, text);
   };
   // The columns when the query would find no more rows: it counts the unusable matches, and it
-  // reports a match without a thread as it should.
-  const cols = loaded.sharedNvtx();
-  if (!(cols && cols.invalidRows === 0 && forEachMatchingRangeRow(cols, match, checked))) {
+  // reports a match without a thread as it should. Without NVTX columns, the rows of the host-cause
+  // query when it ran (the NVTX worker reads them first): every range but the GIL holds.
+  const shared = loaded.sharedNvtx();
+  const cols = shared && shared.invalidRows === 0 ? shared : shared ? undefined : hostCauseScanOf(loaded, match);
+  if (!(cols && forEachMatchingRangeRow(cols, match, checked))) {
     const matching = matchingNvtxTexts(loaded.handle, match);
     if (matching.ids.length === 0 && matching.texts.length === 0) return { matched: false, invalid: 0 };
     // The domain names (which visitors read) before the scan: read during it, their query would

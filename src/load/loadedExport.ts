@@ -117,6 +117,11 @@ export class LoadedExport {
     return v;
   }
 
+  /** The value `cached` keeps under `key`, if it was made (nothing is computed). */
+  cachedValue<T>(key: string): T | undefined {
+    return this.memo.get(key) as T | undefined;
+  }
+
   // ---- GPU ops and API calls -----------------------------------------------------------------
 
   /** Every GPU op in typed columns (read on first use). */

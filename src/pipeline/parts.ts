@@ -190,13 +190,14 @@ const emptyCapture = part({
 });
 
 // Everything the iteration analysis reads of the NVTX table (the ranges, the fallbacks' ProfilerStep#N,
-// SGLang's scheduler ranges): from the shared columns while they are held, by query when none are read.
+// SGLang's scheduler ranges): from the shared columns while they are held, by query when none are read
+// (from the host-cause query's rows when the same thread ran it first: `uses` the host-cause rows).
 // A capture known to have no GPU work seeks none (`iterationRun` says so); past SHARED_NVTX_ROWS the
 // windows are sought before the GPU ops are read.
 const iterationWindows = part({
   name: 'iterationWindows',
   needs: [],
-  uses: ['emptyCapture'],
+  uses: ['emptyCapture', 'hostCauseRows'],
   reads: ['nvtx'],
   // The NVTX worker finds the ranges, from its columns or (no NVTX columns read) by query.
   background: { usesLaunches: false, byQuery: true },
@@ -496,10 +497,10 @@ export const PARTS: readonly PartEntry[] = [
   emptyCapture,
   healthLaunches,
   gapScan,
+  hostCauseRowsPart,
   iterationWindows,
   iterationRun,
   hostRanges,
-  hostCauseRowsPart,
   gaps,
   pytorchHost,
   servingSpanPart,

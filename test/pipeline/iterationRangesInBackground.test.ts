@@ -81,7 +81,8 @@ describe('with logs and an --iteration-range', () => {
   it('pytorch-dense with its log: the worker ranges, joined to the log as on this thread', () => {
     const logs = [parseIterationLogFile(fixture('pytorch-dense', 'iteration_log.txt'))];
     const inWorker = analyze(fixture('pytorch-dense', 'trace.sqlite'), 'background', { logs });
-    expect(inWorker.taken).toEqual(['apiCalls', 'iterationWindows', 'hostCauseRows']);
+    // The host-cause rows first: the worker finds the iteration ranges among them (no scan of their own).
+    expect(inWorker.taken).toEqual(['apiCalls', 'hostCauseRows', 'iterationWindows']);
     expect(inWorker.analysis.iterations!.iterations.length).toBeGreaterThan(10);
     expect(inWorker.analysis).toEqual(analyze(fixture('pytorch-dense', 'trace.sqlite'), 'inline', { logs }).analysis);
   });

@@ -52,11 +52,13 @@ describe('the parts registry', () => {
     expect(names(planRun(partsFor(resolveParts(['gaps'])), { largeNvtx: false, inBackground: () => false }))).toEqual(['launches', 'gapScan', 'hostCauseRows', 'gaps']);
   });
 
-  it('iterations with gaps: the gaps are scanned before the worker is asked for the iteration windows, explained after the iterations', () => {
+  it('iterations with gaps: the gaps are scanned before the worker is asked for the host-cause rows, then the iteration windows (found among those rows), explained after the iterations', () => {
     const worker = (n: string) => ['iterationWindows', 'hostCauseRows'].includes(n);
     const plan = names(planRun(partsFor(resolveParts(['iterations', 'gaps', 'metrics'])), { largeNvtx: false, inBackground: worker }));
-    expect(plan.slice(0, 5)).toEqual(['launches', 'emptyCapture', 'gapScan', 'iterationWindows', 'iterationRun']);
-    expect(plan.indexOf('gaps')).toBeGreaterThan(plan.indexOf('hostCauseRows'));
+    expect(plan.slice(0, 6)).toEqual(['launches', 'emptyCapture', 'gapScan', 'hostCauseRows', 'iterationWindows', 'iterationRun']);
+    expect(plan.indexOf('gaps')).toBeGreaterThan(plan.indexOf('iterationRun'));
+    // Without the gaps no host-cause rows are read: the windows are sought by their own query.
+    expect(names(planRun(partsFor(resolveParts(['iterations', 'metrics'])), { largeNvtx: false, inBackground: worker }))).not.toContain('hostCauseRows');
   });
 
   it('the worker parts are taken just before their first reader; a large NVTX table is read and let go first', () => {
@@ -66,9 +68,9 @@ describe('the parts registry', () => {
     expect(bg[bg.indexOf('kernels') + 1]).toBe('categories');
     expect(bg[bg.indexOf('nvtxGpu') + 1]).toBe('coverage');
     const large = planRun(parts, { largeNvtx: true, inBackground: () => false });
-    // Every part that reads the NVTX columns, `iterationWindows`, `hostRanges` and `hostCauseRows` too
+    // Every part that reads the NVTX columns, `hostCauseRows`, `iterationWindows` and `hostRanges` too
     // (they only `reads` them), before the GPU ops; the columns go after the last of them.
-    const nvtxReaders = ['nvtx', 'nvtxGpu', 'iterationWindows', 'hostRanges', 'hostCauseRows'];
+    const nvtxReaders = ['nvtx', 'nvtxGpu', 'hostCauseRows', 'iterationWindows', 'hostRanges'];
     expect(names(large).slice(0, nvtxReaders.length + 1)).toEqual([...nvtxReaders, 'launches']);
     expect(large.slice(0, nvtxReaders.length).map((p) => p.release)).toEqual([[], [], [], [], ['nvtx']]);
   });
