@@ -104,6 +104,7 @@ export function hostCauseRowsByQuery(loaded: LoadedExport, gilDomainIds: Readonl
   for (let i = 0; i < scan.count; i++) if (scan.tid[i] < 0) threadless++;
   // The query left out the holds it could name; the rule itself (coalesce of text id and text) is applied here.
   const rows = hostCauseRowsOf(scan, gilDomainIds, gilHoldRange);
+  // Kept once: every caller reads the same GIL domains and hold text of this export.
   loaded.cached(HOST_CAUSE_SCAN, (): HostCauseScan => ({ rows, gilDomainIds, gilHoldRange, threadlessRanges: threadless, invalidRows: scan.invalidRows }));
   return rows;
 }

@@ -38,7 +38,7 @@ export function forEachNvtxRangeMatching(loaded: LoadedExport, match: (text: str
   // reports a match without a thread as it should. Without NVTX columns, the rows of the host-cause
   // query when it ran (the NVTX worker reads them first): every range but the GIL holds.
   const shared = loaded.sharedNvtx();
-  const cols = shared && shared.invalidRows === 0 ? shared : shared ? undefined : hostCauseScanOf(loaded, match);
+  const cols = shared ? (shared.invalidRows === 0 ? shared : undefined) : hostCauseScanOf(loaded, match);
   if (!(cols && forEachMatchingRangeRow(cols, match, checked))) {
     const matching = matchingNvtxTexts(loaded.handle, match);
     if (matching.ids.length === 0 && matching.texts.length === 0) return { matched: false, invalid: 0 };

@@ -36,7 +36,7 @@ function rangesBothWays(file: string, spec?: IterationRangeSpec) {
 /** An iteration range of pytorch-dense (its first `_forward_step` range), edited by `set`. */
 function editFirstRange(name: string, set: string): string {
   return editExport(copyExport(fixture('pytorch-dense', 'trace.sqlite'), join(tmp, name)), (db) => {
-    db.exec(`UPDATE NVTX_EVENTS SET ${set} WHERE rowid = (SELECT min(rowid) FROM NVTX_EVENTS WHERE eventType = 59 AND (text LIKE '%_forward_step%' OR textId IN (SELECT id FROM StringIds WHERE value LIKE '%_forward_step%')))`);
+    db.exec(`UPDATE NVTX_EVENTS SET ${set} WHERE rowid = (SELECT min(rowid) FROM NVTX_EVENTS WHERE eventType = 59 AND (instr(text, '_forward_step') > 0 OR textId IN (SELECT id FROM StringIds WHERE instr(value, '_forward_step') > 0)))`);
   });
 }
 
