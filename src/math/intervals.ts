@@ -68,6 +68,9 @@ export function sortAscending(a: Float64Array): Float64Array {
  * The inputs are not modified.
  */
 export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number>): IntervalSet {
+  // GPU ops come table by table, each in start order: a few runs, merged by start as they are.
+  const runs = ascendingRunBounds(starts, starts.length, MAX_MERGED_RUNS);
+  if (runs) return unionOfStartRuns(starts, ends, runs);
   const s = new Float64Array(starts.length);
   const e = new Float64Array(starts.length);
   const m = copyNonEmpty(starts, ends, s, e);
@@ -78,6 +81,60 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
   // avoid a second copy of both arrays at the peak; the slack is at most as large as the result.
   if (2 * k >= m) return { starts: ss.subarray(0, k), ends: es.subarray(0, k) };
   return { starts: ss.slice(0, k), ends: es.slice(0, k) };
+}
+
+/**
+ * `unionIntervals` of intervals whose starts ascend within each run (`runs`: `ascendingRunBounds`):
+ * the runs merged by start (ties: the earlier run first) and swept once, each interval joining the
+ * current one when it starts at or before its end (touching intervals merge, as in the sweep of
+ * sorted bounds). No sort and no copy of the inputs; the same set, so the same bounds.
+ */
+function unionOfStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs: readonly number[]): IntervalSet {
+  const n = starts.length;
+  const us = new Float64Array(n);
+  const ue = new Float64Array(n);
+  const k = mergeStartRuns(starts, ends, runs, us, ue);
+  if (2 * k >= n) return { starts: us.subarray(0, k), ends: ue.subarray(0, k) };
+  return { starts: us.slice(0, k), ends: ue.slice(0, k) };
+}
+
+/** The merge and sweep of `unionOfStartRuns`, into `us`/`ue`; returns how many intervals. */
+function mergeStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs: readonly number[], us: Float64Array, ue: Float64Array): number {
+  const heads = runs.slice(0, runs.length - 1);
+  let k = 0;
+  let open = false;
+  let curStart = 0;
+  let curEnd = 0;
+  for (;;) {
+    // The run whose next interval starts first (any run with intervals left when starts do not compare).
+    let best = -1;
+    for (let r = 0; r < heads.length; r++) {
+      if (heads[r] < runs[r + 1] && (best < 0 || starts[heads[r]] < starts[heads[best]])) best = r;
+    }
+    if (best < 0) break;
+    const i = heads[best]++;
+    const s = starts[i];
+    const e = ends[i];
+    if (!(e > s)) continue;
+    if (open && s <= curEnd) {
+      if (e > curEnd) curEnd = e;
+      continue;
+    }
+    if (open) {
+      us[k] = curStart;
+      ue[k] = curEnd;
+      k++;
+    }
+    curStart = s;
+    curEnd = e;
+    open = true;
+  }
+  if (open) {
+    us[k] = curStart;
+    ue[k] = curEnd;
+    k++;
+  }
+  return k;
 }
 
 // The two passes of `unionIntervals` are functions of their own: each long loop is optimized once,

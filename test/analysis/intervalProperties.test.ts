@@ -51,6 +51,44 @@ describe('interval union: properties (fast-check)', () => {
   });
 });
 
+/** The union by definition: the intervals with a length, by start, each joining the last when it starts at or before its end. */
+function unionByDefinition(starts: number[], ends: number[]): { starts: number[]; ends: number[] } {
+  const ps = starts.map((s, i) => [s, ends[i]]).filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0]);
+  const out = { starts: [] as number[], ends: [] as number[] };
+  for (const [s, e] of ps) {
+    const k = out.ends.length - 1;
+    if (k >= 0 && s <= out.ends[k]) out.ends[k] = Math.max(out.ends[k], e);
+    else {
+      out.starts.push(s);
+      out.ends.push(e);
+    }
+  }
+  return out;
+}
+
+describe('interval union of start-ordered runs (GPU ops table by table): merged by start, no sort', () => {
+  /** Up to 9 runs (8 take the merge, 9 the sorts) of intervals in start order: zero-length, inverted, touching and nested ones among them. */
+  const arbRun = fc
+    .array(fc.tuple(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: -30, max: 300 })), { maxLength: 30 })
+    .map((r) => r.sort((a, b) => a[0] - b[0]).map(([s, d]) => [s, s + d] as [number, number]));
+  const arbRuns = fc.array(arbRun, { maxLength: 9 });
+
+  it('equals the union by definition', () => {
+    fc.assert(
+      fc.property(arbRuns, (runs) => {
+        const all = runs.flat();
+        const starts = all.map((p) => p[0]);
+        const ends = all.map((p) => p[1]);
+        const u = unionIntervals(Float64Array.from(starts), Float64Array.from(ends));
+        const expected = unionByDefinition(starts, ends);
+        expect(Array.from(u.starts)).toEqual(expected.starts);
+        expect(Array.from(u.ends)).toEqual(expected.ends);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('sortAscending: the run-merging sort behind the union', () => {
   /** Ascending runs of integers (as nsys writes each table in time order), concatenated. */
   const arbRuns = fc.array(fc.array(fc.integer({ min: -1_000, max: 1_000_000 }), { maxLength: 40 }).map((r) => r.sort((a, b) => a - b)), { maxLength: 12 });
