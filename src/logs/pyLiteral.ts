@@ -28,12 +28,68 @@ const MAX_DEPTH = 256;
 
 /** Parse exactly one literal; surrounding whitespace is allowed, anything else is an error. */
 export function parsePyLiteral(text: string): PyValue {
+  const fast = viaJson(text);
+  return fast !== DECLINED ? fast : parseByGrammar(text);
+}
+
+/** `parsePyLiteral` by the grammar alone (what the JSON path must agree with). */
+export function parseByGrammar(text: string): PyValue {
   const parser = new Parser(text);
   parser.skipSpace();
   const value = parser.value(0);
   parser.skipSpace();
   if (parser.pos !== text.length) throw new PyLiteralError('unexpected trailing text', parser.pos);
   return value;
+}
+
+/** What `viaJson` returns for a text it does not read (the grammar then does). */
+export const DECLINED: unique symbol = Symbol('declined');
+
+/** JSON's words: no Python literal has them bare, and JSON.parse would read them. */
+const JSON_WORDS = /\b(?:true|false|null)\b/;
+const PY_WORDS = /\b(?:None|True|False)\b/g;
+const JSON_OF_PY_WORD: Readonly<Record<string, string>> = { None: 'null', True: 'true', False: 'false' };
+
+/**
+ * The common case, read by the engine's JSON parser (an iteration log's lines at several times
+ * the grammar's speed): with no double quote and no backslash in the text, every string is
+ * single-quoted with no escape, so each `'` delimits one, and swapping the quotes and Python's
+ * three words makes the text JSON. `DECLINED` for whatever the grammar could read otherwise: a
+ * JSON word in the text, a Python word inside a string (it was swapped too: then fewer words than
+ * swaps come back as values), anything JSON.parse refuses (inf, nan, tuples, sets, keys that are
+ * not strings, trailing commas, control characters in strings...), nesting the grammar refuses.
+ * JSON's numbers, strings, lists and objects (duplicate keys, `__proto__`) read as the grammar's.
+ */
+export function viaJson(text: string): PyValue | typeof DECLINED {
+  if (text.includes('"') || text.includes('\\') || JSON_WORDS.test(text)) return DECLINED;
+  let swapped = 0;
+  let value: PyValue;
+  try {
+    value = JSON.parse(
+      text.replaceAll("'", '"').replace(PY_WORDS, (w) => {
+        swapped++;
+        return JSON_OF_PY_WORD[w];
+      }),
+    ) as PyValue;
+  } catch {
+    return DECLINED;
+  }
+  return wordValues(value, 0) === swapped ? value : DECLINED;
+}
+
+/** How many null and boolean values `v` holds (the words read as values); -1 past MAX_DEPTH. */
+function wordValues(v: PyValue, depth: number): number {
+  if (depth > MAX_DEPTH) return -1;
+  if (v === null || typeof v === 'boolean') return 1;
+  if (typeof v !== 'object') return 0;
+  let n = 0;
+  const items = Array.isArray(v) ? v : Object.values(v);
+  for (const item of items) {
+    const k = wordValues(item, depth + 1);
+    if (k < 0) return -1;
+    n += k;
+  }
+  return n;
 }
 
 const NUMBER_RE = /[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;

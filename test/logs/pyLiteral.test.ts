@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { parsePyLiteral, PyLiteralError, type PyValue } from '../../src/logs/index.js';
+import { DECLINED, parseByGrammar, viaJson } from '../../src/logs/pyLiteral.js';
+import { fixture } from '../helpers/fixtures.js';
 
 describe('parsePyLiteral', () => {
   it('parses the scalar forms repr() writes', () => {
@@ -204,5 +207,107 @@ describe('parsePyLiteral round trip (property)', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The JSON path: the common case (no double quote, no backslash) read by JSON.parse must read
+// exactly what the grammar reads (values, key order, -0), or decline.
+
+/** Equal as the grammar's values are: Object.is on numbers (-0, NaN), keys in the same order. */
+function sameValue(a: PyValue, b: PyValue): boolean {
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return Object.is(a, b);
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length || ka.some((k, i) => k !== kb[i])) return false;
+  return ka.every((k) => sameValue((a as Record<string, PyValue>)[k], (b as Record<string, PyValue>)[k]));
+}
+
+/** What the JSON path must do with `text`: decline, or give the grammar's value (and never read what the grammar refuses). */
+function agreesWithGrammar(text: string): 'read' | 'declined' {
+  const fast = viaJson(text);
+  if (fast === DECLINED) return 'declined';
+  let slow: PyValue;
+  try {
+    slow = parseByGrammar(text);
+  } catch (err) {
+    throw new Error(`the JSON path read ${JSON.stringify(text)}, which the grammar refuses: ${(err as Error).message}`);
+  }
+  if (!sameValue(fast, slow)) throw new Error(`the JSON path read ${JSON.stringify(text)} as ${JSON.stringify(fast)}, the grammar as ${JSON.stringify(slow)}`);
+  return 'read';
+}
+
+describe('parsePyLiteral: the JSON path', () => {
+  /** Strings the JSON path can take: no quote of either kind, no backslash; Python and JSON words, brackets, non-ASCII among them. */
+  const plainString = fc.array(fc.constantFrom('a', 'Z', ' ', '_', '1', 'é', '中', '{', ']', ':', ',', 'None', 'True', 'False', 'null', 'true', 'inf', 'x-y'), { maxLength: 6 }).map((p) => p.join(''));
+  const { plainNode } = fc.letrec<{ plainNode: PyNode }>((tie) => ({
+    plainNode: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constant<PyNode>({ t: 'none' }),
+      fc.boolean().map((v): PyNode => ({ t: 'bool', v })),
+      fc.maxSafeInteger().map((v): PyNode => ({ t: 'int', v })),
+      fc.double().map((v): PyNode => ({ t: 'float', v })),
+      plainString.map((v): PyNode => ({ t: 'str', v })),
+      fc.array(tie('plainNode'), { maxLength: 4 }).map((items): PyNode => ({ t: 'list', items })),
+      fc.array(tie('plainNode'), { maxLength: 3 }).map((items): PyNode => ({ t: 'tuple', items })),
+      fc
+        .uniqueArray(fc.tuple(plainString, tie('plainNode')), { maxLength: 4, selector: ([k]) => k })
+        .map((entries): PyNode => ({ t: 'dict', entries })),
+    ),
+  }));
+
+  it('reads what the grammar reads, or declines: repr() texts of values with plain strings', () => {
+    const outcomes = new Set<string>();
+    fc.assert(
+      fc.property(plainNode, fc.boolean(), (n, compact) => {
+        const text = pyRepr(n, { asciiOnly: false, compact });
+        outcomes.add(agreesWithGrammar(text));
+        expect(parsePyLiteral(text)).toEqual(toJs(n));
+      }),
+      { numRuns: 1000 },
+    );
+    // Both ways were taken (a word inside a string, a tuple, inf or nan declines).
+    expect([...outcomes].sort()).toEqual(['declined', 'read']);
+  });
+
+  it('reads what the grammar reads, or declines: token soup (JSON words, sets, int keys, bad nesting, stray quotes)', () => {
+    const token = fc.constantFrom('{', '}', '[', ']', '(', ')', "'", '"', '\\', ':', ',', ' ', '\t', '\n', '0', '7', '-', '.', 'e', '1e400', '-0', 'None', 'True', 'False', 'true', 'false', 'null', 'inf', 'nan', 'a', 'é', '__proto__', "'k'", "'v'");
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 24 }).map((t) => t.join('')), (text) => {
+        agreesWithGrammar(text);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('examples: a Python word in a string, a JSON word, a duplicate key, __proto__, -0, nesting past the cap', () => {
+    expect(viaJson("{'a': 'None', 'b': None}")).toBe(DECLINED);
+    expect(parsePyLiteral("{'a': 'None', 'b': None}")).toEqual({ a: 'None', b: null });
+    // A double-quoted string holding quote-comma-quote: swapping the quotes would make it two strings.
+    expect(viaJson(`["a', 'b"]`)).toBe(DECLINED);
+    expect(parsePyLiteral(`["a', 'b"]`)).toEqual(["a', 'b"]);
+    expect(viaJson("{'a': true}")).toBe(DECLINED);
+    // A JSON word outside strings and a Python word inside one: as many words read as swapped.
+    expect(viaJson("['None', true]")).toBe(DECLINED);
+    expect(() => parsePyLiteral("['None', true]")).toThrow(PyLiteralError);
+    // (A JSON word anywhere declines, inside a string too: the grammar reads those.)
+    expect(viaJson("{'a': 'true'}")).toBe(DECLINED);
+    expect(parsePyLiteral("{'a': 'true'}")).toEqual({ a: 'true' });
+    expect(() => parsePyLiteral("{'a': true}")).toThrow(PyLiteralError);
+    expect(agreesWithGrammar("{'k': 1, 'j': 2, 'k': 3}")).toBe('read');
+    expect(Object.keys(parsePyLiteral("{'k': 1, 'j': 2, 'k': 3}") as object)).toEqual(['k', 'j']);
+    expect(agreesWithGrammar("{'__proto__': [-0.0, 1e-05, True]}")).toBe('read');
+    expect(Object.is((parsePyLiteral('[-0.0]') as number[])[0], -0)).toBe(true);
+    const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    expect(agreesWithGrammar(deep(257))).toBe('read');
+    expect(viaJson(deep(258))).toBe(DECLINED);
+    expect(() => parsePyLiteral(deep(258))).toThrow(PyLiteralError);
+  });
+
+  it('reads every record line of a real TensorRT-LLM iteration log (pytorch-dense)', () => {
+    const lines = readFileSync(fixture('pytorch-dense', 'iteration_log.txt'), 'utf8').split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expect(agreesWithGrammar(line), line.slice(0, 80)).toBe('read');
   });
 });
