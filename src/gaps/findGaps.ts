@@ -2,6 +2,7 @@ import { GPU_OP_KIND_NAMES, filterDevice, type GpuOpColumns } from '../load/gpuO
 import { computeDeviceTimelines, type DeviceTimeline } from '../load/deviceTimelines.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { NO_STRING_ID } from '../load/typedColumn.js';
+import { ascendingRunBounds } from '../math/intervals.js';
 
 export type { DeviceTimeline, GpuOpColumns };
 
@@ -21,6 +22,8 @@ export function gpuTimelines(loaded: LoadedExport, deviceId?: number): { ops: Gp
  * first in scan order wins. Returns op indices (-1 when none, which cannot happen for a real gap).
  */
 export function resolveBoundaryOps(ops: GpuOpColumns, deviceId: number, gapStarts: ArrayLike<number>, gapEnds: ArrayLike<number>): { before: Int32Array; after: Int32Array } {
+  const searched = boundaryOpsBySearch(ops, deviceId, gapStarts, gapEnds);
+  if (searched) return searched;
   const ends = new TimeTable(gapStarts);
   const starts = new TimeTable(gapEnds);
   for (let i = 0; i < ops.count; i++) {
@@ -32,6 +35,44 @@ export function resolveBoundaryOps(ops: GpuOpColumns, deviceId: number, gapStart
     before: Int32Array.from({ length: gapStarts.length }, (_, i) => ends.opAt(gapStarts[i])),
     after: Int32Array.from({ length: gapEnds.length }, (_, i) => starts.opAt(gapEnds[i])),
   };
+}
+
+/** Above this many ascending runs of the ops' starts or ends, the boundaries are not searched run by run. */
+const MAX_SEARCHED_RUNS = 8;
+
+/**
+ * `resolveBoundaryOps` by binary search, for a few gaps (the long ones) over ops whose starts and
+ * ends each come in a few ascending runs (table by table, each in time order): in each run, the
+ * first op at the time, skipping those of other devices and empty ones; the first run with one
+ * holds the lowest index, as the scan's first claim. Null (scan instead) for many gaps, where a
+ * search each costs more than one pass over the ops, or for ops in no such order.
+ */
+function boundaryOpsBySearch(ops: GpuOpColumns, deviceId: number, gapStarts: ArrayLike<number>, gapEnds: ArrayLike<number>): { before: Int32Array; after: Int32Array } | null {
+  // A search (a few runs, ~20 steps each) costs about what the scan spends on 4-5 ops.
+  if ((gapStarts.length + gapEnds.length) * 4 > ops.count) return null;
+  const endRuns = ascendingRunBounds(ops.end, ops.count, MAX_SEARCHED_RUNS);
+  const startRuns = endRuns && ascendingRunBounds(ops.start, ops.count, MAX_SEARCHED_RUNS);
+  if (!endRuns || !startRuns) return null;
+  return {
+    before: Int32Array.from({ length: gapStarts.length }, (_, i) => firstOpAt(ops, deviceId, ops.end, endRuns, gapStarts[i])),
+    after: Int32Array.from({ length: gapEnds.length }, (_, i) => firstOpAt(ops, deviceId, ops.start, startRuns, gapEnds[i])),
+  };
+}
+
+/** The lowest op index with `times[i] === t` on `deviceId` with a length (`runs`: ascending runs of `times`), or -1. */
+function firstOpAt(ops: GpuOpColumns, deviceId: number, times: Float64Array, runs: readonly number[], t: number): number {
+  for (let r = 0; r + 1 < runs.length; r++) {
+    const end = runs[r + 1];
+    let lo = runs[r];
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (times[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < end && times[i] === t; i++) if (ops.deviceId[i] === deviceId && ops.end[i] > ops.start[i]) return i;
+  }
+  return -1;
 }
 
 /**
