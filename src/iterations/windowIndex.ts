@@ -28,14 +28,16 @@ export class WindowIndex {
     }
   }
   private lastPid = NaN;
+  private lastWindows: { starts: Float64Array; ends: Float64Array; idx: Int32Array } | undefined;
   private lastT = -Infinity;
   private lastK = -1;
   /**
    * Index into `refs` of the window of `pid` holding `t` ([start, end)), or -1. Calls with
-   * non-decreasing `t` for the same pid walk forward from the previous answer instead of searching.
+   * non-decreasing `t` for the same pid walk forward from the previous answer instead of searching
+   * (and look the process up once: the gaps ask for every gap of a device, hundreds of thousands).
    */
   at(pid: number, t: number): number {
-    const w = this.byPid.get(pid);
+    const w = pid === this.lastPid ? this.lastWindows : this.byPid.get(pid);
     if (!w) return -1;
     let k: number;
     if (pid === this.lastPid && t >= this.lastT) {
@@ -52,6 +54,7 @@ export class WindowIndex {
       k = lo - 1;
     }
     this.lastPid = pid;
+    this.lastWindows = w;
     this.lastT = t;
     this.lastK = k;
     return k >= 0 && t < w.ends[k] ? w.idx[k] : -1;
