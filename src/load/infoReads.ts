@@ -9,7 +9,7 @@ import { readSessionStartEpochNs, selectAnalysisDetails } from '../../queries/se
 import { selectThreads } from '../../queries/threads.js';
 import { countAllRows } from '../../queries/validRows.js';
 import type { LoadedExport } from './loadedExport.js';
-import { hasRangeRowMatching } from './nvtxEventColumns.js';
+import { hasRangeRowMatching, holdingEveryRow } from './nvtxEventColumns.js';
 
 /**
  * The small tables `info` (and a few parts) read: session start, GPUs, threads, processes, row
@@ -80,8 +80,8 @@ export function nvtxRangeCountsByDomain(loaded: LoadedExport): { domainId: numbe
  */
 export function hasNvtxRangeWithText(loaded: LoadedExport, text: string): boolean {
   if (!loaded.hasTable('NVTX_EVENTS')) return false;
-  const cols = loaded.sharedNvtx();
-  if (cols && cols.invalidRows === 0) return hasRangeRowMatching(cols, (t) => t === text);
+  const cols = holdingEveryRow(loaded.sharedNvtx());
+  if (cols) return hasRangeRowMatching(cols, (t) => t === text);
   return allRows(loaded.handle, selectNvtxRangeWithText(loaded.handle, text, loaded.hasTable('StringIds'))).length > 0;
 }
 

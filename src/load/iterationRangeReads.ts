@@ -5,7 +5,7 @@ import { isValidNvtxTimes } from '../../queries/validRows.js';
 import { noteExcludedRows } from './excludedRows.js';
 import { analysisDetails } from './infoReads.js';
 import type { LoadedExport } from './loadedExport.js';
-import { forEachMatchingRangeRow, hasRangeRowMatching } from './nvtxEventColumns.js';
+import { forEachMatchingRangeRow, hasRangeRowMatching, holdingEveryRow } from './nvtxEventColumns.js';
 import { nvtxDomains } from './nvtxReads.js';
 import { hostCauseScanOf } from './hostRangeReads.js';
 
@@ -38,7 +38,7 @@ export function forEachNvtxRangeMatching(loaded: LoadedExport, match: (text: str
   // reports a match without a thread as it should. Without NVTX columns, the rows of the host-cause
   // query when it ran (the NVTX worker reads them first): every range but the GIL holds.
   const shared = loaded.sharedNvtx();
-  const cols = shared ? (shared.invalidRows === 0 ? shared : undefined) : hostCauseScanOf(loaded, match);
+  const cols = shared ? holdingEveryRow(shared) : hostCauseScanOf(loaded, match);
   if (!(cols && forEachMatchingRangeRow(cols, match, checked))) {
     const matching = matchingNvtxTexts(loaded.handle, match);
     if (matching.ids.length === 0 && matching.texts.length === 0) return { matched: false, invalid: 0 };
@@ -56,8 +56,8 @@ export function forEachNvtxRangeMatching(loaded: LoadedExport, match: (text: str
  * hold every row, else by SQL (registered strings first: one `LIMIT 1` probe).
  */
 export function hasNvtxRangeMatching(loaded: LoadedExport, match: (text: string) => boolean): boolean {
-  const cols = loaded.hasTable('NVTX_EVENTS') ? loaded.sharedNvtx() : undefined;
-  if (cols && cols.invalidRows === 0) return hasRangeRowMatching(cols, match);
+  const cols = loaded.hasTable('NVTX_EVENTS') ? holdingEveryRow(loaded.sharedNvtx()) : undefined;
+  if (cols) return hasRangeRowMatching(cols, match);
   return hasMatchingNvtxRange(loaded.handle, match);
 }
 

@@ -257,7 +257,7 @@ export class LoadedExport {
    */
   nvtxSpan(): NvtxSpan | undefined {
     const cols = this.sharedNvtx();
-    return cols ? this.cached('nvtxSpan', () => nvtxSpanOf(cols)) : (this.memo.get('nvtxSpan') as NvtxSpan | undefined);
+    return cols ? this.cached('nvtxSpan', () => nvtxSpanOf(cols)) : this.cachedValue<NvtxSpan>('nvtxSpan');
   }
 
   /** Whether `data` is read (for the NVTX: read, or being read by the worker). */

@@ -329,6 +329,14 @@ export function forEachRangeWithText(c: NvtxColumns, names: readonly string[], f
   for (let i = 0; i < c.count; i++) if (wanted.has(c.text[i]) && isNvtxRange(c.eventType[i])) fn(i);
 }
 
+/**
+ * `c` when it left no row out (`invalidRows` 0), else undefined: the columns a reader that could
+ * also query NVTX_EVENTS may answer from (a row with unusable times still counts in SQL).
+ */
+export function holdingEveryRow(c: NvtxColumns | undefined): NvtxColumns | undefined {
+  return c && c.invalidRows === 0 ? c : undefined;
+}
+
 /** A flag per distinct text of the columns (`texts`): 1 when it satisfies `match` (each text tested once). */
 function textsMatching(c: NvtxColumns, match: (text: string) => boolean): Uint8Array {
   const matches = new Uint8Array(c.texts.length);

@@ -78,21 +78,26 @@ type PyNode =
 const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
 const pyString = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: codeUnit }), fc.string());
 
-const { node } = fc.letrec<{ node: PyNode }>((tie) => ({
-  node: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.constant<PyNode>({ t: 'none' }),
-    fc.boolean().map((v): PyNode => ({ t: 'bool', v })),
-    fc.maxSafeInteger().map((v): PyNode => ({ t: 'int', v })),
-    fc.double().map((v): PyNode => ({ t: 'float', v })),
-    pyString.map((v): PyNode => ({ t: 'str', v })),
-    fc.array(tie('node'), { maxLength: 4 }).map((items): PyNode => ({ t: 'list', items })),
-    fc.array(tie('node'), { maxLength: 4 }).map((items): PyNode => ({ t: 'tuple', items })),
-    fc
-      .uniqueArray(fc.tuple(pyString, tie('node')), { maxLength: 4, selector: ([k]) => k })
-      .map((entries): PyNode => ({ t: 'dict', entries })),
-  ),
-}));
+/** Python values (nested lists, tuples and dicts) whose strings and keys come from `str`. */
+function pyNodes(str: fc.Arbitrary<string>): fc.Arbitrary<PyNode> {
+  return fc.letrec<{ node: PyNode }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constant<PyNode>({ t: 'none' }),
+      fc.boolean().map((v): PyNode => ({ t: 'bool', v })),
+      fc.maxSafeInteger().map((v): PyNode => ({ t: 'int', v })),
+      fc.double().map((v): PyNode => ({ t: 'float', v })),
+      str.map((v): PyNode => ({ t: 'str', v })),
+      fc.array(tie('node'), { maxLength: 4 }).map((items): PyNode => ({ t: 'list', items })),
+      fc.array(tie('node'), { maxLength: 4 }).map((items): PyNode => ({ t: 'tuple', items })),
+      fc
+        .uniqueArray(fc.tuple(str, tie('node')), { maxLength: 4, selector: ([k]) => k })
+        .map((entries): PyNode => ({ t: 'dict', entries })),
+    ),
+  })).node;
+}
+
+const node = pyNodes(pyString);
 
 /** What the parser should return for a node. */
 function toJs(n: PyNode): PyValue {
@@ -241,21 +246,7 @@ function agreesWithGrammar(text: string): 'read' | 'declined' {
 describe('parsePyLiteral: the JSON path', () => {
   /** Strings the JSON path can take: no quote of either kind, no backslash; Python and JSON words, brackets, non-ASCII among them. */
   const plainString = fc.array(fc.constantFrom('a', 'Z', ' ', '_', '1', 'é', '中', '{', ']', ':', ',', 'None', 'True', 'False', 'null', 'true', 'inf', 'x-y'), { maxLength: 6 }).map((p) => p.join(''));
-  const { plainNode } = fc.letrec<{ plainNode: PyNode }>((tie) => ({
-    plainNode: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      fc.constant<PyNode>({ t: 'none' }),
-      fc.boolean().map((v): PyNode => ({ t: 'bool', v })),
-      fc.maxSafeInteger().map((v): PyNode => ({ t: 'int', v })),
-      fc.double().map((v): PyNode => ({ t: 'float', v })),
-      plainString.map((v): PyNode => ({ t: 'str', v })),
-      fc.array(tie('plainNode'), { maxLength: 4 }).map((items): PyNode => ({ t: 'list', items })),
-      fc.array(tie('plainNode'), { maxLength: 3 }).map((items): PyNode => ({ t: 'tuple', items })),
-      fc
-        .uniqueArray(fc.tuple(plainString, tie('plainNode')), { maxLength: 4, selector: ([k]) => k })
-        .map((entries): PyNode => ({ t: 'dict', entries })),
-    ),
-  }));
+  const plainNode = pyNodes(plainString);
 
   it('reads what the grammar reads, or declines: repr() texts of values with plain strings', () => {
     const outcomes = new Set<string>();
