@@ -17,6 +17,7 @@ import { registerEngines } from './commands/engines.js';
 import { expandInputs } from '../ranks/expandInputs.js';
 import { guardOutputs, note, stderrLine } from './output.js';
 import { setExcludedRowSink } from '../load/excludedRows.js';
+import { loopCompilation } from '../load/loopCompilation.js';
 import { setCommandForMessages } from '../export/contract.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
@@ -92,6 +93,8 @@ function guardInputs(action: Command): void {
 /** Runs the CLI; user errors print one line and exit 2 (1 for a gate's regression). */
 export async function main(argv: string[]): Promise<number> {
   setExcludedRowSink(note);
+  // The process is the CLI's: long loops may be compiled where they run when our threads fill the cores.
+  loopCompilation.enable();
   try {
     // `--nsys PATH` (any position): the nsys that exports .nsys-rep inputs, for every command and worker.
     const { argv: rest, nsys } = takeNsysOption(argv);

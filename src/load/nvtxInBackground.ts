@@ -1,5 +1,6 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { startWorker } from './workerExecArgv.js';
+import { loopCompilation } from './loopCompilation.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { noteExcludedRows, type ExcludedRows } from './excludedRows.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
@@ -122,6 +123,8 @@ export class NvtxWorkerRead {
     const flags = new Int32Array(new SharedArrayBuffer(4 * partStep(plan.parts.length)));
     const { port1, port2 } = new MessageChannel();
     const workerData: NvtxWorkerData = { file: db.name, columns: plan.columns, apiCalls: plan.apiCalls, flags, port: port2, parts: plan.parts, options: plan.options };
+    // This thread and the worker compute at once from here on.
+    loopCompilation.beforeComputeThreads(2);
     const worker = startWorker(plan.entry, { workerData, transferList: [port2] });
     // The process may end without the replies (an error elsewhere): the worker does not hold it open.
     worker.unref();

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { builtEntry } from '../builtEntry.js';
 import { startWorker } from '../load/workerExecArgv.js';
+import { loopCompilation } from '../load/loopCompilation.js';
 import type { Worker } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions, type TaskResults } from './tasks.js';
 import { fromWireError, toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
@@ -51,6 +52,8 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
     return out;
   }
   const entry = workerEntry();
+  // The workers compute at once (this thread mostly waits for them).
+  loopCompilation.beforeComputeThreads(workers);
   return new Promise<TaskResults[T][]>((resolvePromise, reject) => {
     const results = new Array<TaskResults[T]>(n);
     const pool: Worker[] = [];
