@@ -28,6 +28,19 @@ describe('the bundled library entries', () => {
     expect(names.q).toEqual(names.srcQ);
   });
 
+  it('export the policy object the bundled pipeline consults (one copy, in the shared chunk)', () => {
+    const file = JSON.stringify(fixture('pytorch-dense', 'trace.sqlite'));
+    const out = node(`
+      const m = await import('iterscope');
+      const calls = [];
+      const consult = m.loopCompilation.beforeComputeThreads.bind(m.loopCompilation);
+      m.loopCompilation.beforeComputeThreads = (n) => (calls.push(n), consult(n));
+      m.withExport(${file}, (h) => m.analyzeExport(h, { parts: ['iterations'], nvtxRead: 'background' }));
+      console.log(JSON.stringify({ calls }));
+    `) as { calls: number[] };
+    expect(out.calls).toEqual([2]);
+  });
+
   it('give the analysis of the tsc entry, with the NVTX side in a worker thread', () => {
     const file = JSON.stringify(fixture('pytorch-dense', 'trace.sqlite'));
     const log = JSON.stringify(fixture('pytorch-dense', 'iteration_log.txt'));
