@@ -98,23 +98,76 @@ function unionOfStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, ru
   return { starts: us.slice(0, k), ends: ue.slice(0, k) };
 }
 
-/** The merge and sweep of `unionOfStartRuns`, into `us`/`ue`; returns how many intervals. */
+/**
+ * The merge and sweep of `unionOfStartRuns`, into `us`/`ue`; returns how many intervals. The run
+ * whose next interval starts first gives its intervals up to where another run's next one starts
+ * (the kernels' run gives hundreds of thousands at a time, between two memcpys), one comparison
+ * each; ties between runs may go either way, the union is the same. A start that does not compare
+ * (NaN) is taken alone, first: its interval has no length and is skipped.
+ */
 function mergeStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs: readonly number[], us: Float64Array, ue: Float64Array): number {
   const heads = runs.slice(0, runs.length - 1);
-  let k = 0;
-  let open = false;
-  let curStart = 0;
-  let curEnd = 0;
+  const sweep = { k: 0, open: false, start: 0, end: 0 };
   for (;;) {
-    // The run whose next interval starts first (any run with intervals left when starts do not compare).
-    let best = -1;
-    for (let r = 0; r < heads.length; r++) {
-      if (heads[r] < runs[r + 1] && (best < 0 || starts[heads[r]] < starts[heads[best]])) best = r;
-    }
+    const best = firstStartingRun(starts, runs, heads);
     if (best < 0) break;
-    const i = heads[best]++;
+    const from = heads[best];
+    const limit = starts[from] === starts[from] ? nextStartOfOtherRuns(starts, runs, heads, best) : -Infinity;
+    heads[best] = sweepRunUpTo(starts, ends, from, runs[best + 1], limit, sweep, us, ue);
+  }
+  if (sweep.open) {
+    us[sweep.k] = sweep.start;
+    ue[sweep.k] = sweep.end;
+    sweep.k++;
+  }
+  return sweep.k;
+}
+
+/** The run with intervals left whose next one starts first (one whose next start is NaN before any); -1 when none is left. */
+function firstStartingRun(starts: ArrayLike<number>, runs: readonly number[], heads: number[]): number {
+  let best = -1;
+  for (let r = 0; r < heads.length; r++) {
+    if (heads[r] >= runs[r + 1]) continue;
+    const s = starts[heads[r]];
+    if (s !== s) return r;
+    if (best < 0 || s < starts[heads[best]]) best = r;
+  }
+  return best;
+}
+
+/** The earliest next start of the runs other than `best` (+Infinity when none; -Infinity when one is NaN: it goes first). */
+function nextStartOfOtherRuns(starts: ArrayLike<number>, runs: readonly number[], heads: number[], best: number): number {
+  let limit = Infinity;
+  for (let r = 0; r < heads.length; r++) {
+    if (r === best || heads[r] >= runs[r + 1]) continue;
+    const s = starts[heads[r]];
+    if (s !== s) return -Infinity;
+    if (s < limit) limit = s;
+  }
+  return limit;
+}
+
+/**
+ * Sweeps intervals `from`.. of one run while they start at or before `limit` (at least one): each
+ * with a length joins the open interval when it starts at or before its end, else closes it into
+ * `us`/`ue`. Returns where it stopped.
+ */
+function sweepRunUpTo(
+  starts: ArrayLike<number>,
+  ends: ArrayLike<number>,
+  from: number,
+  to: number,
+  limit: number,
+  out: { k: number; open: boolean; start: number; end: number },
+  us: Float64Array,
+  ue: Float64Array,
+): number {
+  let { k, open, start: curStart, end: curEnd } = out;
+  let i = from;
+  do {
     const s = starts[i];
     const e = ends[i];
+    i++;
     if (!(e > s)) continue;
     if (open && s <= curEnd) {
       if (e > curEnd) curEnd = e;
@@ -128,13 +181,12 @@ function mergeStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs
     curStart = s;
     curEnd = e;
     open = true;
-  }
-  if (open) {
-    us[k] = curStart;
-    ue[k] = curEnd;
-    k++;
-  }
-  return k;
+  } while (i < to && starts[i] <= limit);
+  out.k = k;
+  out.open = open;
+  out.start = curStart;
+  out.end = curEnd;
+  return i;
 }
 
 // The two passes of `unionIntervals` are functions of their own: each long loop is optimized once,
