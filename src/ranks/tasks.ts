@@ -24,6 +24,8 @@ import { ENGINE_CAPTURE_PARTS, engineCaptureOf, type EngineCapture } from '../co
 export interface TaskOptions extends Omit<AnalysisRequest, 'parts'> {
   /** `iterations`: add idleByCauseNs (default true). */
   idleCauses?: boolean;
+  /** `iterations`: the per-phase summary too (default true; `[]` without it). */
+  phases?: boolean;
   /** `metrics`: the command's options (its `--log` files are `logs`). */
   metrics?: Omit<MetricsRequest, 'logs'>;
 }
@@ -65,7 +67,7 @@ interface PipelineTask<T> {
 
 const PIPELINE_TASKS: { [K in Exclude<TaskName, 'metrics' | 'summary'>]: PipelineTask<TaskResults[K]> } = {
   iterations: {
-    parts: (o) => (o.idleCauses === false ? ['iterations', 'phases', 'metrics'] : ['iterations', 'phases', 'gaps', 'metrics']),
+    parts: (o) => ['iterations', ...(o.phases === false ? [] : (['phases'] as const)), ...(o.idleCauses === false ? [] : (['gaps'] as const)), 'metrics'],
     requireIterations: true,
     pick: (a) => ({ analysis: a.iterations!, metrics: a.metrics!, phases: a.phases }),
   },
@@ -81,7 +83,7 @@ const PIPELINE_TASKS: { [K in Exclude<TaskName, 'metrics' | 'summary'>]: Pipelin
 
 /** Runs one task on one export, in this thread: the pipeline, then the part the task returns. The worker entry calls this too. */
 export function runTask<T extends TaskName>(task: T, file: string, opts: TaskOptions = {}): TaskResults[T] {
-  const { idleCauses: _i, metrics: _m, ...request } = opts;
+  const { idleCauses: _i, phases: _p, metrics: _m, ...request } = opts;
   if (task === 'metrics') return metricsForExport(file, { ...opts.metrics, logs: opts.logs }) as TaskResults[T];
   if (task === 'summary') return withExport(file, (h) => summarizeRun(analyzeExport(h, summaryRequest(request)))) as TaskResults[T];
   const t = PIPELINE_TASKS[task as Exclude<TaskName, 'metrics' | 'summary'>] as PipelineTask<TaskResults[T]> | undefined;

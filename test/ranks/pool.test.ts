@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { IterscopeError } from '../../src/errors.js';
 import { analyzeMany, workerCount } from '../../src/ranks/pool.js';
 import { runTask } from '../../src/ranks/tasks.js';
+import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
 
@@ -49,6 +50,18 @@ describe('analyzeMany (worker threads)', () => {
     expect((err as Error).message.startsWith(`${bad}: `)).toBe(true);
   });
 
+  it('the iterations task skips the per-phase summary when told (phases: false), and only it', () => {
+    const logs = [parseIterationLogFile(log0)];
+    const full = runTask('iterations', rank0, { logs });
+    const lean = runTask('iterations', rank0, { logs, phases: false });
+    expect(full.phases.map((p) => p.phase)).toEqual(['mixed', 'generation']);
+    expect(full.phases.reduce((n, p) => n + p.iterations, 0)).toBe(40);
+    expect(lean.phases).toEqual([]);
+    expect(lean.analysis).toStrictEqual(full.analysis);
+    // (metrics.ms is the clock's, not the export's)
+    expect({ ...lean.metrics, ms: 0 }).toStrictEqual({ ...full.metrics, ms: 0 });
+  });
+
   it('never starts more workers than exports or jobs', () => {
     expect(workerCount(1)).toBe(1);
     expect(workerCount(8, 2)).toBe(2);
@@ -67,6 +80,14 @@ describe('several exports on the command line', () => {
     expect(lines.filter((l) => l.startsWith('1,')).length).toBe(40);
     expect(r.stderr).toContain('ranks from the file names (rank<N>): 0, 1');
     expect(r.stderr).toContain('rank 1: 40 of 40 iterations joined');
+  });
+
+  it('iterations a b --summary: the phases of every rank (each worker computes them only then)', () => {
+    const r = runCli(['iterations', rank0, rank1, '--log', log0, '--summary', '--format', 'json']);
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { ranks: { rank: number; phases: { phase: string; iterations: number }[] }[] };
+    expect(out.ranks.map((x) => x.rank)).toEqual([0, 1]);
+    for (const x of out.ranks) expect(x.phases.reduce((n, p) => n + p.iterations, 0)).toBe(40);
   });
 
   it('iterations with one export prints exactly what it printed before (no Rank column)', () => {

@@ -36,7 +36,8 @@ export function registerIterations(program: Command): void {
 
     // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
     if (files.length > 1) {
-      const many = await acrossExports(files, 'iterations', { ...request, idleCauses: opts.idleCauses });
+      // The per-phase summary only for --summary: every export's analysis skips it otherwise.
+      const many = await acrossExports(files, 'iterations', { ...request, idleCauses: opts.idleCauses, phases: opts.summary === true });
       note(many.rankNote);
       for (const r of many.ranks) for (const n of r.result.analysis.coverage.notes) note(`rank ${r.rank}: ${n}`);
       if (opts.summary) {
