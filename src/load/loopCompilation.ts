@@ -10,15 +10,16 @@ import { setFlagsFromString } from 'node:v8';
  * main thread on a two-core machine (or a pool runs a worker per core), the compile jobs wait for a
  * core (~0.5 s of CPU on V8's helper threads in a `report` on pytorch-dense-long), and the loops
  * run unoptimized meanwhile. Compiling them on the thread that runs them (`--no-concurrent-osr`)
- * then measured, A/B on that export (2 cores, 10 pairs): `report` 0.946 +- 0.005 wall and 0.932
- * CPU; 8 exports in one `iterations` call 0.947; `iterations`, `gaps`, `trace`, `findings`,
- * `summarize` 0.98-0.99. Where a core is free the helper thread is better (`nvtx --gpu`, whose
- * launches a read worker reads while this thread waits, was 1.025-1.051 with the flag set for every
- * command): so it is set only when the threads that compute at once are at least the cores.
+ * measured, A/B on that export (2 cores): `report` 0.956 +- 0.008 wall and 0.939 CPU (12 pairs),
+ * 8 exports in one `iterations` call 0.946, `iterations` 0.977. Where a core is free the helper
+ * thread is better: `nvtx --gpu`, whose launches a read worker reads while this thread waits, was
+ * 1.025-1.051 with the flag set for every command, and is 1.004 +- 0.011 under this rule (it
+ * starts no NVTX worker). So the flag is set only when the threads that compute at once are at
+ * least the cores.
  *
- * The flag is V8's, for the whole process: set once, before the worker threads that need it start
- * (no isolate reads it while it changes), never set back. Only the CLI asks for it (`enable`): a
- * program importing the library keeps its V8 flags as they are.
+ * The flag is V8's, for the whole process: set once, before the worker threads that need it start,
+ * never set back. Only the CLI asks for it (`enable`): a program importing the library keeps its
+ * V8 flags as they are unless it enables the policy too.
  */
 export class LoopCompilation {
   private enabled = false;
