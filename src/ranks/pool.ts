@@ -33,8 +33,10 @@ export function workerCount(n: number, jobs?: number): number {
 /**
  * Runs `task` on every export, each in a worker thread (up to `jobs` at a time, default the number
  * of cores), and returns the results in input order. One SQLite connection per export, opened in
- * the worker; results come back by structured clone. The first failure stops the others and
- * rejects with that export's error (an IterscopeError naming the file for bad input). With one
+ * the worker; results come back by structured clone. A failure starts no further export and
+ * rejects with the error of the first export in input order that failed (an IterscopeError naming
+ * the file for bad input), once the exports before it are done: the same error on every run,
+ * whichever worker is faster. With one
  * export, one job, or `inProcess`, everything runs in this thread.
  */
 export async function analyzeMany<T extends TaskName>(paths: readonly string[], task: T, opts: TaskOptions & ManyOptions = {}): Promise<TaskResults[T][]> {
@@ -58,23 +60,34 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
     const results = new Array<TaskResults[T]>(n);
     const pool: Worker[] = [];
     const busy = new Map<Worker, number>();
+    // Failures by export index: the first in input order is the one reported, whichever worker
+    // failed first (the same message on every run).
+    const failures = new Map<number, Error>();
     let next = 0;
     let finished = 0;
-    let failed = false;
+    let settled = false;
     const stop = () => {
+      settled = true;
       for (const w of pool) void w.terminate();
     };
-    const fail = (err: Error) => {
-      if (failed) return;
-      failed = true;
+    // After a failure no export starts; the answer waits only for exports earlier in the input.
+    const settleFailure = () => {
+      const first = Math.min(...failures.keys());
+      if ([...busy.values()].some((id) => id < first)) return;
       stop();
-      reject(err);
+      reject(failures.get(first)!);
+    };
+    const fail = (w: Worker, err: Error) => {
+      if (settled) return;
+      failures.set(busy.get(w) ?? -1, err);
+      busy.delete(w);
+      settleFailure();
     };
     const feed = (w: Worker) => {
-      if (failed) return;
-      if (next >= n) {
+      if (next >= n || failures.size > 0) {
         busy.delete(w);
-        void w.terminate();
+        if (failures.size > 0) settleFailure();
+        else void w.terminate();
         return;
       }
       const id = next++;
@@ -85,8 +98,8 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
       const w = startWorker(entry);
       pool.push(w);
       w.on('message', (reply: WorkerReply) => {
-        if (failed) return;
-        if (!reply.ok) return fail(fromWireError(reply.error));
+        if (settled) return;
+        if (!reply.ok) return fail(w, fromWireError(reply.error));
         sayExcludedRowNotes(reply.notes ?? []);
         results[reply.id] = reply.result as TaskResults[T];
         finished++;
@@ -99,12 +112,12 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
       // Uncaught in the worker (out of memory, a native crash): name the export it was on.
       w.on('error', (err) => {
         const id = busy.get(w);
-        fail(fromWireError(toWireError(err, id === undefined ? '(worker)' : paths[id])));
+        fail(w, fromWireError(toWireError(err, id === undefined ? '(worker)' : paths[id])));
       });
       w.on('exit', (code) => {
         const id = busy.get(w);
-        if (!failed && id !== undefined && results[id] === undefined && code !== 0) {
-          fail(new Error(`${paths[id]}: worker thread exited with code ${code}`));
+        if (!settled && id !== undefined && results[id] === undefined && code !== 0) {
+          fail(w, new Error(`${paths[id]}: worker thread exited with code ${code}`));
         }
       });
       feed(w);

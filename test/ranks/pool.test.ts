@@ -50,6 +50,24 @@ describe('analyzeMany (worker threads)', () => {
     expect((err as Error).message.startsWith(`${bad}: `)).toBe(true);
   });
 
+  it('several failures: the error of the first failing export in input order, whichever worker fails first', async () => {
+    // Text fails as the file opens; the real export (nsys-ai's, no iteration ranges) after it is read.
+    const dir = mkdtempSync(join(tmpdir(), 'iterscope-pool-'));
+    const text = join(dir, 'trace.rank1.sqlite');
+    writeFileSync(text, 'this is not SQLite at all, just text '.repeat(200));
+    const noRanges = fixture('external', 'nsys2026.2_mfu_2gpu_before_nsysai.sqlite');
+    const failure = (files: string[]) => analyzeMany(files, 'iterations', { jobs: 2 }).then(() => null, (e: unknown) => e as IterscopeError);
+    for (let round = 0; round < 3; round++) {
+      const err = await failure([noRanges, text]);
+      expect(err).toBeInstanceOf(IterscopeError);
+      expect(err!.file).toBe(noRanges);
+      expect(err!.message).toContain('no iteration ranges found');
+    }
+    const reversed = await failure([text, noRanges]);
+    expect(reversed!.file).toBe(text);
+    expect(reversed!.code).toBe('E_NOT_SQLITE');
+  });
+
   it('the iterations task skips the per-phase summary when told (phases: false), and only it', () => {
     const logs = [parseIterationLogFile(log0)];
     const full = runTask('iterations', rank0, { logs });
