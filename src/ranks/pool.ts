@@ -53,9 +53,21 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
     }
     return out;
   }
-  const entry = workerEntry();
   // The workers compute at once (this thread mostly waits for them).
   loopCompilation.beforeComputeThreads(workers);
+  return inWorkers(paths, task, taskOpts, workers, onProgress);
+}
+
+/** `analyzeMany` over `workers` worker threads: each takes the next export when it is done. */
+function inWorkers<T extends TaskName>(
+  paths: readonly string[],
+  task: T,
+  taskOpts: (i: number) => TaskOptions,
+  workers: number,
+  onProgress: ManyOptions['onProgress'],
+): Promise<TaskResults[T][]> {
+  const n = paths.length;
+  const entry = workerEntry();
   return new Promise<TaskResults[T][]>((resolvePromise, reject) => {
     const results = new Array<TaskResults[T]>(n);
     const pool: Worker[] = [];
