@@ -96,12 +96,9 @@ function inWorkers<T extends TaskName>(
       settleFailure();
     };
     const feed = (w: Worker) => {
-      if (next >= n || failures.size > 0) {
-        busy.delete(w);
-        if (failures.size > 0) settleFailure();
-        else void w.terminate();
-        return;
-      }
+      busy.delete(w);
+      if (failures.size > 0) return settleFailure();
+      if (next >= n) return void w.terminate();
       const id = next++;
       busy.set(w, id);
       w.postMessage({ id, task, file: paths[id], opts: taskOpts(id) } satisfies WorkerRequest);
