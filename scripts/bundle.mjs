@@ -14,6 +14,11 @@
  * - dist/iterscope-nvtx.mjs     the worker thread reading NVTX beside the GPU ops and computing
  *                               the parts built from it (src/pipeline/backgroundWorker.ts over
  *                               src/load/nvtxWorker.ts, nvtxInBackground.ts).
+ * The CLI and the two workers are bundled as CommonJS scripts (`iterscope.cjs`, ...) that their
+ * `.mjs` starts through dist/iterscope-launch.mjs (scripts/launch.mjs) with V8's code cache,
+ * which scripts/codeCache.mjs writes last (`<bundle>.cjs.v8cache`): Node 20 caches the code of a
+ * script, not of an ES module. Their `import(...)` expressions become `__iterscopeImport(...)`
+ * (see launch.mjs's `wrapBundle`) and `import.meta.url` the bundle's own file URL.
  * And the library, what `import ... from 'iterscope'` and `'iterscope/queries'` load (package.json
  * `exports`): `dist/iterscope-lib.mjs` and `dist/iterscope-queries.mjs`, sharing their common code
  * through `dist/iterscope-chunk-*.mjs` (one copy of each module in a process that imports both).
@@ -33,19 +38,26 @@
  *   node scripts/bundle.mjs [--metafile]   (--metafile: also write dist/iterscope.meta.json)
  */
 import { build } from 'esbuild';
-import { chmodSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { codeCacheOf } from './launch.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(REPO, 'dist');
 
-const ENTRIES = {
+/** The entries started through the launcher with a code cache (CommonJS bundles). */
+const CACHED_ENTRIES = {
   iterscope: join(DIST, 'src', 'cli', 'main.js'),
   'iterscope-worker': join(DIST, 'src', 'ranks', 'worker.js'),
-  'iterscope-kineto': join(DIST, 'src', 'export', 'kineto', 'convertMain.js'),
   'iterscope-nvtx': join(DIST, 'src', 'pipeline', 'backgroundWorker.js'),
 };
+/** The Kineto converter: a child process run once per trace, an ES module as it was. */
+const MODULE_ENTRIES = {
+  'iterscope-kineto': join(DIST, 'src', 'export', 'kineto', 'convertMain.js'),
+};
+const ENTRIES = { ...CACHED_ENTRIES, ...MODULE_ENTRIES };
 /** The library entries (package.json `exports`), bundled with shared chunks. */
 const LIBRARY_ENTRIES = {
   'iterscope-lib': join(DIST, 'src', 'index.js'),
@@ -78,13 +90,75 @@ const COMMON = {
 
 // Chunks of an earlier build (their names are content hashes) would otherwise pile up in dist/.
 for (const f of readdirSync(DIST)) if (/^iterscope-chunk-.*\.mjs$/.test(f)) rmSync(join(DIST, f));
-const result = await build({ ...COMMON, entryPoints: ENTRIES, splitting: false });
+const scripts = await build({
+  ...COMMON,
+  entryPoints: CACHED_ENTRIES,
+  splitting: false,
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  // Strict, as the ES modules it is made of are; `require` is CommonJS's own.
+  banner: { js: `'use strict'; const __iterscopeUrl = require('node:url').pathToFileURL(__filename).href;` },
+  define: { ...COMMON.define, 'import.meta.url': '__iterscopeUrl' },
+});
+const modules = await build({ ...COMMON, entryPoints: MODULE_ENTRIES, splitting: false });
 const library = await build({ ...COMMON, entryPoints: LIBRARY_ENTRIES, splitting: true, chunkNames: 'iterscope-chunk-[hash]' });
 
+copyFileSync(join(REPO, 'scripts', 'launch.mjs'), join(DIST, 'iterscope-launch.mjs'));
+for (const name of Object.keys(CACHED_ENTRIES)) {
+  const file = join(DIST, `${name}.cjs`);
+  writeFileSync(file, scriptText(file, readFileSync(file, 'utf8'), outputOf(scripts.metafile, file)));
+  writeFileSync(join(DIST, `${name}.mjs`), launcherText(name));
+  rmSync(codeCacheOf(file), { force: true });
+}
 const cli = join(DIST, 'iterscope.mjs');
 chmodSync(cli, 0o755);
-if (process.argv.includes('--metafile')) writeFileSync(join(DIST, 'iterscope.meta.json'), JSON.stringify(result.metafile));
-const sizes = Object.entries({ ...result.metafile.outputs, ...library.metafile.outputs })
+if (process.argv.includes('--metafile')) writeFileSync(join(DIST, 'iterscope.meta.json'), JSON.stringify(scripts.metafile));
+const codeCache = spawnSync(process.execPath, [join(REPO, 'scripts', 'codeCache.mjs'), ...Object.keys(CACHED_ENTRIES).map((n) => join(DIST, `${n}.cjs`))], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  encoding: 'utf8',
+});
+// Without a cache the entries still run (compiled from source): a failure here is a warning.
+if (codeCache.status !== 0) process.stderr.write('bundle: no code cache written (scripts/codeCache.mjs failed); the CLI runs without it\n');
+const sizes = Object.entries({ ...scripts.metafile.outputs, ...modules.metafile.outputs, ...library.metafile.outputs })
   .map(([file, o]) => `${file.replace(/^.*\//, '')} ${(o.bytes / 1024 / 1024).toFixed(2)} MB`)
   .join(', ');
-process.stdout.write(`bundle: ${sizes}\n`);
+process.stdout.write(`bundle: ${sizes}\n${codeCache.stdout ?? ''}`);
+
+/**
+ * A CommonJS bundle's text as the launcher compiles it (inside a function: no hashbang line), its
+ * `import(...)` expressions calling the launcher's importer (`__iterscopeImport`). esbuild's
+ * metafile lists the bundle's dynamic imports: only packages left out (vega, vega-lite) may be
+ * among them, and each must be found once in the text; anything else stops the build (it would
+ * fail at run time under a code cache).
+ */
+function scriptText(file, text, output) {
+  const dynamic = output.imports.filter((i) => i.kind === 'dynamic-import');
+  const unknown = dynamic.filter((i) => !i.external || !EXTERNAL.includes(i.path));
+  if (unknown.length > 0) fail(`${file}: import() of ${unknown.map((i) => i.path).join(', ')}: bundle it, or add it to EXTERNAL`);
+  let body = text.replace(/^#!.*\n/, '');
+  for (const path of new Set(dynamic.map((i) => i.path))) {
+    const expected = dynamic.filter((i) => i.path === path).length;
+    const call = `import(${JSON.stringify(path)})`;
+    const found = body.split(call).length - 1;
+    if (found !== expected) fail(`${file}: ${found} ${call} in the text, ${expected} in esbuild's metafile`);
+    body = body.replaceAll(call, `__iterscopeImport(${JSON.stringify(path)})`);
+  }
+  return body;
+}
+
+/** esbuild's metafile entry of output `file` (its keys are relative to the working directory). */
+function outputOf(metafile, file) {
+  const found = Object.entries(metafile.outputs).find(([path]) => resolve(path) === file);
+  if (!found) fail(`${file}: not among esbuild's outputs`);
+  return found[1];
+}
+
+function fail(message) {
+  process.stderr.write(`bundle: ${message}\n`);
+  process.exit(1);
+}
+
+/** The `.mjs` that starts bundle `name` (bin or worker file): the launcher, with its code cache. */
+function launcherText(name) {
+  return `#!/usr/bin/env node\nimport { runBundle } from './iterscope-launch.mjs';\n\nrunBundle(new URL('./${name}.cjs', import.meta.url));\n`;
+}

@@ -128,5 +128,12 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.stderr.write(stderrLine(`cannot write to stdout: ${err.message}`));
   process.exit(EXIT_BAD_INPUT);
 });
-const code = await main(process.argv);
-process.exitCode = code;
+/**
+ * The command this module runs when loaded, settled once it is done (`main` settles every error
+ * itself). Not a top-level await: the CLI bundle is a CommonJS script (scripts/bundle.mjs: on
+ * Node 20, V8 caches the code of a script, not of an ES module); a program that imports this
+ * module to run a command awaits this instead.
+ */
+export const finished: Promise<void> = main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -5,4 +5,6 @@
 import { runNvtxWorker } from '../load/nvtxWorker.js';
 import { computeInBackground } from './backgroundParts.js';
 
-await runNvtxWorker(computeInBackground);
+// Not a top-level await: the bundled worker is a CommonJS script (scripts/bundle.mjs, for V8's
+// code cache); `runNvtxWorker` answers every error on its port.
+void runNvtxWorker(computeInBackground);

@@ -7,6 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,20 @@ import { CLI, fixture, REPO_ROOT } from '../helpers/fixtures.js';
 
 const DIST = join(REPO_ROOT, 'dist');
 const BUNDLE = join(DIST, 'iterscope.mjs');
-const BUNDLE_FILES = ['iterscope.mjs', 'iterscope-worker.mjs', 'iterscope-kineto.mjs'];
+/**
+ * The CLI, the pool's worker and the Kineto converter as built: the CLI and the worker are
+ * CommonJS bundles (`.cjs`) started by their `.mjs` through the launcher, with V8's code cache.
+ */
+const BUNDLE_FILES = [
+  'iterscope.mjs',
+  'iterscope.cjs',
+  'iterscope.cjs.v8cache',
+  'iterscope-launch.mjs',
+  'iterscope-worker.mjs',
+  'iterscope-worker.cjs',
+  'iterscope-worker.cjs.v8cache',
+  'iterscope-kineto.mjs',
+];
 /** The tsc outputs the bundle is made from. */
 const SOURCES = [CLI, join(DIST, 'src', 'ranks', 'worker.js'), join(DIST, 'src', 'export', 'kineto', 'convertMain.js')];
 
@@ -63,15 +77,22 @@ beforeAll(() => {
 });
 
 describe('dist/iterscope.mjs (the CLI bundle) = dist/src/cli/main.js', () => {
-  it('is what package.json bin runs, and is one file apart from its external packages', () => {
+  it('is what package.json bin runs: the launcher of one bundle, which needs only its external packages', () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
     expect(pkg.bin.iterscope).toBe('dist/iterscope.mjs');
     const text = readFileSync(BUNDLE, 'utf8');
     expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    // Relative imports would reach into dist/src: none may be left.
-    const imports = [...text.matchAll(/^import\s.*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
-    expect(imports.filter((s) => s.startsWith('.'))).toEqual([]);
-    expect(new Set(imports.filter((s) => !s.startsWith('node:')))).toEqual(new Set(['better-sqlite3']));
+    const importsOf = (t: string) => [...t.matchAll(/^import\s.*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]);
+    expect(importsOf(text)).toEqual(['./iterscope-launch.mjs']);
+    expect(text).toContain("runBundle(new URL('./iterscope.cjs', import.meta.url))");
+    expect(importsOf(readFileSync(join(DIST, 'iterscope-launch.mjs'), 'utf8')).every((s) => s.startsWith('node:'))).toBe(true);
+    // Relative requires would reach into dist/src: none may be left.
+    const cjs = readFileSync(join(DIST, 'iterscope.cjs'), 'utf8');
+    const required = [...cjs.matchAll(/\brequire\(["']([^"']+)["']\)/g)].map((m) => m[1]);
+    expect(required.filter((s) => s.startsWith('.'))).toEqual([]);
+    expect(new Set(required.filter((s) => !s.startsWith('node:') && !builtinModules.includes(s)))).toEqual(new Set(['better-sqlite3']));
+    // Compiled inside a function by the launcher: no hashbang line, and strict like the modules it is made of.
+    expect(cjs.startsWith("'use strict';")).toBe(true);
   });
 
   it('--version', () => {

@@ -1,6 +1,7 @@
 // Runs many iterscope command lines in ONE node process (node startup dominates a CLI run on a
 // small export): each job re-imports dist/src/cli/main.js with a fresh query string, so its
-// top-level `main(process.argv)` runs again, with stdout and stderr captured.
+// top-level `main(process.argv)` runs again (its export `finished` settles when it is done), with
+// stdout and stderr captured.
 // Usage: node cliBatch.mjs jobs.json results.json   (jobs: [{ args: string[], env?: {} }])
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -37,7 +38,8 @@ for (const job of jobs) {
   process.exitCode = undefined;
   let status;
   try {
-    await import(`${cli}?job=${n++}`);
+    const run = await import(`${cli}?job=${n++}`);
+    await run.finished;
     status = process.exitCode ?? 0;
   } catch (e) {
     err += `batch: import failed: ${e?.stack ?? e}\n`;

@@ -1,0 +1,106 @@
+/**
+ * The bundles start with V8's code cache (scripts/launch.mjs, written by scripts/codeCache.mjs at
+ * build time): the CLI's, the NVTX worker's under the V8 flags the CLI gives it
+ * (src/load/loopCompilation.ts), the pool worker's; and a cache V8 cannot use changes nothing but
+ * the time. `ITERSCOPE_CODE_CACHE_REPORT=1` makes the launcher say, per bundle, what it did.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
+
+const DIST = join(REPO_ROOT, 'dist');
+const REPORT = { ITERSCOPE_CODE_CACHE_REPORT: '1' };
+
+function run(bin: string, args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env },
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The launcher's lines: bundle -> used / rejected / none, in the order the bundles started. */
+function cacheLines(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .filter((l) => l.startsWith('iterscope: code cache '))
+    .map((l) => l.replace('iterscope: code cache ', ''));
+}
+
+const bin = join(DIST, 'iterscope.mjs');
+const denseLong = fixture('pytorch-dense-long', 'trace.sqlite');
+const tp2 = [fixture('pytorch-tp2', 'trace.rank0.sqlite'), fixture('pytorch-tp2', 'trace.rank1.sqlite')];
+
+describe('the built code caches are used', () => {
+  it('--version: the CLI bundle compiles from its cache; without the variable nothing is said', () => {
+    const r = run(bin, ['--version'], REPORT);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('0.1.0\n');
+    expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used']);
+    expect(run(bin, ['--version']).stderr).toBe('');
+  });
+
+  it('report on pytorch-dense-long (NVTX worker): the worker bundle too, under the flags the CLI gives it', () => {
+    // 200k+ NVTX rows: the report reads them in the NVTX worker (a second core is needed).
+    const full = run(bin, ['report', denseLong, '--format', 'md'], REPORT);
+    expect(full.status).toBe(0);
+    expect(full.stdout).toMatch(/^# iterscope report: trace\.sqlite\n/);
+    expect(cacheLines(full.stderr)).toEqual(['iterscope.cjs: used', 'iterscope-nvtx.cjs: used']);
+  });
+
+  it('iterations over two exports in two pool workers: each worker bundle from its cache', () => {
+    const r = run(bin, ['iterations', ...tp2, '--format', 'csv'], { ...REPORT, ITERSCOPE_JOBS: '2' });
+    expect(r.status).toBe(0);
+    expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', 'iterscope-worker.cjs: used', 'iterscope-worker.cjs: used']);
+  });
+});
+
+describe('a cache V8 cannot use changes nothing but the time', () => {
+  let dir = '';
+  let copy = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'iterscope-codecache-'));
+    mkdirSync(join(dir, 'dist'));
+    for (const f of readdirSync(DIST)) if (/^iterscope.*\.(mjs|cjs|v8cache)$/.test(f)) copyFileSync(join(DIST, f), join(dir, 'dist', f));
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    copy = join(dir, 'dist', 'iterscope.mjs');
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const args = ['iterations', fixture('pytorch-dense', 'trace.sqlite'), '--log', fixture('pytorch-dense', 'executor.log'), '--format', 'csv'];
+
+  it('damaged: rejected, the same output as with the built cache', () => {
+    const expected = run(bin, args);
+    expect(expected.status).toBe(0);
+    writeFileSync(join(dir, 'dist', 'iterscope.cjs.v8cache'), Buffer.alloc(4096, 7));
+    const r = run(copy, args, REPORT);
+    expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: rejected']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(expected.stdout);
+    expect(r.stderr.replace(/^iterscope: code cache .*\n/gm, '')).toBe(expected.stderr);
+  });
+
+  it('missing: compiled from the source, the same output', () => {
+    const expected = run(bin, args);
+    rmSync(join(dir, 'dist', 'iterscope.cjs.v8cache'), { force: true });
+    const r = run(copy, args, REPORT);
+    expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: none']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(expected.stdout);
+  });
+
+  it('the HTML report still loads its chart packages (import() through the launcher) under a cache', () => {
+    const r = run(bin, ['report', fixture('pytorch-dense', 'trace.sqlite'), '--format', 'html'], REPORT);
+    expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^<!doctype html>/i);
+    expect(r.stdout).toContain('<svg');
+  });
+});
