@@ -16,7 +16,7 @@
  *                               src/load/nvtxWorker.ts, nvtxInBackground.ts).
  * The CLI and the two workers are bundled as CommonJS scripts (`iterscope.cjs`, ...) that their
  * `.mjs` starts through dist/iterscope-launch.mjs (scripts/launch.mjs) with V8's code cache,
- * which scripts/codeCache.mjs writes last (`<bundle>.cjs.v8cache`): Node 20 caches the code of a
+ * which scripts/codeCache.mjs writes last (`<bundle>.cjs[.<flags>].v8cache`): Node 20 caches the code of a
  * script, not of an ES module. Their `import(...)` expressions become `__iterscopeImport(...)`
  * (see launch.mjs's `wrapBundle`) and `import.meta.url` the bundle's own file URL.
  * And the library, what `import ... from 'iterscope'` and `'iterscope/queries'` load (package.json
@@ -42,7 +42,6 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { codeCacheOf } from './launch.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(REPO, 'dist');
@@ -108,8 +107,9 @@ for (const name of Object.keys(CACHED_ENTRIES)) {
   const file = join(DIST, `${name}.cjs`);
   writeFileSync(file, scriptText(file, readFileSync(file, 'utf8'), outputOf(scripts.metafile, file)));
   writeFileSync(join(DIST, `${name}.mjs`), launcherText(name));
-  rmSync(codeCacheOf(file), { force: true });
 }
+// Caches of an earlier build (scripts/codeCache.mjs writes them anew below).
+for (const f of readdirSync(DIST)) if (/^iterscope.*\.cjs\..*v8cache$/.test(f)) rmSync(join(DIST, f));
 const cli = join(DIST, 'iterscope.mjs');
 chmodSync(cli, 0o755);
 if (process.argv.includes('--metafile')) writeFileSync(join(DIST, 'iterscope.meta.json'), JSON.stringify(scripts.metafile));

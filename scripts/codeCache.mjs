@@ -9,38 +9,41 @@
  * only the functions that command ran.
  *
  * V8 uses a cache only under the flags it was made with (it records their hash). Lazy compiling
- * is set back before the cache is made. The worker bundles start after the CLI may have set
- * `--no-concurrent-osr` (src/load/loopCompilation.ts: when the threads that compute at once fill
- * the cores: the NVTX worker's two threads, or a pool's workers, on a machine of at most 2 cores),
- * so theirs is made under the flags they will meet there. Elsewhere, or under other flags, V8
- * rejects a cache and the bundle compiles from its source, as without one.
+ * is set back before a cache is made. The worker bundles may start after the CLI set
+ * `--no-concurrent-osr` (src/load/loopCompilation.ts, which records it in ITERSCOPE_V8_FLAGS for the
+ * launcher), so theirs are made twice: under V8's defaults and under that flag.
  *
  *   node scripts/codeCache.mjs dist/iterscope.cjs dist/iterscope-nvtx.cjs ...
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import { codeCacheOf, wrapBundle } from './launch.mjs';
 
-/** Whether the CLI starts the worker bundles with `--no-concurrent-osr` on this machine. */
-const WORKERS_COMPILE_LOOPS_WHERE_THEY_RUN = availableParallelism() <= 2;
+/** The flags the CLI may set before a worker starts, and how each is undone. */
+const WORKER_FLAGS = [{ set: '--no-concurrent-osr', unset: '--concurrent-osr' }];
 
 for (const file of process.argv.slice(2)) {
   const source = wrapBundle(readFileSync(file, 'utf8'));
   setFlagsFromString('--no-lazy');
   const script = new Script(source, { filename: file });
   setFlagsFromString('--lazy');
-  const worker = basename(file) !== 'iterscope.cjs';
-  if (worker && WORKERS_COMPILE_LOOPS_WHERE_THEY_RUN) setFlagsFromString('--no-concurrent-osr');
+  write(file, source, script, null);
+  if (basename(file) !== 'iterscope.cjs') for (const flag of WORKER_FLAGS) write(file, source, script, flag);
+}
+
+/** The cache of `script` made under V8's defaults plus `flag` (none: null), checked, then written. */
+function write(file, source, script, flag) {
+  if (flag) setFlagsFromString(flag.set);
   const data = script.createCachedData();
-  const check = new Script(source, { filename: file, cachedData: data });
-  if (worker && WORKERS_COMPILE_LOOPS_WHERE_THEY_RUN) setFlagsFromString('--concurrent-osr');
-  if (check.cachedDataRejected) {
+  const rejected = new Script(source, { filename: file, cachedData: data }).cachedDataRejected;
+  if (flag) setFlagsFromString(flag.unset);
+  if (rejected) {
     process.stderr.write(`codeCache: V8 rejects the cache it just made of ${file}\n`);
     process.exit(1);
   }
-  writeFileSync(codeCacheOf(file), data);
-  process.stdout.write(`code cache: ${basename(codeCacheOf(file))} ${(data.length / 1024 / 1024).toFixed(2)} MB\n`);
+  const out = codeCacheOf(file, flag?.set ?? '');
+  writeFileSync(out, data);
+  process.stdout.write(`code cache: ${basename(out)} ${(data.length / 1024 / 1024).toFixed(2)} MB\n`);
 }

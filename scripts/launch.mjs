@@ -9,6 +9,7 @@
  * pytorch-dense-long ~0.95x wall (A/B, 2 cores). Node 20 caches the code of a script, not of an
  * ES module (it has no `module.enableCompileCache`), so the bundles are CommonJS scripts run here.
  *
+ * The cache read is the one made under the V8 flags iterscope set at run time (`RUNTIME_FLAGS_ENV`).
  * A cache V8 cannot use (another Node or V8 version, other V8 flags, a damaged or missing file) is
  * rejected or skipped, and the bundle compiles from its source as it would without one.
  */
@@ -28,9 +29,20 @@ export function wrapBundle(source) {
   return `(function (exports, require, module, __filename, __dirname, __iterscopeImport) {${source}\n})`;
 }
 
-/** The code cache file of a bundle. */
-export function codeCacheOf(file) {
-  return `${file}.v8cache`;
+/**
+ * The V8 flags iterscope set in this process at run time (space-separated), as
+ * src/load/loopCompilation.ts records them; a worker thread inherits them with its environment.
+ */
+export const RUNTIME_FLAGS_ENV = 'ITERSCOPE_V8_FLAGS';
+
+/**
+ * The code cache file of a bundle made under `flags` (V8's defaults when empty): V8 uses a cache
+ * only under the flags it was made with, and the CLI may set `--no-concurrent-osr` before it
+ * starts a worker, so a worker bundle has one per set of flags it may meet.
+ */
+export function codeCacheOf(file, flags = '') {
+  const variant = flags.trim().replace(/^-+/, '').replace(/\s+-*/g, '.');
+  return variant ? `${file}.${variant}.v8cache` : `${file}.v8cache`;
 }
 
 /**
@@ -41,7 +53,7 @@ export function compileBundle(file) {
   const source = readFileSync(file, 'utf8');
   let cachedData;
   try {
-    cachedData = readFileSync(codeCacheOf(file));
+    cachedData = readFileSync(codeCacheOf(file, process.env[RUNTIME_FLAGS_ENV] ?? ''));
   } catch {
     cachedData = undefined;
   }

@@ -26,7 +26,7 @@ export class LoopCompilation {
   private applied = false;
 
   constructor(
-    private readonly setFlags: (flags: string) => void = setFlagsFromString,
+    private readonly setFlags: (flags: string) => void = setRuntimeV8Flags,
     private readonly cores: () => number = availableParallelism,
   ) {}
 
@@ -47,6 +47,21 @@ export class LoopCompilation {
     this.applied = true;
     return true;
   }
+}
+
+/**
+ * The environment variable naming the V8 flags iterscope set at run time (space-separated). The
+ * launcher of a bundled worker (scripts/launch.mjs, `RUNTIME_FLAGS_ENV`) reads it, from the
+ * environment the worker inherits, to pick the code cache made under those flags: V8 rejects a
+ * cache made under others.
+ */
+export const RUNTIME_V8_FLAGS_ENV = 'ITERSCOPE_V8_FLAGS';
+
+/** Sets V8 `flags` for the process, and records them in `RUNTIME_V8_FLAGS_ENV` for the workers it starts. */
+export function setRuntimeV8Flags(flags: string): void {
+  setFlagsFromString(flags);
+  const before = process.env[RUNTIME_V8_FLAGS_ENV];
+  process.env[RUNTIME_V8_FLAGS_ENV] = before ? `${before} ${flags}` : flags;
 }
 
 /** The process's policy: the CLI enables it; the NVTX worker's start and the export pool consult it. */

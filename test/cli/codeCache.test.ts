@@ -1,8 +1,8 @@
 /**
  * The bundles start with V8's code cache (scripts/launch.mjs, written by scripts/codeCache.mjs at
- * build time): the CLI's, the NVTX worker's under the V8 flags the CLI gives it
- * (src/load/loopCompilation.ts), the pool worker's; and a cache V8 cannot use changes nothing but
- * the time. `ITERSCOPE_CODE_CACHE_REPORT=1` makes the launcher say, per bundle, what it did.
+ * build time): the CLI's; a worker's made under the V8 flags it starts with (those the CLI set,
+ * src/load/loopCompilation.ts, or V8's defaults: a read worker, the library's NVTX worker); the
+ * pool worker's; and a cache V8 cannot use changes nothing but the time. `ITERSCOPE_CODE_CACHE_REPORT=1` makes the launcher say, per bundle, what it did.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -51,6 +51,25 @@ describe('the built code caches are used', () => {
     expect(full.status).toBe(0);
     expect(full.stdout).toMatch(/^# iterscope report: trace\.sqlite\n/);
     expect(cacheLines(full.stderr)).toEqual(['iterscope.cjs: used', 'iterscope-nvtx.cjs: used']);
+  });
+
+  it('nvtx --gpu (a read worker, started under V8 defaults): the worker bundle from its other cache', () => {
+    const r = run(bin, ['nvtx', denseLong, '--gpu', '--format', 'csv'], REPORT);
+    expect(r.status).toBe(0);
+    expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', 'iterscope-nvtx.cjs: used']);
+  });
+
+  it('the library (no flags set): its NVTX worker from the cache made under V8 defaults', () => {
+    const lib = join(DIST, 'iterscope-lib.mjs');
+    const script = [
+      `import { withExport, analyzeExport, REPORT_PARTS } from ${JSON.stringify(lib)};`,
+      `const a = withExport(${JSON.stringify(denseLong)}, (h) => analyzeExport(h, { parts: REPORT_PARTS }));`,
+      'process.stdout.write(String(a.nvtx.rows.length));',
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, ...REPORT } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(Number(r.stdout)).toBeGreaterThan(0);
+    expect(cacheLines(r.stderr)).toEqual(['iterscope-nvtx.cjs: used']);
   });
 
   it('iterations over two exports in two pool workers: each worker bundle from its cache', () => {

@@ -11,7 +11,8 @@ import { withExport } from '../../src/export/openExport.js';
 import { LoopCompilation, loopCompilation } from '../../src/load/loopCompilation.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { analyzeMany } from '../../src/ranks/pool.js';
-import { fixture } from '../helpers/fixtures.js';
+import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
+import { join } from 'node:path';
 
 /** A policy on a machine with `cores` cores, and the flags it set. */
 function policy(cores: number): { p: LoopCompilation; set: string[] } {
@@ -86,6 +87,21 @@ describe('the flag, as this Node takes it', () => {
   it('is one of its V8 options', () => {
     const r = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
     expect(r.stdout).toMatch(/^\s+--concurrent-osr\b/m);
+  });
+
+  it('the default setter records the flags in ITERSCOPE_V8_FLAGS, which a worker started after inherits', () => {
+    const built = join(REPO_ROOT, 'dist', 'src', 'load', 'loopCompilation.js');
+    const script = [
+      `import { setRuntimeV8Flags, RUNTIME_V8_FLAGS_ENV } from ${JSON.stringify(built)};`,
+      "import { Worker } from 'node:worker_threads';",
+      "setRuntimeV8Flags('--no-concurrent-osr');",
+      "new Worker(`process.stdout.write(process.env[${JSON.stringify(RUNTIME_V8_FLAGS_ENV)}] ?? 'unset')`, { eval: true });",
+    ].join('\n');
+    const env = { ...process.env };
+    delete env.ITERSCOPE_V8_FLAGS;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('--no-concurrent-osr');
   });
 
   it('set at run time, it prints nothing and the process goes on', () => {
