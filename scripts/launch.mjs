@@ -1,12 +1,13 @@
 /**
  * Starts a bundled entry (`dist/iterscope.cjs`, `iterscope-nvtx.cjs`, `iterscope-worker.cjs`) with
- * V8's code cache beside it (`<bundle>.v8cache`, written by scripts/codeCache.mjs at build time).
+ * V8's code cache beside it (`<bundle>[.<flags>].v8cache`, written by scripts/codeCache.mjs at build
+ * time).
  * Copied by scripts/bundle.mjs to `dist/iterscope-launch.mjs`; each entry's `.mjs` (the `bin`, the
  * worker files) is two lines calling `runBundle`.
  *
  * Why: compiling the CLI's 1.9 MB bundle (and the NVTX worker's 0.8 MB) is part of every command.
  * With the cache, V8 deserializes the bytecode instead: `--version` 0.145 -> 0.127 s, `report` on
- * pytorch-dense-long ~0.95x wall (A/B, 2 cores). Node 20 caches the code of a script, not of an
+ * pytorch-dense-long 0.934x wall (A/B, 2 cores). Node 20 caches the code of a script, not of an
  * ES module (it has no `module.enableCompileCache`), so the bundles are CommonJS scripts run here.
  *
  * The cache read is the one made under the V8 flags iterscope set at run time (`RUNTIME_FLAGS_ENV`).
@@ -18,6 +19,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
+import { isMainThread } from 'node:worker_threads';
 
 /**
  * The bundle's text as a function of CommonJS's five names plus `__iterscopeImport`, through which
@@ -41,8 +43,21 @@ export const RUNTIME_FLAGS_ENV = 'ITERSCOPE_V8_FLAGS';
  * starts a worker, so a worker bundle has one per set of flags it may meet.
  */
 export function codeCacheOf(file, flags = '') {
+  // Anything but flag names and values (a user's own ITERSCOPE_V8_FLAGS) names no cache.
+  if (!/^[\w\s=-]*$/.test(flags)) return null;
   const variant = flags.trim().replace(/^-+/, '').replace(/\s+-*/g, '.');
   return variant ? `${file}.${variant}.v8cache` : `${file}.v8cache`;
+}
+
+/**
+ * The flags iterscope set at run time in this thread's process: none in a main thread (a process
+ * starts under V8's defaults and its command line; a variable inherited from the process that
+ * started this one says nothing of this one), those recorded before a worker thread started.
+ */
+function runtimeFlags() {
+  if (!isMainThread) return process.env[RUNTIME_FLAGS_ENV] ?? '';
+  delete process.env[RUNTIME_FLAGS_ENV];
+  return '';
 }
 
 /**
@@ -51,9 +66,10 @@ export function codeCacheOf(file, flags = '') {
  */
 export function compileBundle(file) {
   const source = readFileSync(file, 'utf8');
+  const cacheFile = codeCacheOf(file, runtimeFlags());
   let cachedData;
   try {
-    cachedData = readFileSync(codeCacheOf(file, process.env[RUNTIME_FLAGS_ENV] ?? ''));
+    cachedData = cacheFile === null ? undefined : readFileSync(cacheFile);
   } catch {
     cachedData = undefined;
   }

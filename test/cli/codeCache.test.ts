@@ -59,6 +59,12 @@ describe('the built code caches are used', () => {
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', 'iterscope-nvtx.cjs: used']);
   });
 
+  it('ITERSCOPE_V8_FLAGS inherited from another process says nothing of this one: the same caches are used', () => {
+    const r = run(bin, ['nvtx', denseLong, '--gpu', '--format', 'csv'], { ...REPORT, ITERSCOPE_V8_FLAGS: '--no-concurrent-osr' });
+    expect(r.status).toBe(0);
+    expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', 'iterscope-nvtx.cjs: used']);
+  });
+
   it('the library (no flags set): its NVTX worker from the cache made under V8 defaults', () => {
     const lib = join(DIST, 'iterscope-lib.mjs');
     const script = [
