@@ -84,7 +84,17 @@ export function compileBundle(file) {
  */
 export function runBundle(url) {
   const file = fileURLToPath(url);
-  const { script, cache } = compileBundle(file);
+  let compiled;
+  try {
+    compiled = compileBundle(file);
+  } catch (err) {
+    // A build or install missing its bundle: one line and the CLI's exit code for an internal
+    // error (a worker's error reaches the thread that started it).
+    if (!isMainThread) throw err;
+    process.stderr.write(`iterscope: internal error: cannot start ${file}: ${err instanceof Error ? err.message : String(err)} (rebuild: npm run build)\n`);
+    process.exit(70);
+  }
+  const { script, cache } = compiled;
   if (process.env.ITERSCOPE_CODE_CACHE_REPORT === '1') process.stderr.write(`iterscope: code cache ${basename(file)}: ${cache}\n`);
   const module = { exports: {} };
   const run = script.runInThisContext();

@@ -121,6 +121,19 @@ describe('a cache V8 cannot use changes nothing but the time', () => {
     expect(r.stdout).toBe(expected.stdout);
   });
 
+  it('without its bundle (a broken build): one line, exit 70 (internal error)', () => {
+    const partial = mkdtempSync(join(tmpdir(), 'iterscope-nobundle-'));
+    try {
+      for (const f of ['iterscope.mjs', 'iterscope-launch.mjs']) copyFileSync(join(DIST, f), join(partial, f));
+      const r = run(join(partial, 'iterscope.mjs'), ['--version']);
+      expect(r.status).toBe(70);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^iterscope: internal error: cannot start .*iterscope\.cjs: ENOENT.*\(rebuild: npm run build\)\n$/);
+    } finally {
+      rmSync(partial, { recursive: true, force: true });
+    }
+  });
+
   it('the HTML report still loads its chart packages (import() through the launcher) under a cache', () => {
     const r = run(bin, ['report', fixture('pytorch-dense', 'trace.sqlite'), '--format', 'html'], REPORT);
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used']);
