@@ -11,6 +11,7 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEntry, type CliResult } from '../helpers/cli.js';
 import { CLI, fixture, REPO_ROOT } from '../helpers/fixtures.js';
 
 const DIST = join(REPO_ROOT, 'dist');
@@ -32,26 +33,10 @@ const BUNDLE_FILES = [
 /** The tsc outputs the bundle is made from. */
 const SOURCES = [CLI, join(DIST, 'src', 'ranks', 'worker.js'), join(DIST, 'src', 'export', 'kineto', 'convertMain.js')];
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(entry: string, args: string[], env: Record<string, string> = {}): Run {
-  const r = spawnSync(process.execPath, [entry, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-    env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env },
-  });
-  if (r.error) throw r.error;
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
 /** Runs `args` through the bundle and the tsc entry; expects the same result, and returns it. */
-function both(args: string[], env: Record<string, string> = {}, bundle = BUNDLE): Run {
-  const b = run(bundle, args, env);
-  const t = run(CLI, args, env);
+function both(args: string[], env: Record<string, string> = {}, bundle = BUNDLE): CliResult {
+  const b = runEntry(bundle, args, env);
+  const t = runEntry(CLI, args, env);
   expect(b.status, `bundle stderr: ${b.stderr}`).toBe(t.status);
   expect(b.stdout).toBe(t.stdout);
   expect(b.stderr).toBe(t.stderr);
@@ -175,7 +160,7 @@ describe('the bundle needs only its own files (no dist/src beside it)', () => {
 
   it('without the bundled worker beside it, the same command fails', () => {
     rmSync(join(dir, 'dist', 'iterscope-worker.mjs'));
-    const r = run(bundle, ['iterations', ...tp2, '--format', 'csv'], TWO_WORKERS);
+    const r = runEntry(bundle, ['iterations', ...tp2, '--format', 'csv'], TWO_WORKERS);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('iterscope-worker.mjs');
   });

@@ -9,20 +9,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync,
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEntry } from '../helpers/cli.js';
 import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
 
 const DIST = join(REPO_ROOT, 'dist');
 const REPORT = { ITERSCOPE_CODE_CACHE_REPORT: '1' };
-
-function run(bin: string, args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env },
-  });
-  if (r.error) throw r.error;
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 /** The launcher's lines: bundle -> used / rejected / none, in the order the bundles started. */
 function cacheLines(stderr: string): string[] {
@@ -40,29 +31,29 @@ const tp2 = [fixture('pytorch-tp2', 'trace.rank0.sqlite'), fixture('pytorch-tp2'
 
 describe('the built code caches are used', () => {
   it('--version: the CLI bundle compiles from its cache; without the variable nothing is said', () => {
-    const r = run(bin, ['--version'], REPORT);
+    const r = runEntry(bin, ['--version'], REPORT);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('0.1.0\n');
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used']);
-    expect(run(bin, ['--version']).stderr).toBe('');
+    expect(runEntry(bin, ['--version']).stderr).toBe('');
   });
 
   it('report on pytorch-dense-long (NVTX worker): the worker bundle too, under the flags the CLI gives it', () => {
     // 200k+ NVTX rows: the report reads them in the NVTX worker (a second core is needed).
-    const full = run(bin, ['report', denseLong, '--format', 'md'], REPORT);
+    const full = runEntry(bin, ['report', denseLong, '--format', 'md'], REPORT);
     expect(full.status).toBe(0);
     expect(full.stdout).toMatch(/^# iterscope report: trace\.sqlite\n/);
     expect(cacheLines(full.stderr)).toEqual(['iterscope.cjs: used', ...nvtxWorker]);
   });
 
   it('nvtx --gpu (a read worker, started under V8 defaults): the worker bundle from its other cache', () => {
-    const r = run(bin, ['nvtx', denseLong, '--gpu', '--format', 'csv'], REPORT);
+    const r = runEntry(bin, ['nvtx', denseLong, '--gpu', '--format', 'csv'], REPORT);
     expect(r.status).toBe(0);
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', ...nvtxWorker]);
   });
 
   it('ITERSCOPE_V8_FLAGS inherited from another process says nothing of this one: the same caches are used', () => {
-    const r = run(bin, ['nvtx', denseLong, '--gpu', '--format', 'csv'], { ...REPORT, ITERSCOPE_V8_FLAGS: '--no-concurrent-osr' });
+    const r = runEntry(bin, ['nvtx', denseLong, '--gpu', '--format', 'csv'], { ...REPORT, ITERSCOPE_V8_FLAGS: '--no-concurrent-osr' });
     expect(r.status).toBe(0);
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', ...nvtxWorker]);
   });
@@ -81,7 +72,7 @@ describe('the built code caches are used', () => {
   });
 
   it('iterations over two exports in two pool workers: each worker bundle from its cache', () => {
-    const r = run(bin, ['iterations', ...tp2, '--format', 'csv'], { ...REPORT, ITERSCOPE_JOBS: '2' });
+    const r = runEntry(bin, ['iterations', ...tp2, '--format', 'csv'], { ...REPORT, ITERSCOPE_JOBS: '2' });
     expect(r.status).toBe(0);
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', 'iterscope-worker.cjs: used', 'iterscope-worker.cjs: used']);
   });
@@ -104,10 +95,10 @@ describe('a cache V8 cannot use changes nothing but the time', () => {
   const args = ['iterations', fixture('pytorch-dense', 'trace.sqlite'), '--log', fixture('pytorch-dense', 'executor.log'), '--format', 'csv'];
 
   it('damaged: rejected, the same output as with the built cache', () => {
-    const expected = run(bin, args);
+    const expected = runEntry(bin, args);
     expect(expected.status).toBe(0);
     writeFileSync(join(dir, 'dist', 'iterscope.cjs.v8cache'), Buffer.alloc(4096, 7));
-    const r = run(copy, args, REPORT);
+    const r = runEntry(copy, args, REPORT);
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: rejected']);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(expected.stdout);
@@ -115,9 +106,9 @@ describe('a cache V8 cannot use changes nothing but the time', () => {
   });
 
   it('missing: compiled from the source, the same output', () => {
-    const expected = run(bin, args);
+    const expected = runEntry(bin, args);
     rmSync(join(dir, 'dist', 'iterscope.cjs.v8cache'), { force: true });
-    const r = run(copy, args, REPORT);
+    const r = runEntry(copy, args, REPORT);
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: none']);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(expected.stdout);
@@ -127,7 +118,7 @@ describe('a cache V8 cannot use changes nothing but the time', () => {
     const partial = mkdtempSync(join(tmpdir(), 'iterscope-nobundle-'));
     try {
       for (const f of ['iterscope.mjs', 'iterscope-launch.mjs']) copyFileSync(join(DIST, f), join(partial, f));
-      const r = run(join(partial, 'iterscope.mjs'), ['--version']);
+      const r = runEntry(join(partial, 'iterscope.mjs'), ['--version']);
       expect(r.status).toBe(70);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/^iterscope: internal error: cannot start .*iterscope\.cjs: ENOENT.*\(rebuild: npm run build\)\n$/);
@@ -137,7 +128,7 @@ describe('a cache V8 cannot use changes nothing but the time', () => {
   });
 
   it('the HTML report still loads its chart packages (import() through the launcher) under a cache', () => {
-    const r = run(bin, ['report', fixture('pytorch-dense', 'trace.sqlite'), '--format', 'html'], REPORT);
+    const r = runEntry(bin, ['report', fixture('pytorch-dense', 'trace.sqlite'), '--format', 'html'], REPORT);
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used']);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^<!doctype html>/i);

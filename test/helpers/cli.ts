@@ -19,19 +19,27 @@ function assertBundleFresh(): void {
 }
 
 /**
+ * Runs a built entry (`node ENTRY ...args`: the CLI bundle, the tsc output, a copy of either) with
+ * `env` added to this process's, and captures its output. No TTY: the default format is CSV; CI's
+ * job-summary hook is kept out of the tests.
+ */
+export function runEntry(entry: string, args: string[], env: Record<string, string> = {}, cwd?: string): CliResult {
+  const r = spawnSync(process.execPath, [entry, ...args], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env },
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
  * Runs the built CLI as users run it (`node dist/iterscope.mjs ...args`, package.json `bin`) and
  * captures its output. The bundle starts in ~0.3 s instead of ~1 s for the ~630 modules of
  * dist/src/cli/main.js; test/cli/bundle.test.ts holds the two to the same output.
  */
 export function runCli(args: string[], opts: { cwd?: string } = {}): CliResult {
   assertBundleFresh();
-  const r = spawnSync(process.execPath, [CLI_BUNDLE, ...args], {
-    cwd: opts.cwd,
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-    // No TTY: the default format is CSV; keep CI's job-summary hook out of the tests.
-    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
-  });
-  if (r.error) throw r.error;
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runEntry(CLI_BUNDLE, args, {}, opts.cwd);
 }
