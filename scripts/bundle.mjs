@@ -112,14 +112,16 @@ for (const name of Object.keys(CACHED_ENTRIES)) {
 for (const f of readdirSync(DIST)) if (/^iterscope.*\.cjs\..*v8cache$/.test(f)) rmSync(join(DIST, f));
 const cli = join(DIST, 'iterscope.mjs');
 chmodSync(cli, 0o755);
-if (process.argv.includes('--metafile')) writeFileSync(join(DIST, 'iterscope.meta.json'), JSON.stringify(scripts.metafile));
+// The four entries' metafile, as one build wrote it before the CLI and workers became scripts.
+const entriesMeta = { inputs: { ...scripts.metafile.inputs, ...modules.metafile.inputs }, outputs: { ...scripts.metafile.outputs, ...modules.metafile.outputs } };
+if (process.argv.includes('--metafile')) writeFileSync(join(DIST, 'iterscope.meta.json'), JSON.stringify(entriesMeta));
 const codeCache = spawnSync(process.execPath, [join(REPO, 'scripts', 'codeCache.mjs'), ...Object.keys(CACHED_ENTRIES).map((n) => join(DIST, `${n}.cjs`))], {
   stdio: ['ignore', 'pipe', 'inherit'],
   encoding: 'utf8',
 });
 // Without a cache the entries still run (compiled from source): a failure here is a warning.
 if (codeCache.status !== 0) process.stderr.write('bundle: no code cache written (scripts/codeCache.mjs failed); the CLI runs without it\n');
-const sizes = Object.entries({ ...scripts.metafile.outputs, ...modules.metafile.outputs, ...library.metafile.outputs })
+const sizes = Object.entries({ ...entriesMeta.outputs, ...library.metafile.outputs })
   .map(([file, o]) => `${file.replace(/^.*\//, '')} ${(o.bytes / 1024 / 1024).toFixed(2)} MB`)
   .join(', ');
 process.stdout.write(`bundle: ${sizes}\n${codeCache.stdout ?? ''}`);
