@@ -488,7 +488,9 @@ const findings = part({
  * worker, its NVTX columns are waited for there, no earlier: what needs only the launches, the
  * health's launch phases, comes before); every reader of the API calls before
  * `kernels` (the API calls, ~123 MB on a large export, are let go before the kernel summary's
- * buffers are made); the readers of the GPU ops before the GPU metrics.
+ * buffers are made); the readers of the GPU ops before the GPU metrics; the findings before the
+ * coverage, the one reader of the NVTX GPU projection (the worker's last and longest part), so
+ * this thread computes them while the worker still projects.
  */
 export const PARTS: readonly PartEntry[] = [
   nvtx,
@@ -516,6 +518,6 @@ export const PARTS: readonly PartEntry[] = [
   memory,
   categories,
   health,
-  coverage,
   findings,
+  coverage,
 ];
