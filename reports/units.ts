@@ -1,6 +1,7 @@
 /** Number formatting shared by the human-readable writers (terminal table and Markdown). */
 
 export { formatNs } from '../src/formatNs.js';
+import { formatCount } from '../src/formatNs.js';
 
 /** One decimal place, as SQLite's `round(x, 1)` prints it in nsys's reports. */
 export function formatDecimal1(x: number): string {
@@ -10,7 +11,7 @@ export function formatDecimal1(x: number): string {
 
 /** Integer with thousands separators for people; raw digits are for CSV/JSON. */
 export function formatInt(x: number | bigint): string {
-  return typeof x === 'bigint' ? x.toLocaleString('en-US') : Math.round(x).toLocaleString('en-US');
+  return formatCount(typeof x === 'bigint' ? x : Math.round(x));
 }
 
 /** A plain number with at most 4 decimals and no trailing zeros. */

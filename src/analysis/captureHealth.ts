@@ -157,7 +157,8 @@ export function readProgramOutput(loaded: LoadedExport): ProgramOutput[] {
       const lines = (typeof r.content === 'string' ? r.content : '').split(/\r?\n/).map(cleanLine).filter((l) => l.trim() !== '');
       return { pid: r.pid, stream: streamKind(r.file as string), file: r.file as string, lines: lines.length, tail: lines.slice(-OUTPUT_TAIL_LINES) };
     })
-    .sort((a, b) => a.pid - b.pid || a.stream.localeCompare(b.stream));
+    // `stream` is one of three lowercase words: plain comparison orders them as localeCompare did, without loading ICU's collator.
+    .sort((a, b) => a.pid - b.pid || (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
 }
 
 /** The final line of a Python traceback: `pkg.module.SomeError: message`. */

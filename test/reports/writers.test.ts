@@ -175,3 +175,13 @@ describe('Markdown escapes `<` so GitHub keeps template arguments', () => {
     expect(mdEscape('at::native::<unnamed>::f | x')).toBe('at::native::\\<unnamed>::f \\| x');
   });
 });
+
+describe('formatCount writes what toLocaleString("en-US") writes, without ICU', () => {
+  it('integers of every length and sign, bigints, and the values it hands to toLocaleString', async () => {
+    const { formatCount } = await import('../../src/formatNs.js');
+    const values: (number | bigint)[] = [0, -0, 1, -1, 12, 999, 1000, -1000, 9999, 12345, 123456, 1234567, -7654321, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e20, 1e21, 1.5e22, 0.5, 1234.5678, -0.3, NaN, Infinity, -Infinity, 0n, 999n, 1000n, -1795216100040024556n, 123456789012345678901234567890n];
+    // Every digit count from 1 to 21, each sign.
+    for (let d = 1; d <= 21; d++) values.push(Number('9'.repeat(d)), -Number('1'.repeat(d)));
+    for (const v of values) expect(formatCount(v), String(v)).toBe(v.toLocaleString('en-US'));
+  });
+});

@@ -1,9 +1,9 @@
-import { formatNs } from '../../formatNs.js';
+import { formatCount, formatNs } from '../../formatNs.js';
 import type { GapRow } from '../../gaps/analyzeGaps.js';
 import { REMEDIES } from '../remedies.js';
 import type { Evidence, Finding, RuleContext } from '../finding.js';
 
-export { formatNs };
+export { formatCount, formatNs };
 
 /** `12.3%` of a 0..1 share. */
 export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

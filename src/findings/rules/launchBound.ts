@@ -1,5 +1,5 @@
 import type { Evidence, Finding, RuleContext } from '../finding.js';
-import { formatNs, makeFinding, pct } from './common.js';
+import { formatCount, formatNs, makeFinding, pct } from './common.js';
 
 /**
  * Launch-bound execution: many idle gaps shorter than --min-gap between kernels (the GPU waits
@@ -24,20 +24,20 @@ export function launchBound(ctx: RuleContext): Finding[] {
   const fragShare = ctx.share(fragNs) ?? 0;
   if (fragNs <= 0 || (fragShare < ctx.t.fragmentedIdleShare && shortShare < ctx.t.shortKernelShare)) return [];
   const evidence: Evidence[] = [
-    { text: `${fragGaps.toLocaleString('en-US')} idle gaps shorter than ${formatNs(gaps.minGapNs)} add up to ${formatNs(fragNs)} (${pct(fragShare)} of the iterations' wall; threshold ${pct(ctx.t.fragmentedIdleShare)})`, valueNs: fragNs },
-    { text: `${pct(shortShare)} of kernel time (${formatNs(shortNs)}, ${shortCount.toLocaleString('en-US')} launches) is in kernels averaging under ${formatNs(ctx.t.shortKernelNs)} (threshold ${pct(ctx.t.shortKernelShare)})`, valueNs: shortNs },
+    { text: `${formatCount(fragGaps)} idle gaps shorter than ${formatNs(gaps.minGapNs)} add up to ${formatNs(fragNs)} (${pct(fragShare)} of the iterations' wall; threshold ${pct(ctx.t.fragmentedIdleShare)})`, valueNs: fragNs },
+    { text: `${pct(shortShare)} of kernel time (${formatNs(shortNs)}, ${formatCount(shortCount)} launches) is in kernels averaging under ${formatNs(ctx.t.shortKernelNs)} (threshold ${pct(ctx.t.shortKernelShare)})`, valueNs: shortNs },
     { text: `CUDA-graph trace: ${info.graphTraceMode}${info.graphTraceModeConfigured ? ` (configured ${info.graphTraceModeConfigured})` : ''}` },
   ];
   // With CUDA graphs already replayed, the short gaps sit between eager kernels and replays.
   const graphLaunches = (ctx.input.iterations?.iterations ?? []).reduce((a, r) => a + r.graphLaunches, 0);
-  if (graphLaunches > 0) evidence.push({ text: `${graphLaunches.toLocaleString('en-US')} CUDA-graph launches in the iterations: graphs are on, so the short gaps are in the eager parts and between replays (widen the captured region and batch sizes)` });
-  for (const d of gaps.devices) evidence.push({ text: `device ${d.deviceId}: busy ${pct(d.spanNs > 0 ? d.busyNs / d.spanNs : 0)} of its span; ${d.fragmentedGaps.toLocaleString('en-US')} short gaps, ${formatNs(d.fragmentedIdleNs)}`, deviceId: d.deviceId, valueNs: d.fragmentedIdleNs });
+  if (graphLaunches > 0) evidence.push({ text: `${formatCount(graphLaunches)} CUDA-graph launches in the iterations: graphs are on, so the short gaps are in the eager parts and between replays (widen the captured region and batch sizes)` });
+  for (const d of gaps.devices) evidence.push({ text: `device ${d.deviceId}: busy ${pct(d.spanNs > 0 ? d.busyNs / d.spanNs : 0)} of its span; ${formatCount(d.fragmentedGaps)} short gaps, ${formatNs(d.fragmentedIdleNs)}`, deviceId: d.deviceId, valueNs: d.fragmentedIdleNs });
   const worst = [...its].sort((a, b) => b.fragmentedIdleNs - a.fragmentedIdleNs || a.iter - b.iter).slice(0, ctx.t.evidenceRows);
   for (const it of worst) evidence.push({ text: `iteration ${it.iter} (${it.phase}): ${it.fragmentedGaps} short gaps, ${formatNs(it.fragmentedIdleNs)}`, iter: it.iter, startNs: it.startNs, durationNs: it.endNs - it.startNs, valueNs: it.fragmentedIdleNs });
   return [
     makeFinding(ctx, {
       id: 'launch-bound',
-      title: `Launch-bound: ${formatNs(fragNs)} of GPU idle time in ${fragGaps.toLocaleString('en-US')} gaps shorter than ${formatNs(gaps.minGapNs)} between kernels`,
+      title: `Launch-bound: ${formatNs(fragNs)} of GPU idle time in ${formatCount(fragGaps)} gaps shorter than ${formatNs(gaps.minGapNs)} between kernels`,
       recoverableNs: fragNs,
       restsOnNs: fragNs,
       estimate: 'the idle time of gaps shorter than --min-gap inside the iterations: CUDA graphs replay the launches back to back, so most of it can go (an upper bound)',
