@@ -125,10 +125,10 @@ function kernelsSection(d: ReportData, layout: ReportLayout): ReportSection {
   return { id: 'kernels', title: 'Top kernels', blocks: [table({ ...limit(t, layout.top, 'kernel names'), notes: [] })] };
 }
 
-function categoriesSection(d: ReportData): ReportSection {
+function categoriesSection(d: ReportData, layout: ReportLayout): ReportSection {
   const blocks: ReportBlock[] = [];
   if (d.iterations || d.categories.captureKernelNs > 0) blocks.push(table(categoryTable(d.categories)));
-  if (d.iterations && d.iterations.iterations.length) {
+  if (layout.charts && d.iterations && d.iterations.iterations.length) {
     blocks.push({ kind: 'chart', chart: gpuTimeByCategoryChart(d.iterations) });
     const m = gpuMetricsChart(d.iterations);
     if (m) blocks.push({ kind: 'chart', chart: m });
@@ -148,9 +148,9 @@ function iterationsSection(d: ReportData, layout: ReportLayout): ReportSection |
 
 function idleSection(d: ReportData, layout: ReportLayout): ReportSection {
   const [top, devices, causes, phases] = gapsTables(d.gaps, layout.top);
-  const blocks: ReportBlock[] = [table(devices), table(causes), { kind: 'chart', chart: idleByCauseChart(d.gaps, fragmentedLabel(d.gaps.minGapNs)) }, table(top)];
+  const blocks: ReportBlock[] = [table(devices), table(causes), ...(layout.charts ? [{ kind: 'chart' as const, chart: idleByCauseChart(d.gaps, fragmentedLabel(d.gaps.minGapNs)) }] : []), table(top)];
   if (phases) blocks.push(table(phases));
-  if (d.iterations) {
+  if (layout.charts && d.iterations) {
     const c = idleByIterationChart(d.iterations);
     if (c) blocks.push({ kind: 'chart', chart: c });
   }
@@ -243,7 +243,7 @@ export function reportDocument(d: ReportAcrossRanks, layout: Partial<ReportLayou
     findingsSection(d),
     runSection(d),
     kernelsSection(d, l),
-    categoriesSection(d),
+    categoriesSection(d, l),
     iterationsSection(d, l),
     crossRankSection(d),
     idleSection(d, l),

@@ -6,6 +6,11 @@ export interface ReportLayout {
   iterationRows: number;
   /** Iterations listed (slowest wall time first) when there are more than `iterationRows`. */
   slowest: number;
+  /**
+   * Whether the sections hold their charts. `renderReport` leaves them out of a Markdown report,
+   * which draws none: their data is a pass over every iteration's categories and gaps.
+   */
+  charts: boolean;
 }
 
-export const DEFAULT_REPORT_LAYOUT: Readonly<ReportLayout> = Object.freeze({ top: 10, iterationRows: 40, slowest: 20 });
+export const DEFAULT_REPORT_LAYOUT: Readonly<ReportLayout> = Object.freeze({ top: 10, iterationRows: 40, slowest: 20, charts: true });

@@ -16,6 +16,7 @@ export const REPORT_GENERATOR = 'iterscope 0.1.0 report';
  * Both come from the same `reportDocument`, so they hold the same sections and numbers.
  */
 export async function renderReport(data: ReportAcrossRanks, format: ReportFormat, layout: Partial<ReportLayout> = {}): Promise<string> {
-  const doc = reportDocument(data, layout);
+  // Markdown draws no charts (its writer skips them): their data is not made for it.
+  const doc = reportDocument(data, { ...layout, charts: format === 'html' });
   return format === 'html' ? reportToHtml(doc, { generator: REPORT_GENERATOR }) : reportToMarkdown(doc);
 }

@@ -5,6 +5,8 @@ import { formatNs } from '../../reports/units.js';
 import { runCli } from '../helpers/cli.js';
 import { fixture } from '../helpers/fixtures.js';
 import { mdCells, mdFact, mdTable, mdTableLines } from './markdownTables.js';
+import { reportDocument } from '../../reports/document/document.js';
+import { reportToMarkdown } from '../../reports/reportMarkdown.js';
 
 const DENSE = fixture('pytorch-dense', 'trace.sqlite');
 const LOGS = [fixture('pytorch-dense', 'iteration_log.txt'), fixture('pytorch-dense', 'executor.log')];
@@ -150,6 +152,15 @@ describe('iterscope report (Markdown) on pytorch-dense with both logs', () => {
     expect(mdFact(md, 'Coverage and notes', 'Log lines skipped (not iteration records)')).toBe('1');
     expect(md).toContain('- gaps: 954 gaps >= 100.00 us');
     expect(md).toContain('- iterations: no GPU metrics in this export');
+  });
+
+  it('makes no chart for Markdown, which draws none: the document with its charts writes the same text', () => {
+    const charts = (doc: ReturnType<typeof reportDocument>) => doc.sections.flatMap((s) => s.blocks).filter((b) => b.kind === 'chart');
+    const withCharts = reportDocument(data);
+    // GPU time by category, idle by cause, idle by iteration.
+    expect(charts(withCharts).map((b) => (b.kind === 'chart' ? b.chart.id : ''))).toEqual(['gpu-time-by-category', 'idle-by-cause', 'idle-by-iteration']);
+    expect(charts(reportDocument(data, { charts: false }))).toEqual([]);
+    expect(reportToMarkdown(withCharts)).toBe(md);
   });
 
   it('runs each analysis once (one timing per analysis)', () => {
