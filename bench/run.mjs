@@ -77,7 +77,8 @@ const GAPS_ROWS =
  * (`{ '1x': n, '10x': n }`), default TARGET_RATIO; `cpuTargetRatio`: its bound on our CPU time
  * (user + system, every thread) / the shell's, per size likewise, default none;
  * several statements are run one after the other). `requires`: [command, option] that must be in
- * the command's --help, else the entry is skipped.
+ * the command's --help, else the entry is skipped. `script`: a program run with `args` instead of
+ * the CLI (a library user's).
  */
 const BENCHMARKS = [
   {
@@ -116,6 +117,16 @@ const BENCHMARKS = [
     // launches plus all NVTX range text (the issue's yardstick).
     shellSql: `${KERNEL_LAUNCH_JOIN}; ${NVTX_RANGES}`,
     // Issue 30: 1x at most the shell's wall time and 1.5x its CPU time; 10x at most 1.5x its wall.
+    targetRatio: { '1x': 1.0, '10x': 1.5 },
+    cpuTargetRatio: { '1x': 1.5 },
+  },
+  {
+    name: 'report-library',
+    // The same report through the library entry (issue 30: "through the bin and through the
+    // library entry alike"): bench/libraryReport.mjs imports the built package by its name.
+    script: join(REPO, 'bench', 'libraryReport.mjs'),
+    args: (F) => [F, join(dirname(F), 'iteration_log.txt')],
+    shellSql: `${KERNEL_LAUNCH_JOIN}; ${NVTX_RANGES}`,
     targetRatio: { '1x': 1.0, '10x': 1.5 },
     cpuTargetRatio: { '1x': 1.5 },
   },
@@ -270,7 +281,7 @@ function benchEntry(size, file, runs, b) {
   const shell = [];
   for (let i = 0; i < runs; i++) {
     status(`bench: ${size} ${b.name} run ${i + 1}/${runs}`);
-    ours.push(measure(process.execPath, [CLI, ...args], { node: true }));
+    ours.push(measure(process.execPath, [b.script ?? CLI, ...args], { node: true }));
     if (hasShell && b.shellSql) shell.push(measure('sqlite3', ['-readonly', file, b.shellSql]));
   }
   const wallS = best(ours);
@@ -285,7 +296,7 @@ function benchEntry(size, file, runs, b) {
   return {
     size,
     name: b.name,
-    command: `iterscope ${args.map((a) => (a === file ? 'F' : a.startsWith(dirname(file)) ? join('$(dirname F)', relative(dirname(file), a)) : a)).join(' ')}`,
+    command: `${b.script ? `node ${relative(REPO, b.script)}` : 'iterscope'} ${args.map((a) => (a === file ? 'F' : a.startsWith(dirname(file)) ? join('$(dirname F)', relative(dirname(file), a)) : a)).join(' ')}`,
     wallS,
     peakRssMb: peak(ours),
     shellS,

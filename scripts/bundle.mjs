@@ -20,10 +20,14 @@
  * script, not of an ES module. Their `import(...)` expressions become `__iterscopeImport(...)`
  * (see launch.mjs's `wrapBundle`) and `import.meta.url` the bundle's own file URL.
  * And the library, what `import ... from 'iterscope'` and `'iterscope/queries'` load (package.json
- * `exports`): `dist/iterscope-lib.mjs` and `dist/iterscope-queries.mjs`, sharing their common code
- * through `dist/iterscope-chunk-*.mjs` (one copy of each module in a process that imports both).
- * Loading the ~630 modules of dist/src, kysely and arquero one by one cost a library user ~0.75 s
- * of start-up per process, the bundle ~0.2 s, as for the CLI.
+ * `exports`): `dist/iterscope-lib.mjs` and `dist/iterscope-queries.mjs` re-export, name by name, the
+ * `lib` and `queries` of one CommonJS bundle, `dist/iterscope-lib.cjs`, which
+ * `dist/iterscope-library.mjs` runs through the launcher with its code cache (once per process: one
+ * copy of each module for a program that imports both). Loading the ~630 modules of dist/src,
+ * kysely and arquero one by one cost a library user ~0.75 s of start-up per process, the bundle
+ * ~40 ms. As an ES module bundle (chunks shared by the two entries, until this change), every
+ * function compiled as it first ran: `report` through the library took 1.38-1.46 s, 1.25-1.29 s
+ * from the script and its cache.
  * `ITERSCOPE_BUNDLE` is defined as true so src/builtEntry.ts finds the bundled entries beside
  * the bundle (inside it, import.meta.url is the bundle's URL, not theirs: every output file,
  * chunks included, is written to dist/ itself).
@@ -40,8 +44,9 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadBundle } from './launch.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(REPO, 'dist');
@@ -57,12 +62,17 @@ const MODULE_ENTRIES = {
   'iterscope-kineto': join(DIST, 'src', 'export', 'kineto', 'convertMain.js'),
 };
 const ENTRIES = { ...CACHED_ENTRIES, ...MODULE_ENTRIES };
-/** The library entries (package.json `exports`), bundled with shared chunks. */
+/**
+ * The library entries (package.json `exports`): both re-export, by name, one CommonJS bundle
+ * (`iterscope-lib.cjs`, started with its code cache), whose `lib` and `queries` are the two
+ * entries' modules.
+ */
 const LIBRARY_ENTRIES = {
-  'iterscope-lib': join(DIST, 'src', 'index.js'),
-  'iterscope-queries': join(DIST, 'queries', 'index.js'),
+  lib: { esm: 'iterscope-lib', from: join(DIST, 'src', 'index.js') },
+  queries: { esm: 'iterscope-queries', from: join(DIST, 'queries', 'index.js') },
 };
-for (const file of [...Object.values(ENTRIES), ...Object.values(LIBRARY_ENTRIES)]) {
+const LIBRARY_BUNDLE = join(DIST, 'iterscope-lib.cjs');
+for (const file of [...Object.values(ENTRIES), ...Object.values(LIBRARY_ENTRIES).map((e) => e.from)]) {
   if (!existsSync(file)) {
     process.stderr.write(`bundle: ${file} is missing: run tsc -p tsconfig.json first (npm run build does both)\n`);
     process.exit(1);
@@ -87,20 +97,31 @@ const COMMON = {
   logLevel: 'warning',
 };
 
-// Chunks of an earlier build (their names are content hashes) would otherwise pile up in dist/.
+// Chunks of an earlier build's library (their names were content hashes) would otherwise stay in dist/.
 for (const f of readdirSync(DIST)) if (/^iterscope-chunk-.*\.mjs$/.test(f)) rmSync(join(DIST, f));
-const scripts = await build({
+/** How a CommonJS bundle is built: strict, as the ES modules it is made of are; `require` is CommonJS's own. */
+const SCRIPT = {
   ...COMMON,
-  entryPoints: CACHED_ENTRIES,
   splitting: false,
   format: 'cjs',
   outExtension: { '.js': '.cjs' },
-  // Strict, as the ES modules it is made of are; `require` is CommonJS's own.
   banner: { js: `'use strict'; const __iterscopeUrl = require('node:url').pathToFileURL(__filename).href;` },
   define: { ...COMMON.define, 'import.meta.url': '__iterscopeUrl' },
-});
+};
+const scripts = await build({ ...SCRIPT, entryPoints: CACHED_ENTRIES });
 const modules = await build({ ...COMMON, entryPoints: MODULE_ENTRIES, splitting: false });
-const library = await build({ ...COMMON, entryPoints: LIBRARY_ENTRIES, splitting: true, chunkNames: 'iterscope-chunk-[hash]' });
+const { outdir: _outdir, outExtension: _ext, ...libraryOptions } = SCRIPT;
+const library = await build({
+  ...libraryOptions,
+  stdin: {
+    contents: Object.entries(LIBRARY_ENTRIES)
+      .map(([name, e]) => `export * as ${name} from ${JSON.stringify(`./${relative(DIST, e.from)}`)};\n`)
+      .join(''),
+    resolveDir: DIST,
+    sourcefile: 'iterscope-lib-entry.js',
+  },
+  outfile: LIBRARY_BUNDLE,
+});
 
 copyFileSync(join(REPO, 'scripts', 'launch.mjs'), join(DIST, 'iterscope-launch.mjs'));
 for (const name of Object.keys(CACHED_ENTRIES)) {
@@ -108,6 +129,8 @@ for (const name of Object.keys(CACHED_ENTRIES)) {
   writeFileSync(file, scriptText(file, readFileSync(file, 'utf8'), outputOf(scripts.metafile, file)));
   writeFileSync(join(DIST, `${name}.mjs`), launcherText(name));
 }
+writeFileSync(LIBRARY_BUNDLE, scriptText(LIBRARY_BUNDLE, readFileSync(LIBRARY_BUNDLE, 'utf8'), outputOf(library.metafile, LIBRARY_BUNDLE)));
+writeLibraryEntries();
 // Caches of an earlier build (scripts/codeCache.mjs writes them anew below).
 for (const f of readdirSync(DIST)) if (/^iterscope.*\.cjs\..*v8cache$/.test(f)) rmSync(join(DIST, f));
 const cli = join(DIST, 'iterscope.mjs');
@@ -115,7 +138,7 @@ chmodSync(cli, 0o755);
 // The four entries' metafile, as one build wrote it before the CLI and workers became scripts.
 const entriesMeta = { inputs: { ...scripts.metafile.inputs, ...modules.metafile.inputs }, outputs: { ...scripts.metafile.outputs, ...modules.metafile.outputs } };
 if (process.argv.includes('--metafile')) writeFileSync(join(DIST, 'iterscope.meta.json'), JSON.stringify(entriesMeta));
-const codeCache = spawnSync(process.execPath, [join(REPO, 'scripts', 'codeCache.mjs'), ...Object.keys(CACHED_ENTRIES).map((n) => join(DIST, `${n}.cjs`))], {
+const codeCache = spawnSync(process.execPath, [join(REPO, 'scripts', 'codeCache.mjs'), ...Object.keys(CACHED_ENTRIES).map((n) => join(DIST, `${n}.cjs`)), LIBRARY_BUNDLE], {
   stdio: ['ignore', 'pipe', 'inherit'],
   encoding: 'utf8',
 });
@@ -158,6 +181,21 @@ function outputOf(metafile, file) {
 function fail(message) {
   process.stderr.write(`bundle: ${message}\n`);
   process.exit(1);
+}
+
+/**
+ * The library's ES module entries: `iterscope-library.mjs` runs the bundle (once per process, as
+ * an ES module is), and each entry re-exports its part by name. The names are the bundle's own,
+ * read by running it here.
+ */
+function writeLibraryEntries() {
+  writeFileSync(join(DIST, 'iterscope-library.mjs'), `import { loadBundle } from './iterscope-launch.mjs';\n\nexport default loadBundle(new URL('./${basename(LIBRARY_BUNDLE)}', import.meta.url));\n`);
+  const bundle = loadBundle(pathToFileURL(LIBRARY_BUNDLE));
+  for (const [name, e] of Object.entries(LIBRARY_ENTRIES)) {
+    const names = Object.keys(bundle[name]);
+    if (names.length === 0) fail(`${LIBRARY_BUNDLE}: no exports in its ${name}`);
+    writeFileSync(join(DIST, `${e.esm}.mjs`), `import bundle from './iterscope-library.mjs';\n\nexport const {\n  ${names.join(',\n  ')},\n} = bundle.${name};\n`);
+  }
 }
 
 /** The `.mjs` that starts bundle `name` (bin or worker file): the launcher, with its code cache. */

@@ -21,6 +21,9 @@ import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import { codeCacheOf, wrapBundle } from './launch.mjs';
 
+/** The bundles a process starts on its main thread, under V8's defaults: the CLI and the library. */
+const MAIN_THREAD_BUNDLES = ['iterscope.cjs', 'iterscope-lib.cjs'];
+
 /** The flags the CLI may set before a worker starts, and how each is undone. */
 const WORKER_FLAGS = [{ set: '--no-concurrent-osr', unset: '--concurrent-osr' }];
 
@@ -30,7 +33,7 @@ for (const file of process.argv.slice(2)) {
   const script = new Script(source, { filename: file });
   setFlagsFromString('--lazy');
   write(file, source, script, null);
-  if (basename(file) !== 'iterscope.cjs') for (const flag of WORKER_FLAGS) write(file, source, script, flag);
+  if (!MAIN_THREAD_BUNDLES.includes(basename(file))) for (const flag of WORKER_FLAGS) write(file, source, script, flag);
 }
 
 /** The cache of `script` made under V8's defaults plus `flag` (none: null), checked, then written. */

@@ -1,9 +1,9 @@
 /**
  * Starts a bundled entry (`dist/iterscope.cjs`, `iterscope-nvtx.cjs`, `iterscope-worker.cjs`) with
  * V8's code cache beside it (`<bundle>[.<flags>].v8cache`, written by scripts/codeCache.mjs at build
- * time).
+ * time), and loads the library's bundle (`iterscope-lib.cjs`) the same way.
  * Copied by scripts/bundle.mjs to `dist/iterscope-launch.mjs`; each entry's `.mjs` (the `bin`, the
- * worker files) is two lines calling `runBundle`.
+ * worker files) is two lines calling `runBundle`; the library's entries take `loadBundle`'s exports.
  *
  * Why: compiling the CLI's 1.9 MB bundle (and the NVTX worker's 0.8 MB) is part of every command.
  * With the cache, V8 deserializes the bytecode instead: `--version` 0.145 -> 0.127 s, `report` on
@@ -94,9 +94,25 @@ export function runBundle(url) {
     process.stderr.write(`iterscope: internal error: cannot start ${file}: ${err instanceof Error ? err.message : String(err)} (rebuild: npm run build)\n`);
     process.exit(70);
   }
-  const { script, cache } = compiled;
+  execute(file, compiled);
+}
+
+/**
+ * Runs the library bundle `url` (a `.cjs` file) and returns its exports: what the library's ES
+ * module entries (`iterscope-lib.mjs`, `iterscope-queries.mjs`, through the one module that calls
+ * this, so a process runs the bundle once) re-export by name. Errors are the importing program's:
+ * a missing bundle throws.
+ */
+export function loadBundle(url) {
+  const file = fileURLToPath(url);
+  return execute(file, compileBundle(file));
+}
+
+/** Runs a compiled bundle as Node would run a CommonJS module; returns its `module.exports`. */
+function execute(file, { script, cache }) {
   if (process.env.ITERSCOPE_CODE_CACHE_REPORT === '1') process.stderr.write(`iterscope: code cache ${basename(file)}: ${cache}\n`);
   const module = { exports: {} };
   const run = script.runInThisContext();
   run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file), (specifier) => import(specifier));
+  return module.exports;
 }

@@ -1,8 +1,9 @@
 /**
  * The library as users import it (package.json `exports`: `iterscope` -> dist/iterscope-lib.mjs,
- * `iterscope/queries` -> dist/iterscope-queries.mjs, bundled by scripts/bundle.mjs with shared
- * chunks) is the tsc output bundled: the same names, the same analysis (with the NVTX worker
- * thread, whose bundled entry it finds beside itself), and one copy of the shared modules.
+ * `iterscope/queries` -> dist/iterscope-queries.mjs, both re-exporting one CommonJS bundle that
+ * scripts/bundle.mjs writes, dist/iterscope-lib.cjs, run with its code cache) is the tsc output
+ * bundled: the same names, the same analysis (with the NVTX worker thread, whose bundled entry it
+ * finds beside itself), and one copy of the shared modules.
  * Run in a child process that imports the package by its name, as a user's program does, and as a
  * one-liner (`node --input-type=module -e`), whose options a worker thread must not inherit.
  */
@@ -28,7 +29,7 @@ describe('the bundled library entries', () => {
     expect(names.q).toEqual(names.srcQ);
   });
 
-  it('export the policy object the bundled pipeline consults (one copy, in the shared chunk)', () => {
+  it('export the policy object the bundled pipeline consults (one copy, in the one bundle)', () => {
     const file = JSON.stringify(fixture('pytorch-dense', 'trace.sqlite'));
     const out = node(`
       const m = await import('iterscope');

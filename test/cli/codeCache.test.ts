@@ -58,7 +58,7 @@ describe('the built code caches are used', () => {
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', ...nvtxWorker]);
   });
 
-  it('the library (no flags set): its NVTX worker from the cache made under V8 defaults', () => {
+  it('the library (no flags set): its bundle and its NVTX worker from the caches made under V8 defaults', () => {
     const lib = join(DIST, 'iterscope-lib.mjs');
     const script = [
       `import { withExport, analyzeExport, REPORT_PARTS } from ${JSON.stringify(lib)};`,
@@ -68,7 +68,7 @@ describe('the built code caches are used', () => {
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, ...REPORT } });
     expect(r.status, r.stderr).toBe(0);
     expect(Number(r.stdout)).toBeGreaterThan(0);
-    expect(cacheLines(r.stderr)).toEqual(nvtxWorker);
+    expect(cacheLines(r.stderr)).toEqual(['iterscope-lib.cjs: used', ...nvtxWorker]);
   });
 
   it('iterations over two exports in two pool workers: each worker bundle from its cache', () => {
