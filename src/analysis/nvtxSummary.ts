@@ -38,6 +38,8 @@ export function nvtxRangeLabel(domain: string | null, text: string | null): stri
 }
 
 interface RangeGroup {
+  /** Style and (domain, process): `domainKey` * 2, plus 1 for start/end ranges. */
+  sub: number;
   style: NvtxStyle;
   domain: number;
   textId: number | null;
@@ -90,23 +92,19 @@ export function summarizeNvtxColumns(
   const rangesByDomain = new Map<number, number>();
   const maxTs = c.maxTimestampNs;
   const pidFilter = opts.pid;
-  const { byText, unclosed, crossThread, zeroLength } = groupRanges(c, pidFilter);
+  const { groups, unclosed, crossThread, zeroLength } = groupRanges(c, pidFilter);
   let marks = 0;
   if (pidFilter === undefined) marks = c.marks;
   else for (let i = 0; i < c.count; i++) if (c.eventType[i] === 34 && c.pid[i] === pidFilter) marks++;
-  for (const inner of byText.values()) {
-    for (const g of inner.values()) rangesByDomain.set(g.domain, (rangesByDomain.get(g.domain) ?? 0) + g.buf.length);
-  }
+  for (const g of groups) rangesByDomain.set(g.domain, (rangesByDomain.get(g.domain) ?? 0) + g.buf.length);
   // Merge groups that print the same label (same domain name in several processes).
   const merged = new Map<string, { range: string; style: NvtxStyle; buf: Float64Buffer }>();
-  for (const inner of byText.values()) {
-    for (const g of inner.values()) {
-      const range = nvtxRangeLabel(domains.get(g.domain) ?? null, g.text);
-      const key = `${g.style}\u0000${range}`;
-      const prev = merged.get(key);
-      if (!prev) merged.set(key, { range, style: g.style, buf: g.buf });
-      else for (const v of g.buf.view()) prev.buf.push(v);
-    }
+  for (const g of groups) {
+    const range = nvtxRangeLabel(domains.get(g.domain) ?? null, g.text);
+    const key = `${g.style}\u0000${range}`;
+    const prev = merged.get(key);
+    if (!prev) merged.set(key, { range, style: g.style, buf: g.buf });
+    else for (const v of g.buf.view()) prev.buf.push(v);
   }
   const stats = [...merged.values()].map((g) => ({ range: g.range, style: g.style, ...durationStats(g.buf.view()) }));
   const grand = stats.reduce((a, s) => a + s.total, 0);
@@ -124,9 +122,15 @@ const RANGE_KIND = Uint8Array.from({ length: 256 }, (_, et) => (!isNvtxRange(et)
  * counted specially (unclosed ranges end at the latest timestamp, as in nsys). The event type and
  * the special cases are looked up and added, not branched on: start/end ranges and unclosed ones
  * come late in a capture, and code first run then would deoptimize the loop.
+ *
+ * The groups come in the order texts were first met, each text's in the order its (style, domain,
+ * process) was: the order their values are merged and summed in. A text's groups are a small
+ * array found by its index (nearly always one group), not maps looked up twice per range.
  */
-function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { byText: Map<number, Map<number, RangeGroup>>; unclosed: number; crossThread: number; zeroLength: number } {
-  const byText = new Map<number, Map<number, RangeGroup>>();
+function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { groups: RangeGroup[]; unclosed: number; crossThread: number; zeroLength: number } {
+  // By text index + 1 (0: no text); the texts in the order first met.
+  const byText: (RangeGroup[] | undefined)[] = new Array(c.texts.length + 1);
+  const textOrder: number[] = [];
   const maxTs = c.maxTimestampNs;
   let unclosed = 0;
   let crossThread = 0;
@@ -141,10 +145,13 @@ function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { byText: M
     const dom = domainKey(c.domainId[i], p);
     const sub = dom * 2 + (startEnd ? 1 : 0);
     const t = c.text[i];
-    let inner = byText.get(t);
-    if (!inner) byText.set(t, (inner = new Map()));
-    let g = inner.get(sub);
-    if (!g) inner.set(sub, (g = { style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new Float64Buffer() }));
+    let list = byText[t + 1];
+    if (!list) {
+      byText[t + 1] = list = [];
+      textOrder.push(t);
+    }
+    let g = list.length > 0 && list[0].sub === sub ? list[0] : groupOf(list, sub);
+    if (!g) list.push((g = { sub, style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new Float64Buffer() }));
     const s = c.start[i];
     const open = c.end[i] !== c.end[i];
     const e = open ? maxTs : c.end[i];
@@ -154,7 +161,13 @@ function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { byText: M
     crossThread += c.endTid[i] === 2 ? 1 : 0;
     g.buf.push(e - s);
   }
-  return { byText, unclosed, crossThread, zeroLength };
+  return { groups: textOrder.flatMap((t) => byText[t + 1]!), unclosed, crossThread, zeroLength };
+}
+
+/** The group of `sub` among a text's groups, if any. */
+function groupOf(list: readonly RangeGroup[], sub: number): RangeGroup | undefined {
+  for (let k = 0; k < list.length; k++) if (list[k].sub === sub) return list[k];
+  return undefined;
 }
 
 /** What the NVTX summary counted specially, as one-line notes. */
