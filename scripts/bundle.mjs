@@ -29,8 +29,8 @@
  * function compiled as it first ran: `report` through the library took 1.38-1.46 s, 1.25-1.29 s
  * from the script and its cache.
  * `ITERSCOPE_BUNDLE` is defined as true so src/builtEntry.ts finds the bundled entries beside
- * the bundle (inside it, import.meta.url is the bundle's URL, not theirs: every output file,
- * chunks included, is written to dist/ itself).
+ * the bundle (inside it, import.meta.url is the bundle's URL, not theirs: every output file is
+ * written to dist/ itself).
  *
  * Left out of the bundle and loaded from node_modules at run time:
  * - better-sqlite3 (a native addon: it locates its .node file from its own directory);
@@ -110,6 +110,7 @@ const SCRIPT = {
 };
 const scripts = await build({ ...SCRIPT, entryPoints: CACHED_ENTRIES });
 const modules = await build({ ...COMMON, entryPoints: MODULE_ENTRIES, splitting: false });
+// One output file from an in-memory entry (`stdin`): `outfile` in place of `outdir` and its extension.
 const { outdir: _outdir, outExtension: _ext, ...libraryOptions } = SCRIPT;
 const library = await build({
   ...libraryOptions,
