@@ -80,6 +80,15 @@ describe('dist/iterscope.mjs (the CLI bundle) = dist/src/cli/main.js', () => {
     expect(cjs.startsWith("'use strict';")).toBe(true);
   });
 
+  it('the bundles the launcher compiles are ASCII (held by V8 as one-byte strings), their other characters escaped', () => {
+    for (const name of ['iterscope.cjs', 'iterscope-nvtx.cjs', 'iterscope-worker.cjs', 'iterscope-lib.cjs']) {
+      const text = readFileSync(join(DIST, name), 'utf8');
+      expect(/[^\x00-\x7f]/.test(text), name).toBe(false);
+    }
+    // The parser's µs unit, from a regular expression literal the escape stands for.
+    expect(readFileSync(join(DIST, 'iterscope.cjs'), 'utf8')).toContain('|\\u00b5s|');
+  });
+
   it('--version', () => {
     const r = both(['--version']);
     expect(r.status).toBe(0);
