@@ -6,12 +6,12 @@
  * entries the bundle resolves beside itself (dist/iterscope-worker.mjs, dist/iterscope-kineto.mjs).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEntry, type CliResult } from '../helpers/cli.js';
+import { copyOfDist, runEntry, type CliResult } from '../helpers/cli.js';
 import { CLI, fixture, REPO_ROOT } from '../helpers/fixtures.js';
 
 const DIST = join(REPO_ROOT, 'dist');
@@ -149,12 +149,9 @@ describe('the bundle needs only its own files (no dist/src beside it)', () => {
   let dir = '';
   let bundle = '';
   beforeAll(() => {
-    // The three bundle files alone in a dist/ of their own, with the installed packages (the
+    // The bundle's files alone in a dist/ of their own, with the installed packages (the
     // external better-sqlite3) reachable: a worker or converter resolved into dist/src would fail.
-    dir = mkdtempSync(join(tmpdir(), 'iterscope-bundle-'));
-    mkdirSync(join(dir, 'dist'));
-    for (const f of BUNDLE_FILES) copyFileSync(join(DIST, f), join(dir, 'dist', f));
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    dir = copyOfDist('iterscope-bundle-', BUNDLE_FILES);
     bundle = join(dir, 'dist', 'iterscope.mjs');
   });
   afterAll(() => {

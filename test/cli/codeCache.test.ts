@@ -5,11 +5,11 @@
  * pool worker's; and a cache V8 cannot use changes nothing but the time. `ITERSCOPE_CODE_CACHE_REPORT=1` makes the launcher say, per bundle, what it did.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEntry } from '../helpers/cli.js';
+import { copyOfDist, runEntry } from '../helpers/cli.js';
 import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
 
 const DIST = join(REPO_ROOT, 'dist');
@@ -82,10 +82,7 @@ describe('a cache V8 cannot use changes nothing but the time', () => {
   let dir = '';
   let copy = '';
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'iterscope-codecache-'));
-    mkdirSync(join(dir, 'dist'));
-    for (const f of readdirSync(DIST)) if (/^iterscope.*\.(mjs|cjs|v8cache)$/.test(f)) copyFileSync(join(DIST, f), join(dir, 'dist', f));
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    dir = copyOfDist('iterscope-codecache-', readdirSync(DIST).filter((f) => /^iterscope.*\.(mjs|cjs|v8cache)$/.test(f)));
     copy = join(dir, 'dist', 'iterscope.mjs');
   });
   afterAll(() => {

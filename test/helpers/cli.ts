@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
-import { CLI, CLI_BUNDLE } from './fixtures.js';
+import { copyFileSync, mkdirSync, mkdtempSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { CLI, CLI_BUNDLE, REPO_ROOT } from './fixtures.js';
 
 export interface CliResult {
   status: number | null;
@@ -42,4 +44,17 @@ export function runEntry(entry: string, args: string[], env: Record<string, stri
 export function runCli(args: string[], opts: { cwd?: string } = {}): CliResult {
   assertBundleFresh();
   return runEntry(CLI_BUNDLE, args, {}, opts.cwd);
+}
+
+/**
+ * `files` of the build (names in dist/) alone in a dist/ of a new temporary directory (`prefix`),
+ * with the installed packages reachable beside it (node_modules linked): an entry run from there
+ * finds nothing of the build but those files. Returns the directory (remove it when done).
+ */
+export function copyOfDist(prefix: string, files: readonly string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(join(dir, 'dist'));
+  for (const f of files) copyFileSync(join(dirname(CLI_BUNDLE), f), join(dir, 'dist', f));
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
 }
