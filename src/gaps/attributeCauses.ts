@@ -157,18 +157,32 @@ export function splitGapCauses(input: GapCauseInput): GapCauses {
   const { startNs: s, endNs: e } = input;
   const parts = new CauseParts();
   const untaken = new Untaken(s, e);
-  if (input.gc && !untaken.empty) parts.add('gc', untaken.take(input.gc));
-  if (input.gilWait && !untaken.empty) parts.add('gil_wait', untaken.take(input.gilWait));
-  if (input.sync && !untaken.empty) parts.add('sync', untaken.take(input.sync));
+  if (input.gc && !untaken.empty) parts.add('gc', RANK.gc, untaken.take(input.gc));
+  if (input.gilWait && !untaken.empty) parts.add('gil_wait', RANK.gil_wait, untaken.take(input.gilWait));
+  if (input.sync && !untaken.empty) parts.add('sync', RANK.sync, untaken.take(input.sync));
   const api = input.launchApiStartNs;
-  if (api != null && api > s && api < e) parts.add('launch_late', untaken.takeRange(api, e));
+  if (api != null && api > s && api < e) parts.add('launch_late', RANK.launch_late, untaken.takeRange(api, e));
   if (input.nvtx) {
     const segs = input.nvtx;
-    for (let i = 0; i < segs.starts.length && !untaken.empty; i++) parts.add(NVTX_CAUSE_PREFIX + segs.names[i], untaken.takeRange(segs.starts[i], segs.ends[i]));
+    for (let i = 0; i < segs.starts.length && !untaken.empty; i++) {
+      const part = untaken.takeRange(segs.starts[i], segs.ends[i]);
+      // The cause's name is made only for a segment that took something.
+      if (part > 0) parts.add(NVTX_CAUSE_PREFIX + segs.names[i], RANK.nvtx, part);
+    }
   }
-  parts.add('unattributed', untaken.length);
+  parts.add('unattributed', RANK.unattributed, untaken.length);
   return parts.ordered();
 }
+
+/** Each cause kind's place in `CAUSE_PRIORITY` (what `causeRank` gives a cause of that kind). */
+const RANK = {
+  gc: CAUSE_PRIORITY.indexOf('gc'),
+  gil_wait: CAUSE_PRIORITY.indexOf('gil_wait'),
+  sync: CAUSE_PRIORITY.indexOf('sync'),
+  launch_late: CAUSE_PRIORITY.indexOf('launch_late'),
+  nvtx: CAUSE_PRIORITY.indexOf('nvtx'),
+  unattributed: CAUSE_PRIORITY.indexOf('unattributed'),
+} as const;
 
 /**
  * One gap's non-zero parts by cause, in a few parallel arrays: a gap has a handful of causes, and
@@ -180,22 +194,35 @@ class CauseParts {
   private readonly ns: number[] = [];
   private readonly ranks: number[] = [];
 
-  add(cause: string, part: number): void {
+  /** `rank`: the cause's `causeRank`, known to the caller by the cause's kind. */
+  add(cause: string, rank: number, part: number): void {
     if (!(part > 0)) return;
     const i = this.names.indexOf(cause);
     if (i >= 0) this.ns[i] += part;
     else {
       this.names.push(cause);
       this.ns.push(part);
-      this.ranks.push(causeRank(cause));
+      this.ranks.push(rank);
     }
   }
 
   /** The parts in `sortCauses` order (priority, larger first, name) and the primary cause (`primaryCause`). */
   ordered(): GapCauses {
     const { names, ns, ranks } = this;
-    const order = names.map((_, i) => i);
-    if (order.length > 1) order.sort((a, b) => ranks[a] - ranks[b] || ns[b] - ns[a] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0));
+    // An insertion sort: the parts arrive in priority order, but for the NVTX ones (one rank).
+    // The order is total (names differ), so any sort gives this one.
+    const order: number[] = [];
+    for (let i = 0; i < names.length; i++) {
+      let k = order.length;
+      order.push(i);
+      for (; k > 0; k--) {
+        const j = order[k - 1];
+        const cmp = ranks[i] - ranks[j] || ns[j] - ns[i] || (names[i] < names[j] ? -1 : 1);
+        if (cmp > 0) break;
+        order[k] = j;
+      }
+      order[k] = i;
+    }
     const causes: Record<string, number> = {};
     let best = -1;
     for (const i of order) {
