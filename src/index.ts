@@ -20,8 +20,8 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 
 // The pipeline.
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
-// The CLI's V8 policy for long loops when its threads fill every core; a program that runs analyses
-// in a process of its own may opt in too (`loopCompilation.enable()`): it sets a V8 flag for the process.
+// The V8 policy for long loops when our threads fill every core: for the span of each analysis by
+// default, for good after `loopCompilation.enable()` (the CLI), never after `loopCompilation.disable()`.
 export { loopCompilation, type LoopCompilation } from './load/loopCompilation.js';
 export type { StepCount } from './pipeline/stepProgress.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';

@@ -106,6 +106,8 @@ export class NvtxWorkerRead {
     private readonly port: MessagePort,
     private readonly flags: Int32Array,
     private readonly worker: Worker,
+    /** Sets back what `loopCompilation` set for this worker (`forAnalysisThreads`). */
+    private readonly loopsBack: () => void,
   ) {
     if (plan.columns) this.steps.add(COLUMNS_STEP);
     if (plan.apiCalls) this.steps.add(API_CALLS_STEP);
@@ -123,13 +125,19 @@ export class NvtxWorkerRead {
     const flags = new Int32Array(new SharedArrayBuffer(4 * partStep(plan.parts.length)));
     const { port1, port2 } = new MessageChannel();
     const workerData: NvtxWorkerData = { file: db.name, columns: plan.columns, apiCalls: plan.apiCalls, flags, port: port2, parts: plan.parts, options: plan.options };
-    // This thread and the worker compute at once from here on.
-    loopCompilation.beforeComputeThreads(2);
-    const worker = startWorker(plan.entry, { workerData, transferList: [port2] });
+    // This thread and the worker compute at once from here on, until the worker is let go.
+    const loopsBack = loopCompilation.forAnalysisThreads(2);
+    let worker: Worker;
+    try {
+      worker = startWorker(plan.entry, { workerData, transferList: [port2] });
+    } catch (err) {
+      loopsBack();
+      throw err;
+    }
     // The process may end without the replies (an error elsewhere): the worker does not hold it open.
     worker.unref();
     port1.unref();
-    return new NvtxWorkerRead(handle, plan, port1, flags, worker);
+    return new NvtxWorkerRead(handle, plan, port1, flags, worker, loopsBack);
   }
 
   /** Whether the columns (step 0) were asked of the worker and not taken yet. */
@@ -221,5 +229,6 @@ export class NvtxWorkerRead {
     this.steps.clear();
     this.port.close();
     void this.worker.terminate();
+    this.loopsBack();
   }
 }

@@ -1,9 +1,9 @@
 /**
- * `LoopCompilation`: V8's `--no-concurrent-osr`, set once, by the CLI's process only, when the
- * threads that compute at once fill every core (src/load/loopCompilation.ts says why). The policy
- * over a fake setter; where the NVTX worker and the export pool consult it (pytorch-dense,
- * pytorch-tp2); and the flag as the running Node's V8 takes it (a flag V8 does not know would
- * print an error line on every run).
+ * `LoopCompilation`: V8's `--no-concurrent-osr` when the threads that compute at once fill every
+ * core (src/load/loopCompilation.ts says why): set once for good in the CLI's process, for the span
+ * of one analysis in a library program. The policy over a fake setter; where the NVTX worker and
+ * the export pool consult it (pytorch-dense, pytorch-tp2); and the flag as the running Node's V8
+ * takes it (a flag V8 does not know would print an error line on every run).
  */
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -13,11 +13,12 @@ import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { analyzeMany } from '../../src/ranks/pool.js';
 import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 
-/** A policy on a machine with `cores` cores, and the flags it set. */
-function policy(cores: number): { p: LoopCompilation; set: string[] } {
+/** A policy on a machine with `cores` cores (on the main thread unless `main` is false), and the flags it set. */
+function policy(cores: number, main = true): { p: LoopCompilation; set: string[] } {
   const set: string[] = [];
-  return { p: new LoopCompilation((f) => set.push(f), () => cores), set };
+  return { p: new LoopCompilation((f) => set.push(f), () => cores, () => main), set };
 }
 
 describe('LoopCompilation', () => {
@@ -56,14 +57,82 @@ describe('LoopCompilation', () => {
   });
 });
 
+describe('LoopCompilation for one analysis (a library program: neither enabled nor disabled)', () => {
+  it('sets the flag as the NVTX worker starts beside the main thread on two cores, and sets it back once when the worker is let go', () => {
+    const { p, set } = policy(2);
+    const back = p.forAnalysisThreads(2);
+    expect(set).toEqual(['--no-concurrent-osr']);
+    back();
+    back();
+    expect(set).toEqual(['--no-concurrent-osr', '--concurrent-osr']);
+    // The next analysis sets it again, for its own span.
+    p.forAnalysisThreads(2)();
+    expect(set).toEqual(['--no-concurrent-osr', '--concurrent-osr', '--no-concurrent-osr', '--concurrent-osr']);
+  });
+
+  it('an analysis inside one in progress leaves the flag to the outer one', () => {
+    const { p, set } = policy(2);
+    const outer = p.forAnalysisThreads(2);
+    const inner = p.forAnalysisThreads(2);
+    inner();
+    expect(set).toEqual(['--no-concurrent-osr']);
+    outer();
+    expect(set).toEqual(['--no-concurrent-osr', '--concurrent-osr']);
+  });
+
+  it('leaves the flag to a program started with it either way', () => {
+    for (const arg of ['--no-concurrent-osr', '--concurrent-osr', '--no_concurrent_osr']) {
+      const set: string[] = [];
+      new LoopCompilation((f) => set.push(f), () => 2, () => true, () => ['--max-old-space-size=4096', arg]).forAnalysisThreads(2)();
+      expect(set).toEqual([]);
+    }
+  });
+
+  it('sets nothing with a core free, on a worker thread, or after disable()', () => {
+    const free = policy(4);
+    free.p.forAnalysisThreads(2)();
+    const worker = policy(2, false);
+    worker.p.forAnalysisThreads(2)();
+    const off = policy(2);
+    off.p.disable();
+    off.p.forAnalysisThreads(2)();
+    expect([free.set, worker.set, off.set]).toEqual([[], [], []]);
+  });
+
+  it('in an enabled process (the CLI), sets the flag for good: nothing is set back', () => {
+    const { p, set } = policy(2);
+    p.enable();
+    p.forAnalysisThreads(2)();
+    p.forAnalysisThreads(2)();
+    expect(set).toEqual(['--no-concurrent-osr']);
+    expect(p.beforeComputeThreads(8)).toBe(true);
+  });
+
+  it('the export pool (not one synchronous analysis) sets nothing in a library program', () => {
+    const { p, set } = policy(2);
+    expect(p.beforeComputeThreads(2)).toBe(false);
+    expect(set).toEqual([]);
+  });
+});
+
 describe('who consults the policy', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('the NVTX worker, as it starts beside this thread (two threads compute)', () => {
-    const spy = vi.spyOn(loopCompilation, 'beforeComputeThreads');
-    const a = withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => analyzeExport(h, { parts: ['iterations', 'gaps'], nvtxRead: 'background' }));
+  it('the NVTX worker, as it starts beside this thread (two threads compute), and what it set is set back when the analysis returns', () => {
+    const spy = vi.spyOn(loopCompilation, 'forAnalysisThreads');
+    const flagsBefore = process.env.ITERSCOPE_V8_FLAGS;
+    let flagsDuring: string | undefined;
+    const a = withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) =>
+      analyzeExport(h, { parts: ['iterations', 'gaps'], nvtxRead: 'background' }, () => {
+        flagsDuring ??= process.env.ITERSCOPE_V8_FLAGS;
+      }),
+    );
     expect(a.iterations?.iterations.length).toBeGreaterThan(0);
     expect(spy.mock.calls).toEqual([[2]]);
+    // On two cores the flag is on record while the worker computes; on more, never. Either way the
+    // process's record is as it was once the analysis is over.
+    if (availableParallelism() <= 2 && flagsBefore === undefined) expect(flagsDuring).toBe('--no-concurrent-osr');
+    expect(process.env.ITERSCOPE_V8_FLAGS).toBe(flagsBefore);
   });
 
   it('no worker, no call: the NVTX read on this thread', () => {
@@ -102,6 +171,22 @@ describe('the flag, as this Node takes it', () => {
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env });
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('--no-concurrent-osr');
+  });
+
+  it('set back by the default setter, it leaves the record (the default code cache again)', () => {
+    const built = join(REPO_ROOT, 'dist', 'src', 'load', 'loopCompilation.js');
+    const script = [
+      `import { setRuntimeV8Flags, RUNTIME_V8_FLAGS_ENV } from ${JSON.stringify(built)};`,
+      "setRuntimeV8Flags('--no-concurrent-osr');",
+      'const during = process.env[RUNTIME_V8_FLAGS_ENV];',
+      "setRuntimeV8Flags('--concurrent-osr');",
+      'process.stdout.write(JSON.stringify([during, process.env[RUNTIME_V8_FLAGS_ENV] ?? null]));',
+    ].join('\n');
+    const env = { ...process.env };
+    delete env.ITERSCOPE_V8_FLAGS;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(['--no-concurrent-osr', null]);
   });
 
   it('set at run time, it prints nothing and the process goes on', () => {
