@@ -2,7 +2,7 @@ import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { CategoryClassifier } from './rules.js';
-import { PHASES, type IterationAnalysis, type Phase } from '../iterations/analyzeIterations.js';
+import { PHASES, type IterationAnalysis, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
 
 /** Kernel time of one category: inside the iteration windows (overall and per phase) and over the whole capture. */
 export interface CategoryTotal {
@@ -35,46 +35,17 @@ export interface CategoryTime {
  * whole-capture column classifies the `kernels` summary rows with the same rules (kernels launched
  * outside any iteration window are only there).
  *
- * Built with arquero: the iterations' non-zero `categoryNs` as one long (category, phase, ns) table
- * summed by category and pivoted by phase (`phaseNs`), full-outer-joined on the category to the
- * capture's kernel time by category. Sums run in row order, as the plain loops did.
+ * The iterations' side is summed in one pass over them (`iterationCategoryTotals`,
+ * `phaseTotals`): a long capture has thousands of iterations times their categories, and arquero's
+ * groupby over that long table took most of this step's ~60 ms on pytorch-dense-long. Arquero then
+ * composes the small per-category tables: the capture's kernel time by category, full-outer-joined
+ * on the category to the iterations' totals, filtered, given percentages and ordered. Sums run in
+ * row order, as arquero's `op.sum` and the plain loops before it did.
  */
 export function categoryTime(analysis: IterationAnalysis | null, kernels: KernelSummary, classifier: CategoryClassifier): CategoryTime {
   const iterations = analysis?.iterations ?? [];
-  const perIteration = aq.table({ phaseOrder: iterations.map((r) => PHASES.indexOf(r.phase)), phase: iterations.map((r) => r.phase), kernelNs: iterations.map((r) => r.kernelNs) });
-  const iterationKernelNs = sumOf(perIteration, 'kernelNs');
-  const phases = (
-    perIteration
-      .filter((d: { phaseOrder: number }) => d.phaseOrder >= 0)
-      .groupby('phaseOrder', 'phase')
-      .rollup({ iterations: op.count(), kernelNs: op.sum('kernelNs') })
-      .orderby('phaseOrder')
-      .objects() as { phase: Phase; iterations: number; kernelNs: number }[]
-  ).map(({ phase, iterations: n, kernelNs }) => ({ phase, iterations: n, kernelNs }));
-
-  // Kernel time in iterations: one row per iteration and category with time.
-  const category: string[] = [];
-  const phase: Phase[] = [];
-  const ns: number[] = [];
-  for (const r of iterations) {
-    for (const [c, v] of Object.entries(r.categoryNs)) {
-      if (!v) continue;
-      category.push(c);
-      phase.push(r.phase);
-      ns.push(v);
-    }
-  }
-  const inIterations = aq.table({ category, phase, ns });
-  const byPhase = inIterations
-    .groupby('category', 'phase')
-    .rollup({ ns: op.sum('ns') })
-    .groupby('category')
-    .rollup({ phaseNs: op.object_agg('phase', 'ns') });
-  const iterationTotals = inIterations
-    .groupby('category')
-    .rollup({ iterationNs: op.sum('ns') })
-    .derive({ iterationSeen: op.row_number() })
-    .join_left(byPhase, 'category');
+  const { phases, iterationKernelNs } = phaseTotals(iterations);
+  const iterationTotals = iterationCategoryTotals(iterations);
 
   // Kernel time of the whole capture, by the category of each kernel summary row.
   const capture = aq.table({ category: kernels.rows.map((k) => classifier.categories[classifier.classify(k.name)]), ns: kernels.rows.map((k) => k.total) });
@@ -115,6 +86,51 @@ export function categoryTime(analysis: IterationAnalysis | null, kernels: Kernel
     iterationKernelNs,
     captureKernelNs,
   };
+}
+
+/**
+ * The phases that have iterations, in `PHASES` order, with their iteration counts and kernel time,
+ * and the kernel time of every iteration (any phase): sums in iteration order.
+ */
+export function phaseTotals(iterations: readonly IterationRow[]): Pick<CategoryTime, 'phases' | 'iterationKernelNs'> {
+  const count = new Array<number>(PHASES.length).fill(0);
+  const ns = new Array<number>(PHASES.length).fill(0);
+  let iterationKernelNs = 0;
+  for (const r of iterations) {
+    iterationKernelNs += r.kernelNs;
+    const k = PHASES.indexOf(r.phase);
+    if (k < 0) continue;
+    count[k]++;
+    ns[k] += r.kernelNs;
+  }
+  const phases = PHASES.flatMap((phase, k) => (count[k] > 0 ? [{ phase, iterations: count[k], kernelNs: ns[k] }] : []));
+  return { phases, iterationKernelNs };
+}
+
+/**
+ * Per category with time in some iteration (in the order categories are first met, iteration by
+ * iteration): its kernel time over the iterations (`iterationNs`), by phase (`phaseNs`, phases in
+ * the order first met with that category), and that order (`iterationSeen`, from 1). A table of a
+ * handful of rows, one pass over the iterations' non-zero `categoryNs`.
+ */
+export function iterationCategoryTotals(iterations: readonly IterationRow[]): ColumnTable {
+  const byCategory = new Map<string, { iterationNs: number; phaseNs: Partial<Record<Phase, number>> }>();
+  for (const r of iterations) {
+    for (const [c, v] of Object.entries(r.categoryNs)) {
+      if (!v) continue;
+      let t = byCategory.get(c);
+      if (!t) byCategory.set(c, (t = { iterationNs: 0, phaseNs: {} }));
+      t.iterationNs += v;
+      t.phaseNs[r.phase] = (t.phaseNs[r.phase] ?? 0) + v;
+    }
+  }
+  const totals = [...byCategory.values()];
+  return aq.table({
+    category: [...byCategory.keys()],
+    iterationNs: totals.map((t) => t.iterationNs),
+    iterationSeen: totals.map((_, i) => i + 1),
+    phaseNs: totals.map((t) => t.phaseNs),
+  });
 }
 
 /** Sum of a column in row order; 0 for an empty table. */
