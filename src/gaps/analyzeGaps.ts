@@ -265,7 +265,7 @@ export function scanGaps(loaded: LoadedExport, opts: Pick<GapAnalysisOptions, 'm
       pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i] });
     }
   }
-  const launch = loadLaunchSide(loaded, ops, wantedLaunchCalls(ops, pending));
+  const launch = loadLaunchSide(loaded, ops);
   return { minGapNs, deviceId: opts.deviceId, devices, pending, launch, ...(opts.deviceId !== undefined ? { filtered: timelines } : {}) };
 }
 
@@ -389,20 +389,6 @@ function splitDeviceGaps(ops: GpuOpColumns, t: DeviceTimeline, minGapNs: number)
   return { summary, afterPid, longStarts, longEnds };
 }
 
-/** The correlation ids of the ops that ended the long gaps, per process: their API calls are looked up. */
-function wantedLaunchCalls(ops: GpuOpColumns, pending: readonly PendingGap[]): Map<number, Set<number>> {
-  const wanted = new Map<number, Set<number>>();
-  for (const g of pending) {
-    if (g.after < 0) continue;
-    const c = ops.correlationId[g.after];
-    if (Number.isNaN(c)) continue;
-    let s = wanted.get(g.pid);
-    if (!s) wanted.set(g.pid, (s = new Set()));
-    s.add(c);
-  }
-  return wanted;
-}
-
 /** Each long gap with its causes, in time order (the NVTX cursors move forward); added to its iteration's summary. */
 function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly PendingGap[], host: HostContext, slots: IterationSlots): GapRow[] {
   const nameIds = new Set<number>();
@@ -415,7 +401,7 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
   for (const gi of order) {
     const g = pending[gi];
     const corr = g.after >= 0 ? ops.correlationId[g.after] : NaN;
-    const call = Number.isNaN(corr) ? undefined : host.apiCalls.get(g.pid)?.get(corr);
+    const call = Number.isNaN(corr) ? undefined : host.callOf(g.pid, corr);
     const split = splitGapCauses({
       startNs: g.startNs,
       endNs: g.endNs,

@@ -154,9 +154,12 @@ export interface HostContext {
   nvtxByThread: Map<number, ThreadRanges>;
   /** Cause names (`nvtxCauseName`) indexed by `ThreadRanges.name`. */
   nvtxNames: string[];
-  /** API calls of the requested ops, per pid then correlation id. */
-  apiCalls: ReadonlyMap<number, ReadonlyMap<number, ApiCallInfo>>;
+  /** The CUDA API call behind a GPU op, by its process and correlation id (`LaunchSide.callOf`). */
+  callOf: CallLookup;
 }
+
+/** The CUDA API call of (pid, correlation id), undefined when the export has none. */
+export type CallLookup = (pid: number, correlationId: number) => ApiCallInfo | undefined;
 
 class IntervalLists {
   readonly map = new Map<number, { s: number[]; e: number[] }>();
@@ -190,21 +193,20 @@ export interface LaunchSide {
   threads: ReadonlyMap<number, LaunchThreads>;
   syncByPid: ReadonlyMap<number, IntervalSet>;
   syncApiNames: readonly string[];
-  apiCalls: ReadonlyMap<number, ReadonlyMap<number, ApiCallInfo>>;
+  /** The calls' names by name id (empty without the runtime table). */
+  apiNames: ReadonlyMap<number, string>;
   /** The launching threads' `threadKey`s. */
   launchingKeys: ReadonlySet<number>;
 }
 
 /**
  * The CUDA API calls (the loaded columns): which threads launched the GPU ops (correlation id +
- * PID), the blocking calls of those threads, and the calls behind `wantedCorrelations` (ops after
- * gaps).
+ * PID), the blocking calls of those threads, and the calls' names.
  */
-export function loadLaunchSide(loaded: LoadedExport, ops: GpuOpColumns, wantedCorrelations: Map<number, Set<number>>): LaunchSide {
+export function loadLaunchSide(loaded: LoadedExport, ops: GpuOpColumns): LaunchSide {
   const runtimePresent = loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME');
-  const apiCalls = new Map<number, Map<number, ApiCallInfo>>();
-  const launching = runtimePresent ? readLaunchCalls(loaded, ops, wantedCorrelations, apiCalls) : { launches: new Map<number, number>(), sync: new IntervalLists(), syncNameIds: new Map<number, Set<number>>(), apiNames: new Map<number, string>() };
-  return { runtimePresent, apiCalls, ...launchingThreads(launching) };
+  const launching = runtimePresent ? readLaunchCalls(loaded, ops) : { launches: new Map<number, number>(), sync: new IntervalLists(), syncNameIds: new Map<number, Set<number>>(), apiNames: new Map<number, string>() };
+  return { runtimePresent, apiNames: launching.apiNames, ...launchingThreads(launching) };
 }
 
 /**
@@ -225,7 +227,8 @@ export function loadHostContext(loaded: LoadedExport, launch: LaunchSide, causeR
     syncApiNames: launch.syncApiNames,
     nvtxByThread: new Map(),
     nvtxNames: [],
-    apiCalls: launch.apiCalls,
+    // Made here, where the gaps read it, so nothing kept past them holds the API-call columns.
+    callOf: launch.runtimePresent ? callLookup(loaded.apiCalls(), loaded.apiCallIndex(), launch.apiNames) : () => undefined,
   };
   if (ctx.nvtxPresent) readHostRanges(loaded, ctx, launch.launchingKeys, causeRows);
   return ctx;
@@ -243,16 +246,14 @@ interface LaunchingCalls {
 }
 
 /**
- * The calls that launched GPU work (and those behind `wanted`), the blocking calls, per thread.
- * One function per pass over the calls or ops: each long loop is optimized once, and leaving it
- * deoptimizes nothing that has not run yet.
+ * The calls that launched GPU work, the blocking calls, per thread. One function per pass over
+ * the calls or ops: each long loop is optimized once, and leaving it deoptimizes nothing that has
+ * not run yet.
  */
-function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns, wanted: Map<number, Set<number>>, apiCalls: Map<number, Map<number, ApiCallInfo>>): LaunchingCalls {
+function readLaunchCalls(loaded: LoadedExport, ops: GpuOpColumns): LaunchingCalls {
   const calls = loaded.apiCalls();
   const apiNames = apiNamesOf(loaded, calls);
-  const index = loaded.apiCallIndex();
-  const launched = launchedCalls(ops, calls.count, index);
-  for (const [pid, corrs] of wanted) apiCalls.set(pid, wantedCalls(calls, index, pid, corrs, apiNames));
+  const launched = launchedCalls(ops, calls.count, loaded.apiCallIndex());
   return { apiNames, ...callsPerThread(calls, launched, blockingNameTest(apiNames)) };
 }
 
@@ -272,14 +273,23 @@ function launchedCalls(ops: GpuOpColumns, callCount: number, index: ApiCallIndex
   return index.flagCalls(ops.pid, ops.correlationId, ops.count, callCount);
 }
 
-/** The calls of one process behind the correlation ids asked for. */
-function wantedCalls(calls: ApiCallColumns, index: ApiCallIndex, pid: number, corrs: Set<number>, apiNames: ReadonlyMap<number, string>): Map<number, ApiCallInfo> {
-  const m = new Map<number, ApiCallInfo>();
-  for (const corr of corrs) {
-    const ci = index.lookup(pid, corr);
-    if (ci >= 0) m.set(corr, { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: calls.nameId[ci] === NO_STRING_ID ? '' : stripApiVersion(apiNames.get(calls.nameId[ci]) ?? '') });
-  }
-  return m;
+/**
+ * The call behind (pid, correlation id) through the index the attribution shares, made when asked:
+ * the gaps ask once per long gap, in time order (the index's search starts from its last answer).
+ * Each name id's name is stripped of its version suffix once.
+ */
+function callLookup(calls: ApiCallColumns, index: ApiCallIndex, apiNames: ReadonlyMap<number, string>): CallLookup {
+  const names = new Map<number, string>();
+  const nameOf = (id: number): string => {
+    if (id === NO_STRING_ID) return '';
+    let name = names.get(id);
+    if (name === undefined) names.set(id, (name = stripApiVersion(apiNames.get(id) ?? '')));
+    return name;
+  };
+  return (pid, correlationId) => {
+    const ci = index.lookup(pid, correlationId);
+    return ci < 0 ? undefined : { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: nameOf(calls.nameId[ci]) };
+  };
 }
 
 /** Launch calls counted per thread, blocking calls (and their names) listed per thread. */

@@ -180,6 +180,29 @@ describe('gaps on pytorch-dense', () => {
     expect(late).toBeGreaterThan(0);
   });
 
+  it("each gap's launch call is the runtime row of the op after it: same process and correlation id, its start, thread and name", () => {
+    // The op after the gap, found by SQL among the GPU ops of its process and device starting at the gap's end.
+    const opAt = db.prepare(
+      `SELECT correlationId FROM (SELECT start, correlationId, deviceId, (globalPid >> 24) & 0xFFFFFF AS pid FROM CUPTI_ACTIVITY_KIND_KERNEL
+         UNION ALL SELECT start, correlationId, deviceId, (globalPid >> 24) & 0xFFFFFF FROM CUPTI_ACTIVITY_KIND_MEMCPY
+         UNION ALL SELECT start, correlationId, deviceId, (globalPid >> 24) & 0xFFFFFF FROM CUPTI_ACTIVITY_KIND_MEMSET)
+       WHERE start = ? AND deviceId = ? AND pid = ?`,
+    );
+    const callOf = db.prepare(
+      `SELECT r.start, r.globalTid & 0xFFFFFF AS tid, s.value AS name FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId
+       WHERE r.correlationId = ? AND (r.globalTid >> 24) & 0xFFFFFF = ? ORDER BY r.rowid LIMIT 1`,
+    );
+    let checked = 0;
+    for (const g of dflt.gaps) {
+      const ops = opAt.all(g.endNs, g.deviceId, g.pid) as { correlationId: number }[];
+      if (ops.length !== 1) continue;
+      const row = callOf.get(ops[0].correlationId, g.pid) as { start: number; tid: number; name: string } | undefined;
+      expect(g.launchCall).toEqual(row ? { startNs: row.start, tid: row.tid, name: row.name.replace(/_v\d+$/, '') } : null);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(dflt.gaps.length / 2);
+  });
+
   it('GIL waits and NVTX ranges of the executor thread explain gaps; Holding GIL never does', () => {
     expect(dflt.gilTraced).toBe(true);
     expect(dflt.idleByCauseNs.gil_wait).toBeGreaterThan(0);
