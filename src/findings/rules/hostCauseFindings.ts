@@ -117,9 +117,20 @@ export function lateLaunches(ctx: RuleContext): Finding[] {
   const byCause = new Map<string, number>();
   const g = ctx.input.gaps;
   // Ranges that carry counters (vLLM's `execute_context_4(1984)_generation_0(0)`) group as one step.
-  const stepName = (c: string) => c.replace(/^nvtx:/, '').replace(/\d+/g, 'N');
+  // A cause's step is named once: each iteration lists the same few causes.
+  const steps = new Map<string, string>();
+  const stepName = (c: string) => {
+    let step = steps.get(c);
+    if (step === undefined) steps.set(c, (step = c.replace(/^nvtx:/, '').replace(/\d+/g, 'N')));
+    return step;
+  };
   for (const r of g.iterationsFound ? g.iterations.map((i) => i.idleByCauseNs) : [g.idleByCauseNs]) {
-    for (const [c, v] of Object.entries(r)) if (isLate(c)) byCause.set(stepName(c), (byCause.get(stepName(c)) ?? 0) + v);
+    // for...in (Object.entries' order): no pair arrays for each of thousands of iterations.
+    for (const c in r) {
+      if (!isLate(c)) continue;
+      const step = stepName(c);
+      byCause.set(step, (byCause.get(step) ?? 0) + r[c]);
+    }
   }
   const breakdown = [...byCause].sort((a, b) => b[1] - a[1]);
   const evidence: Evidence[] = [{ text: `by host step: ${breakdown.map(([c, v]) => `${c} ${formatNs(v)}`).join(', ')}` }];
