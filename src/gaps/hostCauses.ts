@@ -154,7 +154,7 @@ export interface HostContext {
   nvtxByThread: Map<number, ThreadRanges>;
   /** Cause names (`nvtxCauseName`) indexed by `ThreadRanges.name`. */
   nvtxNames: string[];
-  /** The CUDA API call behind a GPU op, by its process and correlation id (`LaunchSide.callOf`). */
+  /** The CUDA API call behind a GPU op, by its process and correlation id (from the API-call columns). */
   callOf: CallLookup;
 }
 
