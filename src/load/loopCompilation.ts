@@ -45,7 +45,11 @@ export class LoopCompilation {
     this.mode = 'process';
   }
 
-  /** Never set the flag (a program whose other threads must keep V8's defaults). */
+  /**
+   * Never set the flag: a program whose other threads must keep V8's defaults, or one that sets
+   * this flag itself at run time (a flag given on the command line is seen; one set with
+   * `v8.setFlagsFromString` is not, and an analysis would set it back to V8's default).
+   */
   disable(): void {
     this.mode = 'off';
   }
