@@ -103,6 +103,7 @@ function aggregatePhase(phaseOrder: number, g: readonly IterationRow[], categori
   const busy = g.map((r) => r.gpuBusyNs);
   const idle = g.map((r) => (r.wallNs > 0 ? r.gpuIdleNs / r.wallNs : 0));
   const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+  const kernelNs = sum(g.map((r) => r.kernelNs));
   const out: PhaseAggregate = {
     phaseOrder,
     phase: PHASES[phaseOrder],
@@ -116,8 +117,8 @@ function aggregatePhase(phaseOrder: number, g: readonly IterationRow[], categori
     p90IdleShare: percentile(idle, 90),
     p99IdleShare: percentile(idle, 99),
     meanWallNs: sum(g.map((r) => r.wallNs)) / n,
-    meanKernelNs: sum(g.map((r) => r.kernelNs)) / n,
-    kernelNs: sum(g.map((r) => r.kernelNs)),
+    meanKernelNs: kernelNs / n,
+    kernelNs,
     contextTokens: sum(g.map((r) => r.contextTokens ?? 0)),
     generationRequests: sum(g.map((r) => r.generationRequests ?? 0)),
     generationTokens: sum(g.map((r) => r.generationTokens ?? 0)),

@@ -152,6 +152,18 @@ describe('who consults the policy', () => {
   });
 });
 
+/**
+ * `lines` of an ES module run in a process of its own (it sets real V8 flags), after the built
+ * `setRuntimeV8Flags` and `RUNTIME_V8_FLAGS_ENV` are imported, with no ITERSCOPE_V8_FLAGS inherited.
+ */
+function withDefaultSetter(lines: string[]) {
+  const built = join(REPO_ROOT, 'dist', 'src', 'load', 'loopCompilation.js');
+  const script = [`import { setRuntimeV8Flags, RUNTIME_V8_FLAGS_ENV } from ${JSON.stringify(built)};`, ...lines].join('\n');
+  const env = { ...process.env };
+  delete env.ITERSCOPE_V8_FLAGS;
+  return spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env });
+}
+
 describe('the flag, as this Node takes it', () => {
   it('is one of its V8 options', () => {
     const r = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
@@ -159,32 +171,22 @@ describe('the flag, as this Node takes it', () => {
   });
 
   it('the default setter records the flags in ITERSCOPE_V8_FLAGS, which a worker started after inherits', () => {
-    const built = join(REPO_ROOT, 'dist', 'src', 'load', 'loopCompilation.js');
-    const script = [
-      `import { setRuntimeV8Flags, RUNTIME_V8_FLAGS_ENV } from ${JSON.stringify(built)};`,
+    const r = withDefaultSetter([
       "import { Worker } from 'node:worker_threads';",
       "setRuntimeV8Flags('--no-concurrent-osr');",
       "new Worker(`process.stdout.write(process.env[${JSON.stringify(RUNTIME_V8_FLAGS_ENV)}] ?? 'unset')`, { eval: true });",
-    ].join('\n');
-    const env = { ...process.env };
-    delete env.ITERSCOPE_V8_FLAGS;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env });
+    ]);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('--no-concurrent-osr');
   });
 
   it('set back by the default setter, it leaves the record (the default code cache again)', () => {
-    const built = join(REPO_ROOT, 'dist', 'src', 'load', 'loopCompilation.js');
-    const script = [
-      `import { setRuntimeV8Flags, RUNTIME_V8_FLAGS_ENV } from ${JSON.stringify(built)};`,
+    const r = withDefaultSetter([
       "setRuntimeV8Flags('--no-concurrent-osr');",
       'const during = process.env[RUNTIME_V8_FLAGS_ENV];',
       "setRuntimeV8Flags('--concurrent-osr');",
       'process.stdout.write(JSON.stringify([during, process.env[RUNTIME_V8_FLAGS_ENV] ?? null]));',
-    ].join('\n');
-    const env = { ...process.env };
-    delete env.ITERSCOPE_V8_FLAGS;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env });
+    ]);
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual(['--no-concurrent-osr', null]);
   });
