@@ -12,7 +12,7 @@ import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
 
 /** What `openExport` / `openInput` give: an open export (the pipeline and the loader read it). */
 export type { ExportHandle, ExportMetadata };
-import { listTablesAndViews, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
+import { limitPageCache, listTablesAndViews, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
 import { resolveNsysReport } from './nsysRep.js';
 
 /**
@@ -131,6 +131,7 @@ export function openExport(input: string): ExportHandle {
   try {
     // query_only guards against any accidental write through this connection.
     setQueryOnly(sqlite);
+    limitPageCache(sqlite);
     for (const name of listTablesAndViews(sqlite)) tables.add(name);
   } catch (err) {
     sqlite.close();

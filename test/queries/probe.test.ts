@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { listTablesAndViews, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
+import { listTablesAndViews, PAGE_CACHE_KIB, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
 import { countAllRows, countInvalidRows, validNvtxSql } from '../../queries/validRows.js';
 import { countNonTextStrings } from '../../queries/strings.js';
 import { NSYS_TABLE_DDL } from '../../queries/nsysDdl.js';
@@ -68,6 +68,23 @@ describe('queries/probe (what openExport asks before a handle exists)', () => {
       db.close();
     }
     expect(shell(file, 'SELECT count(*) FROM StringIds').trim()).toBe('1');
+  });
+
+  it('an opened export reads through a 512 KiB page cache, and the setting stays in the connection', () => {
+    const handle = openExport(DENSE);
+    try {
+      expect(handle.sqlite.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+      expect(PAGE_CACHE_KIB).toBe(512);
+    } finally {
+      handle.close();
+    }
+    // A fresh connection still has the build's default: nothing was written to the file.
+    const raw = new BetterSqlite3(DENSE, { readonly: true });
+    try {
+      expect(raw.pragma('cache_size', { simple: true })).not.toBe(-PAGE_CACHE_KIB);
+    } finally {
+      raw.close();
+    }
   });
 });
 
