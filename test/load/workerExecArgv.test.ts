@@ -8,7 +8,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { startWorker, workerExecArgv } from '../../src/load/workerExecArgv.js';
+import type { WorkerOptions } from 'node:worker_threads';
+import { startWorker, WORKER_YOUNG_GENERATION_MB, workerExecArgv } from '../../src/load/workerExecArgv.js';
 import { CLI, fixture } from '../helpers/fixtures.js';
 
 describe('workerExecArgv', () => {
@@ -32,6 +33,22 @@ describe('workerExecArgv', () => {
     });
     await w.terminate();
     expect(got).toEqual({ execArgv: ['--no-warnings'], heapMb: 512 });
+  });
+
+  it('starts every worker with a young generation of WORKER_YOUNG_GENERATION_MB, unless the caller gives its own', async () => {
+    const code = "const { parentPort, resourceLimits } = require('node:worker_threads'); parentPort.postMessage(resourceLimits.maxYoungGenerationSizeMb);";
+    const youngOf = async (options: WorkerOptions) => {
+      const w = startWorker(code, { eval: true, ...options }, []);
+      const got = await new Promise((resolve, reject) => {
+        w.once('message', resolve);
+        w.once('error', reject);
+      });
+      await w.terminate();
+      return got;
+    };
+    expect(WORKER_YOUNG_GENERATION_MB).toBe(3);
+    expect(await youngOf({})).toBe(WORKER_YOUNG_GENERATION_MB);
+    expect(await youngOf({ resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 256 } })).toBe(12);
   });
 
   it('pytorch-tp2: `node --max-old-space-size=4096 iterscope iterations` over two ranks (worker pool) prints what it prints without', () => {
