@@ -65,7 +65,10 @@ function runtimeFlags() {
  * not use it) or 'none' (no readable file).
  */
 export function compileBundle(file) {
-  const source = readFileSync(file, 'utf8');
+  // Read as Latin-1: a bundle is ASCII (scripts/bundle.mjs escapes every other character), so the
+  // text is the same, without a UTF-8 decoding and the copy Node makes for one (the CLI's start:
+  // 550 fewer pages of memory touched, 7,630 -> 7,082).
+  const source = readFileSync(file, 'latin1');
   const cacheFile = codeCacheOf(file, runtimeFlags());
   let cachedData;
   try {
