@@ -10,8 +10,9 @@
  *
  * V8 uses a cache only under the flags it was made with (it records their hash). Lazy compiling
  * is set back before a cache is made. The worker bundles may start after the CLI set
- * `--no-concurrent-osr` (src/load/loopCompilation.ts, which records it in ITERSCOPE_V8_FLAGS for the
- * launcher), so theirs are made twice: under V8's defaults and under that flag.
+ * `--semi-space-growth-factor=1` and/or `--no-concurrent-osr` (src/load/youngGeneration.ts,
+ * src/load/loopCompilation.ts; both recorded in ITERSCOPE_V8_FLAGS for the launcher), so theirs
+ * are made four times: under V8's defaults and under each set of those flags.
  *
  *   node scripts/codeCache.mjs dist/iterscope.cjs dist/iterscope-nvtx.cjs ...
  */
@@ -24,29 +25,36 @@ import { codeCacheOf, wrapBundle } from './launch.mjs';
 /** The bundles a process starts on its main thread, under V8's defaults: the CLI and the library. */
 const MAIN_THREAD_BUNDLES = ['iterscope.cjs', 'iterscope-lib.cjs'];
 
-/** The flags the CLI may set before a worker starts, and how each is undone. */
-const WORKER_FLAGS = [{ set: '--no-concurrent-osr', unset: '--concurrent-osr' }];
+/**
+ * The flags the CLI may have set when a worker starts, and how each is undone: the young
+ * generation's (src/load/youngGeneration.ts `SMALL_YOUNG_GENERATION_FLAG`, set as a command starts)
+ * and the loops' (src/load/loopCompilation.ts, set as the threads that fill the cores start).
+ */
+const YOUNG = { set: '--semi-space-growth-factor=1', unset: '--semi-space-growth-factor=2' };
+const LOOPS = { set: '--no-concurrent-osr', unset: '--concurrent-osr' };
+/** The sets a worker may start under, each in the order the CLI sets its flags (the cache's file name follows it). */
+const WORKER_FLAG_SETS = [[LOOPS], [YOUNG], [YOUNG, LOOPS]];
 
 for (const file of process.argv.slice(2)) {
   const source = wrapBundle(readFileSync(file, 'utf8'));
   setFlagsFromString('--no-lazy');
   const script = new Script(source, { filename: file });
   setFlagsFromString('--lazy');
-  write(file, source, script, null);
-  if (!MAIN_THREAD_BUNDLES.includes(basename(file))) for (const flag of WORKER_FLAGS) write(file, source, script, flag);
+  write(file, source, script, []);
+  if (!MAIN_THREAD_BUNDLES.includes(basename(file))) for (const flags of WORKER_FLAG_SETS) write(file, source, script, flags);
 }
 
-/** The cache of `script` made under V8's defaults plus `flag` (none: null), checked, then written. */
-function write(file, source, script, flag) {
-  if (flag) setFlagsFromString(flag.set);
+/** The cache of `script` made under V8's defaults plus `flags` (in order), checked, then written. */
+function write(file, source, script, flags) {
+  for (const flag of flags) setFlagsFromString(flag.set);
   const data = script.createCachedData();
   const rejected = new Script(source, { filename: file, cachedData: data }).cachedDataRejected;
-  if (flag) setFlagsFromString(flag.unset);
+  for (const flag of [...flags].reverse()) setFlagsFromString(flag.unset);
   if (rejected) {
     process.stderr.write(`codeCache: V8 rejects the cache it just made of ${file}\n`);
     process.exit(1);
   }
-  const out = codeCacheOf(file, flag?.set ?? '');
+  const out = codeCacheOf(file, flags.map((f) => f.set).join(' '));
   writeFileSync(out, data);
   process.stdout.write(`code cache: ${basename(out)} ${(data.length / 1024 / 1024).toFixed(2)} MB\n`);
 }

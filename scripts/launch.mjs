@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import { isMainThread } from 'node:worker_threads';
 
@@ -55,9 +56,24 @@ export function codeCacheOf(file, flags = '') {
  * started this one says nothing of this one), those recorded before a worker thread started.
  */
 function runtimeFlags() {
-  if (!isMainThread) return process.env[RUNTIME_FLAGS_ENV] ?? '';
+  if (!isMainThread) {
+    const flags = process.env[RUNTIME_FLAGS_ENV] ?? '';
+    restoreYoungGenerationFlag(flags);
+    return flags;
+  }
   delete process.env[RUNTIME_FLAGS_ENV];
   return '';
+}
+
+/**
+ * V8 sets `--semi-space-growth-factor` back to its default, for the whole process, whenever it
+ * creates an isolate (a worker thread's). A worker sets it again to the value the CLI recorded
+ * (src/load/youngGeneration.ts) before it compiles: its code cache, made under the recorded flags,
+ * then fits, and the main thread's young generation stays as the CLI chose.
+ */
+function restoreYoungGenerationFlag(flags) {
+  const growth = flags.split(/\s+/).find((f) => /^--semi-space-growth-factor=\d+$/.test(f));
+  if (growth) setFlagsFromString(growth);
 }
 
 /**
