@@ -19,19 +19,24 @@ export const SMALL_YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=1';
 /** The commands measured faster with `SMALL_YOUNG_GENERATION_FLAG`. */
 export const SMALL_YOUNG_GENERATION_COMMANDS: ReadonlySet<string> = new Set(['report', 'iterations', 'gaps', 'kernels', 'findings']);
 
+/** Node's options for this process: its command line's and `NODE_OPTIONS` (which may size the young generation too). */
+function nodeOptionsOfProcess(): string[] {
+  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
+}
+
 /** Young-generation sizing flags a user may give node: theirs is kept. */
 const YOUNG_GENERATION_OPTION = /^--(max|min)[-_]semi[-_]space[-_]size|^--semi[-_]space[-_]growth[-_]factor/;
 
 /**
  * Sets `SMALL_YOUNG_GENERATION_FLAG` for the CLI's `command` when it is one of
  * `SMALL_YOUNG_GENERATION_COMMANDS`: once, on the main thread, before the export is read, and not
- * when node's command line sizes the young generation itself. The flag is V8's, for the process
- * (recorded for the workers' code caches, `setRuntimeV8Flags`); a library import never sets it.
- * Returns whether it was set.
+ * when node's options (its command line or `NODE_OPTIONS`) size the young generation themselves.
+ * The flag is V8's, for the process (recorded for the workers' code caches, `setRuntimeV8Flags`);
+ * a library import never sets it. Returns whether it was set.
  */
 export function keepYoungGenerationSmall(
   command: string,
-  commandLine: readonly string[] = process.execArgv,
+  commandLine: readonly string[] = nodeOptionsOfProcess(),
   setFlags: (flags: string) => void = setRuntimeV8Flags,
   mainThread: boolean = isMainThread,
 ): boolean {

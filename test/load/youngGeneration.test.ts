@@ -29,4 +29,20 @@ describe('keepYoungGenerationSmall', () => {
     expect(flagsSetFor('report', ['--max-old-space-size=8192'])).toEqual([SMALL_YOUNG_GENERATION_FLAG]);
     expect(flagsSetFor('report', [], false)).toEqual([]);
   });
+
+  it('reads NODE_OPTIONS as well as the command line by default', () => {
+    const before = process.env.NODE_OPTIONS;
+    const set: string[] = [];
+    try {
+      process.env.NODE_OPTIONS = '--enable-source-maps --max-semi-space-size=32';
+      keepYoungGenerationSmall('report', undefined, (f) => set.push(f), true);
+      expect(set).toEqual([]);
+      process.env.NODE_OPTIONS = '--enable-source-maps';
+      keepYoungGenerationSmall('report', undefined, (f) => set.push(f), true);
+      expect(set).toEqual([SMALL_YOUNG_GENERATION_FLAG]);
+    } finally {
+      if (before === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = before;
+    }
+  });
 });
