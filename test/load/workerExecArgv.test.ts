@@ -8,9 +8,21 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { WorkerOptions } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
 import { startWorker, WORKER_YOUNG_GENERATION_MB, workerExecArgv } from '../../src/load/workerExecArgv.js';
 import { CLI, fixture } from '../helpers/fixtures.js';
+
+/** The first message `w` posts (or its error), the worker then terminated. */
+async function firstReply(w: Worker): Promise<unknown> {
+  try {
+    return await new Promise((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+  } finally {
+    await w.terminate();
+  }
+}
 
 describe('workerExecArgv', () => {
   it('drops --input-type and -e/--eval/-p/--print with their script, keeps the rest', () => {
@@ -26,26 +38,13 @@ describe('workerExecArgv', () => {
 
   it('starts a worker from a process run with V8 and per-process options, its heap limit as a resource limit', async () => {
     const code = "const { parentPort, resourceLimits } = require('node:worker_threads'); parentPort.postMessage({ execArgv: process.execArgv, heapMb: resourceLimits.maxOldGenerationSizeMb });";
-    const w = startWorker(code, { eval: true }, ['--max-old-space-size=512', '--expose-gc', '--no-warnings', '--title=x']);
-    const got = await new Promise((resolve, reject) => {
-      w.once('message', resolve);
-      w.once('error', reject);
-    });
-    await w.terminate();
+    const got = await firstReply(startWorker(code, { eval: true }, ['--max-old-space-size=512', '--expose-gc', '--no-warnings', '--title=x']));
     expect(got).toEqual({ execArgv: ['--no-warnings'], heapMb: 512 });
   });
 
   it('starts every worker with a young generation of WORKER_YOUNG_GENERATION_MB, unless the caller gives its own', async () => {
     const code = "const { parentPort, resourceLimits } = require('node:worker_threads'); parentPort.postMessage(resourceLimits.maxYoungGenerationSizeMb);";
-    const youngOf = async (options: WorkerOptions) => {
-      const w = startWorker(code, { eval: true, ...options }, []);
-      const got = await new Promise((resolve, reject) => {
-        w.once('message', resolve);
-        w.once('error', reject);
-      });
-      await w.terminate();
-      return got;
-    };
+    const youngOf = (options: WorkerOptions) => firstReply(startWorker(code, { eval: true, ...options }, []));
     expect(WORKER_YOUNG_GENERATION_MB).toBe(3);
     expect(await youngOf({})).toBe(WORKER_YOUNG_GENERATION_MB);
     expect(await youngOf({ resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 256 } })).toBe(12);
