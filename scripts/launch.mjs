@@ -20,7 +20,7 @@ import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread, workerData } from 'node:worker_threads';
 
 /**
  * The bundle's text as a function of CommonJS's five names plus `__iterscopeImport`, through which
@@ -67,14 +67,35 @@ function runtimeFlags() {
 
 /**
  * V8 sets `--semi-space-growth-factor` back to its default, for the whole process, whenever it
- * creates an isolate (a worker thread's). A worker sets it again to the value the CLI recorded
+ * creates an isolate (a worker thread's). A worker sets it again to the value recorded
  * (src/load/youngGeneration.ts) before it compiles: its code cache, made under the recorded flags,
- * then fits, and the main thread's young generation stays as the CLI chose.
+ * then fits, and the main thread's young generation stays as the CLI or the analysis chose. A
+ * worker of a library analysis carries that analysis's lease (`workerData`, see
+ * `YOUNG_GENERATION_LEASE_KEY`): the flag is set only while the lease is held, so a worker that
+ * starts after its analysis ended (let go early) leaves the program's flags alone.
  */
-function restoreYoungGenerationFlag(flags) {
+export function restoreYoungGenerationFlag(flags, data = workerData, setFlags = setFlagsFromString) {
   const growth = flags.split(/\s+/).find((f) => /^--semi-space-growth-factor=\d+$/.test(f));
-  if (growth) setFlagsFromString(growth);
+  if (!growth) return false;
+  const lease = data !== null && typeof data === 'object' ? data[YOUNG_GENERATION_LEASE_KEY] : undefined;
+  if (!(lease instanceof Int32Array)) {
+    setFlags(growth);
+    return true;
+  }
+  if (Atomics.compareExchange(lease, 0, LEASE_HELD, LEASE_RESTORING) !== LEASE_HELD) return false;
+  try {
+    setFlags(growth);
+  } finally {
+    Atomics.store(lease, 0, LEASE_HELD);
+    Atomics.notify(lease, 0);
+  }
+  return true;
 }
+
+/** src/load/youngGeneration.ts's names for the lease (a test holds the two files to the same values). */
+export const YOUNG_GENERATION_LEASE_KEY = 'iterscopeYoungGenerationLease';
+export const LEASE_HELD = 1;
+export const LEASE_RESTORING = 2;
 
 /**
  * The bundle compiled, with its code cache when there is one. `cache`: 'used', 'rejected' (V8 could

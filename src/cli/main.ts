@@ -18,7 +18,7 @@ import { expandInputs } from '../ranks/expandInputs.js';
 import { guardOutputs, note, stderrLine } from './output.js';
 import { setExcludedRowSink } from '../load/excludedRows.js';
 import { loopCompilation } from '../load/loopCompilation.js';
-import { keepYoungGenerationSmall } from '../load/youngGeneration.js';
+import { youngGeneration } from '../load/youngGeneration.js';
 import { setCommandForMessages } from '../export/contract.js';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
@@ -47,7 +47,7 @@ export function buildProgram(): Command {
   program.hook('preAction', (_program, action) => {
     setCommandForMessages(action.name());
     guardInputs(action);
-    keepYoungGenerationSmall(action.name());
+    youngGeneration.keepSmallFor(action.name());
   });
   return program;
 }

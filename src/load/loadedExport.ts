@@ -12,6 +12,7 @@ import { NvtxWorkerRead, type BackgroundPlan } from './nvtxInBackground.js';
 import { ReadInBackground } from './readInBackground.js';
 import type { LaunchedCalls } from './launchedCalls.js';
 import { emptyNvtxColumns, loadNvtxColumns, nvtxSpanOf, type NvtxColumns, type NvtxSpan } from './nvtxEventColumns.js';
+import { youngGeneration } from './youngGeneration.js';
 
 /**
  * What a part declares it reads (see `PartEntry.loads`): the tables read whole into typed columns,
@@ -47,6 +48,11 @@ export interface LoadOptions {
    * (below, starting the worker costs more than the read).
    */
   readWorkers?: { entry: string; apiCalls: boolean; minApiCalls: number };
+  /**
+   * The analysis reads the GPU ops on this thread: in a program importing the library, V8's young
+   * generation is kept small until `close` (youngGeneration.ts; the CLI decides once, by command).
+   */
+  smallYoungGeneration?: boolean;
 }
 
 /** Reports the time one load step took (`gpuOps`, `apiCalls`, `nvtxColumns`, `launchIndexes`). */
@@ -78,6 +84,8 @@ export class LoadedExport {
   private readonly timed: LoadTiming;
   /** Columns over SharedArrayBuffers (see `LoadOptions.shared`). */
   private shared: boolean;
+  /** Sets back what `youngGeneration.forAnalysis` set for this analysis (`LoadOptions.smallYoungGeneration`). */
+  private readonly youngGenerationBack: () => void;
 
   constructor(
     /** The open export: read by src/load only (test/architecture holds every other folder to that). */
@@ -89,6 +97,7 @@ export class LoadedExport {
     this.metadata = handle.metadata;
     this.timed = timed ?? ((_step, fn) => fn());
     this.shared = options.shared === true;
+    this.youngGenerationBack = options.smallYoungGeneration ? youngGeneration.forAnalysis() : () => {};
   }
 
   hasTable(table: string): boolean {
@@ -385,5 +394,7 @@ export class LoadedExport {
     this.apiCallsValue = undefined;
     this.nvtxValue = undefined;
     this.memo.clear();
+    // After the workers are let go: one that has not started yet finds the lease ended.
+    this.youngGenerationBack();
   }
 }

@@ -113,5 +113,17 @@ export function setRuntimeV8Flags(flags: string): void {
   else delete process.env[RUNTIME_V8_FLAGS_ENV];
 }
 
+/**
+ * Sets a valued V8 flag back (`value`, e.g. V8's default) and takes the one iterscope set
+ * (`recorded`, e.g. `--semi-space-growth-factor=1`) off the record: the workers started afterwards
+ * take the code cache of the flags left.
+ */
+export function resetRuntimeV8Flag(recorded: string, value: string): void {
+  setFlagsFromString(value);
+  const kept = (process.env[RUNTIME_V8_FLAGS_ENV] ?? '').split(' ').filter((f) => f !== '' && f !== recorded);
+  if (kept.length > 0) process.env[RUNTIME_V8_FLAGS_ENV] = kept.join(' ');
+  else delete process.env[RUNTIME_V8_FLAGS_ENV];
+}
+
 /** The process's policy: the CLI enables it; the NVTX worker's start and the export pool consult it (one per thread: a worker's never sets a flag). */
 export const loopCompilation = new LoopCompilation();

@@ -1,4 +1,5 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { youngGeneration } from './youngGeneration.js';
 
 /**
  * The Node options a worker thread inherits from its process. A worker is started with its
@@ -49,7 +50,9 @@ const MAX_OLD_SPACE = /^--max[-_]old[-_]space[-_]size=(\d+)$/;
  */
 export function startWorker(entry: string | URL, givenOptions: WorkerOptions = {}, parentExecArgv: readonly string[] = process.execArgv): Worker {
   const execArgv = workerExecArgv(parentExecArgv);
-  const options = withSmallYoungGeneration(givenOptions);
+  // A worker started inside a library analysis that set the young-generation flag carries its lease (youngGeneration.ts).
+  const workerData = youngGeneration.withLease(givenOptions.workerData);
+  const options = withSmallYoungGeneration(workerData === givenOptions.workerData ? givenOptions : { ...givenOptions, workerData });
   try {
     return new Worker(entry, { ...options, execArgv });
   } catch (err) {

@@ -1,5 +1,5 @@
 import { isMainThread } from 'node:worker_threads';
-import { setRuntimeV8Flags } from './loopCompilation.js';
+import { resetRuntimeV8Flag, setRuntimeV8Flags } from './loopCompilation.js';
 
 /**
  * The V8 flag that keeps the main thread's young generation at the size it has: new objects are
@@ -16,6 +16,9 @@ import { setRuntimeV8Flags } from './loopCompilation.js';
  */
 export const SMALL_YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=1';
 
+/** V8's default for the flag (Node 20: `node --v8-options`), what a library analysis sets back. */
+export const DEFAULT_YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=2';
+
 /** The commands measured faster with `SMALL_YOUNG_GENERATION_FLAG`. */
 export const SMALL_YOUNG_GENERATION_COMMANDS: ReadonlySet<string> = new Set(['report', 'iterations', 'gaps', 'kernels', 'findings']);
 
@@ -31,8 +34,8 @@ const YOUNG_GENERATION_OPTION = /^--(max|min)[-_]semi[-_]space[-_]size|^--semi[-
  * Sets `SMALL_YOUNG_GENERATION_FLAG` for the CLI's `command` when it is one of
  * `SMALL_YOUNG_GENERATION_COMMANDS`: once, on the main thread, before the export is read, and not
  * when node's options (its command line or `NODE_OPTIONS`) size the young generation themselves.
- * The flag is V8's, for the process (recorded for the workers' code caches, `setRuntimeV8Flags`);
- * a library import never sets it. Returns whether it was set.
+ * The flag is V8's, for the process (recorded for the workers' code caches, `setRuntimeV8Flags`).
+ * Returns whether it was set.
  */
 export function keepYoungGenerationSmall(
   command: string,
@@ -45,3 +48,87 @@ export function keepYoungGenerationSmall(
   setFlags(SMALL_YOUNG_GENERATION_FLAG);
   return true;
 }
+
+/**
+ * The `workerData` key of a library analysis's lease (scripts/launch.mjs reads it under this name):
+ * an `Int32Array` over shared memory, `LEASE_HELD` while the analysis that set the flag runs.
+ */
+export const YOUNG_GENERATION_LEASE_KEY = 'iterscopeYoungGenerationLease';
+/** The lease's states: the analysis runs; it ended (the flag is V8's default again); a worker is setting the flag. */
+export const LEASE_HELD = 1;
+export const LEASE_RELEASED = 0;
+export const LEASE_RESTORING = 2;
+
+/**
+ * Who keeps the young generation small, and for how long. The CLI's process decides once, by
+ * command (`keepSmallFor`), and keeps its choice. A program importing the library gets the flag for
+ * the span of each analysis that reads the GPU ops on its main thread (`forAnalysis`, from
+ * `LoadedExport`): set as it starts, set back to V8's default as it ends. A worker thread started
+ * meanwhile sets the flag again as it starts (V8 set it back when it created the worker's isolate),
+ * but only while the analysis holds its lease (carried in the worker's `workerData`): a worker let
+ * go before it started must not set it for the program after the analysis ended.
+ */
+export class YoungGeneration {
+  private mode: 'analysis' | 'process' | 'off' = 'analysis';
+  /** The lease of the analysis in progress (`forAnalysis`). */
+  private lease: Int32Array | null = null;
+
+  constructor(
+    private readonly setFlags: (flags: string) => void = setRuntimeV8Flags,
+    private readonly resetFlag: (recorded: string, value: string) => void = resetRuntimeV8Flag,
+    private readonly commandLine: () => readonly string[] = nodeOptionsOfProcess,
+    private readonly mainThread: () => boolean = () => isMainThread,
+  ) {}
+
+  /**
+   * Never set the flag: a program that keeps V8's defaults, or sets this flag itself at run time
+   * (one given on node's command line or in `NODE_OPTIONS` is seen; one set with
+   * `v8.setFlagsFromString` is not, and an analysis would set it back to V8's default).
+   */
+  disable(): void {
+    this.mode = 'off';
+  }
+
+  /** The CLI's `command`: `keepYoungGenerationSmall`, and no analysis changes the flag afterwards. Returns whether it was set. */
+  keepSmallFor(command: string): boolean {
+    this.mode = 'process';
+    return keepYoungGenerationSmall(command, this.commandLine(), this.setFlags, this.mainThread());
+  }
+
+  /**
+   * An analysis reading the GPU ops on this thread starts: in a program that left the choice to
+   * the library (not the CLI's process, no young-generation sizing of its own), on the main thread,
+   * sets the flag for it. Returns what to call as the analysis ends.
+   */
+  forAnalysis(): () => void {
+    if (this.mode !== 'analysis' || this.lease !== null || !this.mainThread()) return KEEP;
+    if (this.commandLine().some((a) => YOUNG_GENERATION_OPTION.test(a))) return KEEP;
+    const lease = new Int32Array(new SharedArrayBuffer(4));
+    lease[0] = LEASE_HELD;
+    this.setFlags(SMALL_YOUNG_GENERATION_FLAG);
+    this.lease = lease;
+    return () => {
+      if (this.lease !== lease) return;
+      this.lease = null;
+      releaseLease(lease);
+      this.resetFlag(SMALL_YOUNG_GENERATION_FLAG, DEFAULT_YOUNG_GENERATION_FLAG);
+    };
+  }
+
+  /** A worker's `workerData` (an object) with the lease of the analysis in progress, if any. */
+  withLease(workerData: unknown): unknown {
+    if (this.lease === null || workerData === null || typeof workerData !== 'object' || Array.isArray(workerData)) return workerData;
+    return { ...workerData, [YOUNG_GENERATION_LEASE_KEY]: this.lease };
+  }
+}
+
+/** Nothing to set back. */
+const KEEP = (): void => {};
+
+/** Ends a lease: waits out a worker setting the flag (a few microseconds), so that none sets it after. */
+export function releaseLease(lease: Int32Array): void {
+  while (Atomics.compareExchange(lease, 0, LEASE_HELD, LEASE_RELEASED) === LEASE_RESTORING) Atomics.wait(lease, 0, LEASE_RESTORING, 1);
+}
+
+/** The process's policy: the CLI decides by command; `LoadedExport` asks it per analysis; `startWorker` hands the lease on. */
+export const youngGeneration = new YoungGeneration();

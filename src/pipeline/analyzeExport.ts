@@ -65,7 +65,9 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
   // The device timelines are the gaps' (over every device; `--device` filters the ops first).
   const precompute = has('gaps') && request.deviceId === undefined ? (['apiCallIndex', 'busyUnion', 'deviceTimelines'] as const) : (['apiCallIndex', 'busyUnion'] as const);
   const readWorkers = readWorkersFor(request.nvtxRead ?? 'auto', parts.some((p) => p.loads?.includes('apiCalls')));
-  const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute, readWorkers, memcpyTraffic: has('memory') }, timed);
+  // The young generation kept small where measured faster: the analyses reading the GPU ops here, but the trace's (see youngGeneration.ts).
+  const smallYoungGeneration = has('launches') && !has('timeline');
+  const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute, readWorkers, memcpyTraffic: has('memory'), smallYoungGeneration }, timed);
   const bgPlan = has('launches') && (readsNvtx || has('iterationWindows')) ? backgroundPlan(loaded, request, parts, readsNvtx) : null;
   const background = !!bgPlan && loaded.startNvtxWorker(bgPlan);
   if (readsNvtx && !background && has('nvtxGpu') && projectionQueriesLaunches(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesRead();

@@ -58,16 +58,19 @@ describe('the built code caches are used', () => {
     expect(cacheLines(r.stderr)).toEqual(['iterscope.cjs: used', ...nvtxWorker]);
   });
 
-  it('the library (no flags set): its bundle and its NVTX worker from the caches made under V8 defaults', () => {
+  it('the library: its bundle, and its NVTX worker from the cache made under the flags the analysis set (none left set after it)', () => {
     const lib = join(DIST, 'iterscope-lib.mjs');
     const script = [
       `import { withExport, analyzeExport, REPORT_PARTS } from ${JSON.stringify(lib)};`,
       `const a = withExport(${JSON.stringify(denseLong)}, (h) => analyzeExport(h, { parts: REPORT_PARTS }));`,
-      'process.stdout.write(String(a.nvtx.rows.length));',
+      "process.stdout.write(`${a.nvtx.rows.length} ${process.env.ITERSCOPE_V8_FLAGS ?? 'none'}`);",
     ].join('\n');
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, ...REPORT } });
     expect(r.status, r.stderr).toBe(0);
-    expect(Number(r.stdout)).toBeGreaterThan(0);
+    const [rows, flagsAfter] = r.stdout.split(' ');
+    expect(Number(rows)).toBeGreaterThan(0);
+    expect(flagsAfter).toBe('none');
+    // The worker set the young-generation flag again under the analysis's lease: else its cache would be rejected.
     expect(cacheLines(r.stderr)).toEqual(['iterscope-lib.cjs: used', ...nvtxWorker]);
   });
 
