@@ -9,10 +9,10 @@
  * only the functions that command ran.
  *
  * V8 uses a cache only under the flags it was made with (it records their hash). Lazy compiling
- * is set back before a cache is made. The worker bundles may start after the CLI set
- * `--semi-space-growth-factor=1` and/or `--no-concurrent-osr` (src/load/youngGeneration.ts,
- * src/load/loopCompilation.ts; both recorded in ITERSCOPE_V8_FLAGS for the launcher), so theirs
- * are made four times: under V8's defaults and under each set of those flags.
+ * is set back before a cache is made. The worker bundles may start after the CLI (or a library
+ * analysis) set `--semi-space-growth-factor=1 --no-parallel-scavenge` and/or `--no-concurrent-osr`
+ * (src/load/youngGeneration.ts, src/load/loopCompilation.ts; recorded in ITERSCOPE_V8_FLAGS for the
+ * launcher), so theirs are made four times: under V8's defaults and under each set of those flags.
  *
  *   node scripts/codeCache.mjs dist/iterscope.cjs dist/iterscope-nvtx.cjs ...
  */
@@ -27,13 +27,14 @@ const MAIN_THREAD_BUNDLES = ['iterscope.cjs', 'iterscope-lib.cjs'];
 
 /**
  * The flags the CLI may have set when a worker starts, and how each is undone: the young
- * generation's (src/load/youngGeneration.ts `SMALL_YOUNG_GENERATION_FLAG`, set as a command starts)
+ * generation's (src/load/youngGeneration.ts `YOUNG_GENERATION_FLAGS`, set as a command starts)
  * and the loops' (src/load/loopCompilation.ts, set as the threads that fill the cores start).
  */
-const YOUNG = { set: '--semi-space-growth-factor=1', unset: '--semi-space-growth-factor=2' };
+const GROWTH = { set: '--semi-space-growth-factor=1', unset: '--semi-space-growth-factor=2' };
+const SERIAL_SCAVENGE = { set: '--no-parallel-scavenge', unset: '--parallel-scavenge' };
 const LOOPS = { set: '--no-concurrent-osr', unset: '--concurrent-osr' };
 /** The sets a worker may start under, each in the order the CLI sets its flags (the cache's file name follows it). */
-const WORKER_FLAG_SETS = [[LOOPS], [YOUNG], [YOUNG, LOOPS]];
+const WORKER_FLAG_SETS = [[LOOPS], [GROWTH, SERIAL_SCAVENGE], [GROWTH, SERIAL_SCAVENGE, LOOPS]];
 
 for (const file of process.argv.slice(2)) {
   const source = wrapBundle(readFileSync(file, 'utf8'));

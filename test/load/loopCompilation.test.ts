@@ -132,7 +132,7 @@ describe('who consults the policy', () => {
     // On two cores the flag is on record while the worker computes (after the young generation's,
     // set as the analysis starts: youngGeneration.ts); on more, never. Either way the process's
     // record is as it was once the analysis is over.
-    if (availableParallelism() <= 2 && flagsBefore === undefined) expect(flagsDuring).toBe('--semi-space-growth-factor=1 --no-concurrent-osr');
+    if (availableParallelism() <= 2 && flagsBefore === undefined) expect(flagsDuring).toBe('--semi-space-growth-factor=1 --no-parallel-scavenge --no-concurrent-osr');
     expect(process.env.ITERSCOPE_V8_FLAGS).toBe(flagsBefore);
   });
 

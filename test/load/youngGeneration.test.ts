@@ -10,6 +10,7 @@ import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import type { AnalysisPart } from '../../src/pipeline/request.js';
 import { fixture } from '../helpers/fixtures.js';
 import {
+  DEFAULT_SCAVENGE_FLAG,
   DEFAULT_YOUNG_GENERATION_FLAG,
   keepYoungGenerationSmall,
   LEASE_HELD,
@@ -17,7 +18,9 @@ import {
   LEASE_RESTORING,
   releaseLease,
   SMALL_YOUNG_GENERATION_COMMANDS,
+  SERIAL_SCAVENGE_FLAG,
   SMALL_YOUNG_GENERATION_FLAG,
+  YOUNG_GENERATION_FLAGS,
   YOUNG_GENERATION_LEASE_KEY,
   YoungGeneration,
 } from '../../src/load/youngGeneration.js';
@@ -32,10 +35,12 @@ function flagsSetFor(command: string, commandLine: string[] = [], mainThread = t
 }
 
 describe('keepYoungGenerationSmall', () => {
-  it('sets --semi-space-growth-factor=1 for report, iterations, gaps, kernels and findings', () => {
+  it('sets --semi-space-growth-factor=1 then --no-parallel-scavenge for report, iterations, gaps, kernels and findings', () => {
     expect(SMALL_YOUNG_GENERATION_FLAG).toBe('--semi-space-growth-factor=1');
+    expect(SERIAL_SCAVENGE_FLAG).toBe('--no-parallel-scavenge');
+    expect(YOUNG_GENERATION_FLAGS).toEqual([SMALL_YOUNG_GENERATION_FLAG, SERIAL_SCAVENGE_FLAG]);
     expect([...SMALL_YOUNG_GENERATION_COMMANDS].sort()).toEqual(['findings', 'gaps', 'iterations', 'kernels', 'report']);
-    for (const command of SMALL_YOUNG_GENERATION_COMMANDS) expect(flagsSetFor(command), command).toEqual([SMALL_YOUNG_GENERATION_FLAG]);
+    for (const command of SMALL_YOUNG_GENERATION_COMMANDS) expect(flagsSetFor(command), command).toEqual(YOUNG_GENERATION_FLAGS);
   });
 
   it('leaves V8 alone for the other commands (trace and nvtx were not faster with it)', () => {
@@ -43,8 +48,9 @@ describe('keepYoungGenerationSmall', () => {
   });
 
   it('keeps the young-generation sizing a user gave node, and never sets the flag on a worker thread', () => {
-    for (const arg of ['--max-semi-space-size=64', '--min_semi_space_size=8', '--semi-space-growth-factor=4']) expect(flagsSetFor('report', ['--enable-source-maps', arg]), arg).toEqual([]);
-    expect(flagsSetFor('report', ['--max-old-space-size=8192'])).toEqual([SMALL_YOUNG_GENERATION_FLAG]);
+    for (const arg of ['--max-semi-space-size=64', '--min_semi_space_size=8', '--semi-space-growth-factor=4', '--parallel-scavenge', '--no_parallel_scavenge'])
+      expect(flagsSetFor('report', ['--enable-source-maps', arg]), arg).toEqual([]);
+    expect(flagsSetFor('report', ['--max-old-space-size=8192', '--parallel-scavenge-tasks=1'])).toEqual(YOUNG_GENERATION_FLAGS);
     expect(flagsSetFor('report', [], false)).toEqual([]);
   });
 
@@ -57,7 +63,7 @@ describe('keepYoungGenerationSmall', () => {
       expect(set).toEqual([]);
       process.env.NODE_OPTIONS = '--enable-source-maps';
       keepYoungGenerationSmall('report', undefined, (f) => set.push(f), true);
-      expect(set).toEqual([SMALL_YOUNG_GENERATION_FLAG]);
+      expect(set).toEqual(YOUNG_GENERATION_FLAGS);
     } finally {
       if (before === undefined) delete process.env.NODE_OPTIONS;
       else process.env.NODE_OPTIONS = before;
@@ -81,14 +87,19 @@ describe('YoungGeneration: the library keeps the young generation small for one 
   it('sets the flag as an analysis starts and V8 default back as it ends, once', () => {
     const { p, log } = policy();
     const back = p.forAnalysis();
-    expect(log).toEqual([SMALL_YOUNG_GENERATION_FLAG]);
+    expect(log).toEqual(YOUNG_GENERATION_FLAGS);
     back();
     back();
     expect(DEFAULT_YOUNG_GENERATION_FLAG).toBe('--semi-space-growth-factor=2');
-    expect(log).toEqual([SMALL_YOUNG_GENERATION_FLAG, `reset ${SMALL_YOUNG_GENERATION_FLAG} to ${DEFAULT_YOUNG_GENERATION_FLAG}`]);
-    // The next analysis sets it again.
+    expect(DEFAULT_SCAVENGE_FLAG).toBe('--parallel-scavenge');
+    expect(log).toEqual([
+      ...YOUNG_GENERATION_FLAGS,
+      `reset ${SMALL_YOUNG_GENERATION_FLAG} to ${DEFAULT_YOUNG_GENERATION_FLAG}`,
+      `reset ${SERIAL_SCAVENGE_FLAG} to ${DEFAULT_SCAVENGE_FLAG}`,
+    ]);
+    // The next analysis sets them again.
     p.forAnalysis()();
-    expect(log).toHaveLength(4);
+    expect(log).toHaveLength(8);
   });
 
   it('leaves the flag to the CLI once it chose (any command), to a user who sized the young generation or disabled the policy, and to worker threads', () => {
@@ -96,7 +107,7 @@ describe('YoungGeneration: the library keeps the young generation small for one 
       const { p, log } = policy();
       p.keepSmallFor(command);
       p.forAnalysis()();
-      expect(log, command).toEqual(command === 'report' ? [SMALL_YOUNG_GENERATION_FLAG] : []);
+      expect(log, command).toEqual(command === 'report' ? YOUNG_GENERATION_FLAGS : []);
     }
     const sized = policy({ commandLine: ['--max-semi-space-size=16'] });
     sized.p.forAnalysis()();
@@ -114,9 +125,9 @@ describe('YoungGeneration: the library keeps the young generation small for one 
     const { p, log } = policy();
     const outer = p.forAnalysis();
     p.forAnalysis()();
-    expect(log).toEqual([SMALL_YOUNG_GENERATION_FLAG]);
+    expect(log).toEqual(YOUNG_GENERATION_FLAGS);
     outer();
-    expect(log).toHaveLength(2);
+    expect(log).toHaveLength(4);
   });
 
   it('hands its lease to the workers started meanwhile (object workerData only), held until the analysis ends', () => {
@@ -139,7 +150,7 @@ describe('YoungGeneration: the library keeps the young generation small for one 
 });
 
 describe("the worker launcher's restore (scripts/launch.mjs) honours the lease", () => {
-  const flags = `${SMALL_YOUNG_GENERATION_FLAG} --no-concurrent-osr`;
+  const flags = `${YOUNG_GENERATION_FLAGS.join(' ')} --no-concurrent-osr`;
 
   it('uses the same key and states as src/load', () => {
     expect(launch.YOUNG_GENERATION_LEASE_KEY).toBe(YOUNG_GENERATION_LEASE_KEY);
@@ -190,12 +201,12 @@ describe('which library analyses keep it small (pytorch-dense, through analyzeEx
     for (const parts of [['iterations'], ['gaps'], ['iterations', 'gaps', 'nvtx', 'kernels']] as AnalysisPart[][]) {
       const r = recordsOf(parts);
       expect(r.during.size, parts.join()).toBeGreaterThan(0);
-      expect([...r.during].every((f) => f.split(' ')[0] === SMALL_YOUNG_GENERATION_FLAG), parts.join()).toBe(true);
+      expect([...r.during].every((f) => f.startsWith(YOUNG_GENERATION_FLAGS.join(' '))), parts.join()).toBe(true);
       expect(r.after, parts.join()).toBe(before);
     }
     for (const parts of [['timeline'], ['kernels']] as AnalysisPart[][]) {
       const r = recordsOf(parts);
-      expect([...r.during].some((f) => f.includes('semi-space')), parts.join()).toBe(false);
+      expect([...r.during].some((f) => f.includes('semi-space') || f.includes('scavenge')), parts.join()).toBe(false);
       expect(r.after, parts.join()).toBe(before);
     }
   });
