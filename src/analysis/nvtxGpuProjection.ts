@@ -220,7 +220,10 @@ function collectRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: Nvt
  * another thread (added, not branched on: such a range coming late would deoptimize the loop).
  */
 function projectableRows(c: NvtxColumns, pid: number | undefined): { items: Uint32Array; maxStart: number; maxEnd: number; crossThread: number } {
-  const rows = new Uint32Buffer();
+  // Sized for every row: no doubling, no trimmed copy (memory first touched is time); the rows
+  // left out leave the tail untouched.
+  const rows = new Uint32Array(c.count);
+  let n = 0;
   let maxStart = -Infinity;
   let maxEnd = -Infinity;
   let crossThread = 0;
@@ -235,9 +238,9 @@ function projectableRows(c: NvtxColumns, pid: number | undefined): { items: Uint
     const cross = c.endTid[i] !== 0;
     crossThread += cross ? 1 : 0;
     if (cross) continue;
-    rows.push(i);
+    rows[n++] = i;
   }
-  return { items: rows.view().slice(), maxStart, maxEnd, crossThread };
+  return { items: rows.subarray(0, n), maxStart, maxEnd, crossThread };
 }
 
 /** Each projectable row's thread (`threads` index; `upper`: the bits above the PID every row shares), by row (a pass of its own, optimized once). */
@@ -346,7 +349,8 @@ function launchingCallsOnRangeThreads(calls: LaunchedCalls, threads: ThreadIndex
   const { thread, opCount } = calls;
   // The calls' threads as range threads (-1: a thread without candidate ranges).
   const rangeThread = calls.threadHi.map((hi, k) => threads.find(hi, calls.threadLo[k]));
-  const items = new Uint32Buffer();
+  const items = new Uint32Array(calls.count);
+  let n = 0;
   for (let i = 0; i < calls.count; i++) {
     if (opCount[i] === 0) continue;
     coverage.apiCallsWithGpuOps++;
@@ -357,9 +361,9 @@ function launchingCallsOnRangeThreads(calls: LaunchedCalls, threads: ThreadIndex
       continue;
     }
     thread[i] = t;
-    items.push(i);
+    items[n++] = i;
   }
-  return { calls, items: items.view(), thread };
+  return { calls, items: items.subarray(0, n), thread };
 }
 
 /**

@@ -131,6 +131,7 @@ function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { groups: R
   // By text index + 1 (0: no text); the texts in the order first met.
   const byText: (RangeGroup[] | undefined)[] = new Array(c.texts.length + 1);
   const textOrder: number[] = [];
+  const rowsOfText = rowsPerText(c);
   const maxTs = c.maxTimestampNs;
   let unclosed = 0;
   let crossThread = 0;
@@ -151,7 +152,8 @@ function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { groups: R
       textOrder.push(t);
     }
     let g = list.length > 0 && list[0].sub === sub ? list[0] : groupOf(list, sub);
-    if (!g) list.push((g = { sub, style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new Float64Buffer() }));
+    // Sized for every row of the text: no doubling (memory touched twice); what a group leaves unused is never touched.
+    if (!g) list.push((g = { sub, style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new Float64Buffer(rowsOfText[t + 1]) }));
     const s = c.start[i];
     const open = c.end[i] !== c.end[i];
     const e = open ? maxTs : c.end[i];
@@ -162,6 +164,13 @@ function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { groups: R
     g.buf.push(e - s);
   }
   return { groups: textOrder.flatMap((t) => byText[t + 1]!), unclosed, crossThread, zeroLength };
+}
+
+/** Rows per text index + 1 (0: no text), whatever their kind: a bound on the ranges of each of the text's groups. */
+function rowsPerText(c: NvtxColumns): Int32Array {
+  const counts = new Int32Array(c.texts.length + 1);
+  for (let i = 0; i < c.count; i++) counts[c.text[i] + 1]++;
+  return counts;
 }
 
 /** The group of `sub` among a text's groups, if any. */
