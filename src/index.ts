@@ -23,8 +23,9 @@ export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.j
 // The V8 policy for long loops when our threads fill every core: for the span of each analysis by
 // default, for good after `loopCompilation.enable()` (the CLI), never after `loopCompilation.disable()`.
 export { loopCompilation, type LoopCompilation } from './load/loopCompilation.js';
-// V8's young generation kept small on the main thread for the span of each analysis that reads the
-// GPU ops there (`--semi-space-growth-factor=1`, then V8's default back); never after `youngGeneration.disable()`.
+// V8's young generation kept small and scavenged without helper threads for the span of each analysis
+// that reads the GPU ops on the main thread (`--semi-space-growth-factor=1 --no-parallel-scavenge`, then
+// V8's defaults back); never after `youngGeneration.disable()`.
 export { youngGeneration, type YoungGeneration } from './load/youngGeneration.js';
 export type { StepCount } from './pipeline/stepProgress.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';

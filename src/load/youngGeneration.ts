@@ -38,7 +38,7 @@ export const DEFAULT_YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=2';
 /** ... and for the second. */
 export const DEFAULT_SCAVENGE_FLAG = '--parallel-scavenge';
 
-/** The commands measured faster with `SMALL_YOUNG_GENERATION_FLAG`. */
+/** The commands measured faster with `YOUNG_GENERATION_FLAGS` (the growth factor's measures above). */
 export const SMALL_YOUNG_GENERATION_COMMANDS: ReadonlySet<string> = new Set(['report', 'iterations', 'gaps', 'kernels', 'findings']);
 
 /** Node's options for this process: its command line's and `NODE_OPTIONS` (which may size the young generation too). */
@@ -85,7 +85,8 @@ export const LEASE_RESTORING = 2;
  * `LoadedExport`): set as it starts, set back to V8's default as it ends. A worker thread started
  * meanwhile sets the flag again as it starts (V8 set it back when it created the worker's isolate),
  * but only while the analysis holds its lease (carried in the worker's `workerData`): a worker let
- * go before it started must not set it for the program after the analysis ended.
+ * go before it started must not set it for the program after the analysis ended. The flags are V8's,
+ * for the process: the program's other threads, if any, scavenge that way for that span too.
  */
 export class YoungGeneration {
   private mode: 'analysis' | 'process' | 'off' = 'analysis';
