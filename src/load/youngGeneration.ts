@@ -30,13 +30,19 @@ export const SMALL_YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=1';
  */
 export const SERIAL_SCAVENGE_FLAG = '--no-parallel-scavenge';
 
-/** The flags set together, in this order (the workers' code caches are named after it: scripts/codeCache.mjs). */
-export const YOUNG_GENERATION_FLAGS: readonly string[] = [SMALL_YOUNG_GENERATION_FLAG, SERIAL_SCAVENGE_FLAG];
-
 /** V8's default for the first flag (Node 20: `node --v8-options`), what a library analysis sets back. */
 export const DEFAULT_YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=2';
 /** ... and for the second. */
 export const DEFAULT_SCAVENGE_FLAG = '--parallel-scavenge';
+
+/** Each flag with V8's default for it, in the order they are set. */
+const FLAGS_AND_DEFAULTS: readonly (readonly [flag: string, v8Default: string])[] = [
+  [SMALL_YOUNG_GENERATION_FLAG, DEFAULT_YOUNG_GENERATION_FLAG],
+  [SERIAL_SCAVENGE_FLAG, DEFAULT_SCAVENGE_FLAG],
+];
+
+/** The flags set together, in this order (the workers' code caches are named after it: scripts/codeCache.mjs). */
+export const YOUNG_GENERATION_FLAGS: readonly string[] = FLAGS_AND_DEFAULTS.map(([flag]) => flag);
 
 /** The commands measured faster with `YOUNG_GENERATION_FLAGS` (the growth factor's measures above). */
 export const SMALL_YOUNG_GENERATION_COMMANDS: ReadonlySet<string> = new Set(['report', 'iterations', 'gaps', 'kernels', 'findings']);
@@ -48,6 +54,11 @@ function nodeOptionsOfProcess(): string[] {
 
 /** Young-generation flags a user may give node (its sizes, how it is scavenged): theirs are kept, and none of ours is set. */
 const YOUNG_GENERATION_OPTION = /^--(max|min)[-_]semi[-_]space[-_]size|^--semi[-_]space[-_]growth[-_]factor|^--(no[-_])?parallel[-_]scavenge(=|$)/;
+
+/** Whether node's options (`commandLine`) set young-generation flags of the user's own. */
+function userSetsYoungGeneration(commandLine: readonly string[]): boolean {
+  return commandLine.some((a) => YOUNG_GENERATION_OPTION.test(a));
+}
 
 /**
  * Sets `YOUNG_GENERATION_FLAGS` for the CLI's `command` when it is one of
@@ -63,7 +74,7 @@ export function keepYoungGenerationSmall(
   mainThread: boolean = isMainThread,
 ): boolean {
   if (!SMALL_YOUNG_GENERATION_COMMANDS.has(command) || !mainThread) return false;
-  if (commandLine.some((a) => YOUNG_GENERATION_OPTION.test(a))) return false;
+  if (userSetsYoungGeneration(commandLine)) return false;
   for (const flag of YOUNG_GENERATION_FLAGS) setFlags(flag);
   return true;
 }
@@ -122,7 +133,7 @@ export class YoungGeneration {
    */
   forAnalysis(): () => void {
     if (this.mode !== 'analysis' || this.lease !== null || !this.mainThread()) return KEEP;
-    if (this.commandLine().some((a) => YOUNG_GENERATION_OPTION.test(a))) return KEEP;
+    if (userSetsYoungGeneration(this.commandLine())) return KEEP;
     const lease = new Int32Array(new SharedArrayBuffer(4));
     lease[0] = LEASE_HELD;
     for (const flag of YOUNG_GENERATION_FLAGS) this.setFlags(flag);
@@ -131,8 +142,7 @@ export class YoungGeneration {
       if (this.lease !== lease) return;
       this.lease = null;
       releaseLease(lease);
-      this.resetFlag(SMALL_YOUNG_GENERATION_FLAG, DEFAULT_YOUNG_GENERATION_FLAG);
-      this.resetFlag(SERIAL_SCAVENGE_FLAG, DEFAULT_SCAVENGE_FLAG);
+      for (const [flag, v8Default] of FLAGS_AND_DEFAULTS) this.resetFlag(flag, v8Default);
     };
   }
 
