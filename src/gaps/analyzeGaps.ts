@@ -396,7 +396,7 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
     for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && ops.nameId[i] !== NO_STRING_ID) nameIds.add(ops.nameId[i]);
   }
   const kernelNames = loaded.strings(nameIds);
-  const order = pending.map((_, i) => i).sort((a, b) => pending[a].startNs - pending[b].startNs || pending[a].deviceId - pending[b].deviceId);
+  const order = timeOrder(pending);
   const rows: GapRow[] = new Array(pending.length);
   for (const gi of order) {
     const g = pending[gi];
@@ -435,14 +435,34 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
   return rows;
 }
 
+/**
+ * The gaps' indices by start, then device. The scan lists each device's gaps in time order, so
+ * with one device (or devices that do not interleave) they are in order already and no sort runs.
+ */
+function timeOrder(pending: readonly PendingGap[]): number[] {
+  const before = (a: number, b: number) => pending[a].startNs - pending[b].startNs || pending[a].deviceId - pending[b].deviceId;
+  const order = pending.map((_, i) => i);
+  for (let i = 1; i < order.length; i++) if (before(i - 1, i) > 0) return order.sort(before);
+  return order;
+}
+
 /** The innermost NVTX range segments of each launching thread of the gap's process inside the gap. */
 function threadSegments(host: HostContext, g: PendingGap): NamedSegments[] {
   return (host.threads.get(g.pid)?.tids ?? []).map((tid) => {
     const tr = host.nvtxByThread.get(threadKey(g.pid, tid));
     if (!tr) return { starts: [], ends: [], names: [] };
     const open = tr.overlapping(g.startNs, g.endNs);
-    const ranges = { starts: open.map((i) => tr.start[i]), ends: open.map((i) => tr.end[i]), names: open.map((i) => host.nvtxNames[tr.name[i]]) };
-    return innermostSegmentsOf(ranges, g.startNs, g.endNs);
+    // One pass into plain arrays (every gap of a capture comes here).
+    const starts: number[] = [];
+    const ends: number[] = [];
+    const names: string[] = [];
+    for (let k = 0; k < open.length; k++) {
+      const i = open[k];
+      starts.push(tr.start[i]);
+      ends.push(tr.end[i]);
+      names.push(host.nvtxNames[tr.name[i]]);
+    }
+    return innermostSegmentsOf({ starts, ends, names }, g.startNs, g.endNs);
   });
 }
 

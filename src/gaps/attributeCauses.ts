@@ -276,7 +276,7 @@ export function innermostSegmentsOf(ranges: NamedRangeColumns, a: number, b: num
     if (re[j] < b) pts.push(re[j]);
   }
   if (cand.length === 0) return out;
-  pts.sort((x, y) => x - y);
+  sortCutPoints(pts);
   for (let i = 0; i + 1 < pts.length; i++) {
     const x = pts[i];
     const y = pts[i + 1];
@@ -297,6 +297,25 @@ export function innermostSegmentsOf(ranges: NamedRangeColumns, a: number, b: num
     }
   }
   return out;
+}
+
+/**
+ * Sorts a gap's cut points ascending, in place. A gap has a few dozen at most: an insertion sort
+ * compares them as doubles, where `Array.prototype.sort` with a comparator boxes every timestamp
+ * it passes (past 2^31 ns each is a heap number: two per comparison, for every gap of a capture).
+ */
+function sortCutPoints(pts: number[]): void {
+  if (pts.length > 64) {
+    const sorted = Float64Array.from(pts).sort();
+    for (let i = 0; i < pts.length; i++) pts[i] = sorted[i];
+    return;
+  }
+  for (let i = 1; i < pts.length; i++) {
+    const x = pts[i];
+    let k = i;
+    for (; k > 0 && pts[k - 1] > x; k--) pts[k] = pts[k - 1];
+    pts[k] = x;
+  }
 }
 
 /**
