@@ -25,3 +25,12 @@ export function selectNvtxRangeCountsByDomain(handle: ExportHandle) {
     .orderBy(sql`2`)
     .orderBy(sql`1`);
 }
+
+/**
+ * Every NVTX row's event type, domain (0 for the default domain, as `selectNvtxRangeCountsByDomain`
+ * groups it), pid and times, in table order: `info`'s one scan of the table when the NVTX columns
+ * are not read (the ranges per domain, the span of the usable rows and the row count together).
+ */
+export function selectNvtxInfoRows(handle: ExportHandle) {
+  return handle.db.selectFrom('NVTX_EVENTS').select(['eventType', sql<number>`coalesce(domainId, 0)`.as('domainId'), pidOf('globalTid').as('pid'), 'start', 'end']);
+}

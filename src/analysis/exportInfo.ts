@@ -10,11 +10,13 @@ import {
   gpuRows,
   hasGraphNodeKernel,
   hasNvtxRangeWithText,
+  nvtxInfoFacts,
   nvtxRangeCountsByDomain,
   processRows,
   rowCount,
   sessionStartEpochNs as readSessionStart,
   threadRows,
+  type NvtxInfoFacts,
 } from '../load/infoReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
@@ -101,8 +103,11 @@ const COUNTED_TABLES = [
   'PROCESSES',
 ];
 
-/** NVTX ranges per (domain, process) with the domain names: from the NVTX summary's counts when given, else by query. */
-function nvtxDomainInfo(loaded: LoadedExport, counted?: NvtxRangesByDomain): NvtxDomainInfo[] {
+/**
+ * NVTX ranges per (domain, process) with the domain names: from the NVTX summary's counts when
+ * given, else from `info`'s scan of the table (`facts`), else by query.
+ */
+function nvtxDomainInfo(loaded: LoadedExport, counted: NvtxRangesByDomain | undefined, facts: NvtxInfoFacts | null): NvtxDomainInfo[] {
   if (!loaded.hasTable('NVTX_EVENTS')) return [];
   const names = nvtxDomainNames(loaded);
   if (counted) {
@@ -113,7 +118,7 @@ function nvtxDomainInfo(loaded: LoadedExport, counted?: NvtxRangesByDomain): Nvt
       .map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
   }
   // Integer-only grouping: no per-row join or text; names are attached per group.
-  return nvtxRangeCountsByDomain(loaded).map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
+  return (facts?.rangesByDomain ?? nvtxRangeCountsByDomain(loaded)).map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
 }
 
 /** Devices, CUDA processes (runtime calls and kernels) and the min start / max end of the ops and calls. */
@@ -147,13 +152,17 @@ function sessionStartOf(loaded: LoadedExport): { sessionStartUtc: string | null;
   return { sessionStartUtc: new Date(Number(utc / 1000000n)).toISOString(), sessionStartEpochNs: utc };
 }
 
-/** Rows of the tables `info` counts; NVTX_EVENTS from the columns when they are read (every row is in them or counted as left out). */
-function rowCountsOf(loaded: LoadedExport): Record<string, number> {
+/**
+ * Rows of the tables `info` counts; NVTX_EVENTS from the columns when they are read (every row is
+ * in them or counted as left out), else from `info`'s scan of it when there is one.
+ */
+function rowCountsOf(loaded: LoadedExport, nvtxFacts: NvtxInfoFacts | null): Record<string, number> {
   const rowCounts: Record<string, number> = {};
   const nvtxCols = loaded.sharedNvtx();
   for (const t of COUNTED_TABLES) {
     if (!loaded.hasTable(t)) continue;
-    rowCounts[t] = t === 'NVTX_EVENTS' && nvtxCols ? nvtxCols.count + nvtxCols.invalidRows : rowCount(loaded, t);
+    if (t === 'NVTX_EVENTS' && nvtxCols) rowCounts[t] = nvtxCols.count + nvtxCols.invalidRows;
+    else rowCounts[t] = t === 'NVTX_EVENTS' && nvtxFacts ? nvtxFacts.rows : rowCount(loaded, t);
   }
   return rowCounts;
 }
@@ -174,14 +183,23 @@ function processesOf(loaded: LoadedExport, cudaPids: ReadonlySet<number>): Proce
     .map((pid) => ({ pid, name: procNames.get(pid) ?? null, threads: (threadsByPid.get(pid) ?? []).sort((a, b) => a.tid - b.tid), usesCuda: cudaPids.has(pid) }));
 }
 
-/** First and last activity: the columns' when read (NVTX from its columns when read too), else by query over every activity table. */
-function spanOf(loaded: LoadedExport, fromColumns: { start: number; end: number } | null): { start: number | null; end: number | null } {
-  const nvtx = fromColumns ? loaded.nvtxSpan() : undefined;
-  const span = nvtx ?? activitySpan(loaded, fromColumns ? ['NVTX_EVENTS'] : [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']);
+/**
+ * First and last activity: the columns' when read (NVTX from its columns when read too, else from
+ * `info`'s scan of it), else by query over every activity table.
+ */
+function spanOf(loaded: LoadedExport, fromColumns: { start: number; end: number } | null, nvtxFacts: NvtxInfoFacts | null): { start: number | null; end: number | null } {
+  const nvtx = (fromColumns ? loaded.nvtxSpan() : undefined) ?? (nvtxFacts ? { start: nvtxFacts.start, end: nvtxFacts.end } : undefined);
+  const span = nvtx && !fromColumns ? widerSpan(activitySpan(loaded, [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME']), nvtx) : (nvtx ?? activitySpan(loaded, fromColumns ? ['NVTX_EVENTS'] : [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']));
   if (!fromColumns) return span;
   const lo = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.min(a, b) : a);
   const hi = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.max(a, b) : a);
   return { start: lo(span.start, fromColumns.start), end: hi(span.end, fromColumns.end) };
+}
+
+/** The span over both (a null bound is no bound: as SQL's min and max over a union). */
+function widerSpan(a: { start: number | null; end: number | null }, b: { start: number | null; end: number | null }) {
+  const bound = (x: number | null, y: number | null, pick: (p: number, q: number) => number) => (x === null ? y : y === null ? x : pick(x, y));
+  return { start: bound(a.start, b.start, Math.min), end: bound(a.end, b.end, Math.max) };
 }
 
 /**
@@ -195,7 +213,9 @@ export function describeExport(loaded: LoadedExport, known: { nvtxRangesByDomain
   const session = sessionStartOf(loaded);
   const details = analysisDetails(loaded);
   const gpus: GpuInfo[] = gpuRows(loaded).map((g) => ({ id: g.id, name: g.name, smCount: g.smCount, totalMemory: g.totalMemory, busLocation: g.busLocation }));
-  const rowCounts = rowCountsOf(loaded);
+  // One scan of NVTX_EVENTS for its ranges per domain, rows and span when no NVTX summary counted the ranges.
+  const nvtxFacts = known.nvtxRangesByDomain ? null : nvtxInfoFacts(loaded);
+  const rowCounts = rowCountsOf(loaded, nvtxFacts);
   // The runtime columns leave out 2022.x backtrace rows: exports that have some are read by SQL here.
   const ops = loaded.loadedGpuOps();
   const calls = loaded.loadedApiCalls();
@@ -203,10 +223,10 @@ export function describeExport(loaded: LoadedExport, known: { nvtxRangesByDomain
   const devices = fromColumns?.devices ?? activeDevices(loaded);
   const cudaPids = fromColumns?.cudaPids ?? cudaProcesses(loaded);
   const processes = processesOf(loaded, cudaPids);
-  const domains = nvtxDomainInfo(loaded, known.nvtxRangesByDomain);
+  const domains = nvtxDomainInfo(loaded, known.nvtxRangesByDomain, nvtxFacts);
   const graphNodeKernels = hasGraphNodeKernel(loaded);
   const graphMode: GraphTraceMode = (rowCounts.CUPTI_ACTIVITY_KIND_GRAPH_TRACE ?? 0) > 0 ? 'graph' : graphNodeKernels ? 'node' : 'none';
-  const span = spanOf(loaded, fromColumns);
+  const span = spanOf(loaded, fromColumns, nvtxFacts);
   return {
     file: loaded.path,
     productVersion: loaded.metadata.productVersion,
