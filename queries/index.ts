@@ -83,7 +83,7 @@ export { selectLaunchCalls, selectLaunchCallsPerThread, selectLastApiCallEnd, LA
 // NVTX: events with resolved text and domain, ranges by name, the rows the GPU projection reads.
 export { selectNvtxEvents, selectNvtxRangeRows, selectNvtxMarkCount, selectNvtxMaxTimestamp, selectNvtxRangeWithText, type NvtxQueryOptions } from './nvtxEvents.js';
 export { selectNvtxColumnRows, selectNvtxHostCauseColumnRows, type GilHoldFilter } from './nvtxColumns.js';
-export { selectNvtxDomainCreates, selectNvtxInfoRows, selectNvtxRangeCountsByDomain } from './nvtxDomains.js';
+export { selectNvtxDomainCreates, selectNvtxRangeCountsByDomain } from './nvtxDomains.js';
 export { selectHostCauseRanges, selectNvtxRangesNamed, type HostCauseRangeFilter } from './hostRanges.js';
 export { selectProjectionRanges, selectProjectionCalls, selectProjectionOps, selectNvtxLabelParts, selectIrregularLaunchId } from './nvtxProjection.js';
 
