@@ -188,9 +188,10 @@ function processesOf(loaded: LoadedExport, cudaPids: ReadonlySet<number>): Proce
  * `info`'s scan of it), else by query over every activity table.
  */
 function spanOf(loaded: LoadedExport, fromColumns: { start: number; end: number } | null, nvtxFacts: NvtxInfoFacts | null): { start: number | null; end: number | null } {
+  const gpuAndCalls = [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME'];
   const nvtx = (fromColumns ? loaded.nvtxSpan() : undefined) ?? (nvtxFacts ? { start: nvtxFacts.start, end: nvtxFacts.end } : undefined);
-  const span = nvtx && !fromColumns ? widerSpan(activitySpan(loaded, [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME']), nvtx) : (nvtx ?? activitySpan(loaded, fromColumns ? ['NVTX_EVENTS'] : [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS']));
-  if (!fromColumns) return span;
+  if (!fromColumns) return nvtx ? widerSpan(activitySpan(loaded, gpuAndCalls), nvtx) : activitySpan(loaded, [...gpuAndCalls, 'NVTX_EVENTS']);
+  const span = nvtx ?? activitySpan(loaded, ['NVTX_EVENTS']);
   const lo = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.min(a, b) : a);
   const hi = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.max(a, b) : a);
   return { start: lo(span.start, fromColumns.start), end: hi(span.end, fromColumns.end) };

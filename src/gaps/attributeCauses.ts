@@ -300,9 +300,10 @@ export function innermostSegmentsOf(ranges: NamedRangeColumns, a: number, b: num
 }
 
 /**
- * Sorts a gap's cut points ascending, in place. A gap has a few dozen at most: an insertion sort
- * compares them as doubles, where `Array.prototype.sort` with a comparator boxes every timestamp
- * it passes (past 2^31 ns each is a heap number: two per comparison, for every gap of a capture).
+ * Sorts a gap's cut points ascending, in place. A gap has a few dozen of them, usually: an
+ * insertion sort compares them as doubles, where `Array.prototype.sort` with a comparator boxes
+ * every timestamp it passes (past 2^31 ns each is a heap number: two per comparison, for every gap
+ * of a capture). Past 64 a typed array's sort (numeric, no comparator) keeps it n log n.
  */
 function sortCutPoints(pts: number[]): void {
   if (pts.length > 64) {

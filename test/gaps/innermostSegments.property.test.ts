@@ -45,6 +45,18 @@ describe('innermostSegmentsOf (property: equals the elementary-piece oracle)', (
       { numRuns: 1000 },
     );
   });
+
+  it('with many ranges in the gap (past 64 cut points the sort of the cut points takes its other path)', () => {
+    const many = fc.array(fc.record({ start: fc.integer({ min: 0, max: 1000 }), len: fc.integer({ min: 1, max: 300 }), name: fc.constantFrom('a', 'b', 'c') }), { minLength: 40, maxLength: 90 });
+    fc.assert(
+      fc.property(many, (rs) => {
+        const ranges = rs.map((r) => ({ start: r.start, end: r.start + r.len, name: r.name }));
+        const want = oracle(ranges, 50, 1200);
+        expect(innermostSegmentsOf({ starts: ranges.map((r) => r.start), ends: ranges.map((r) => r.end), names: ranges.map((r) => r.name) }, 50, 1200)).toEqual(want);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
 
 describe('ThreadRanges.overlapping (property: equals a filter, for queries in time order)', () => {
