@@ -19,7 +19,7 @@ import {
   type NvtxInfoFacts,
 } from '../load/infoReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
+import { domainKey, nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { detectEngine } from '../iterations/sources/index.js';
 import type { NvtxRangesByDomain } from './nvtxSummary.js';
@@ -110,15 +110,16 @@ const COUNTED_TABLES = [
 function nvtxDomainInfo(loaded: LoadedExport, counted: NvtxRangesByDomain | undefined, facts: NvtxInfoFacts | null): NvtxDomainInfo[] {
   if (!loaded.hasTable('NVTX_EVENTS')) return [];
   const names = nvtxDomainNames(loaded);
-  if (counted) {
-    // The NVTX summary's scan counted them already (same rows: every range event type).
-    return [...counted]
+  // The NVTX summary's scan counted them already (same rows: every range event type), or `info`'s did.
+  const counts = counted ?? facts?.rangesByDomain;
+  if (counts) {
+    return [...counts]
       .map(([key, ranges]) => ({ domainId: Math.floor(key / 16777216), pid: key % 16777216, ranges }))
       .sort((a, b) => a.pid - b.pid || a.domainId - b.domainId)
-      .map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
+      .map((r) => ({ ...r, name: names.get(domainKey(r.domainId, r.pid)) ?? null }));
   }
   // Integer-only grouping: no per-row join or text; names are attached per group.
-  return (facts?.rangesByDomain ?? nvtxRangeCountsByDomain(loaded)).map((r) => ({ ...r, name: names.get(r.domainId * 16777216 + r.pid) ?? null }));
+  return nvtxRangeCountsByDomain(loaded).map((r) => ({ ...r, name: names.get(domainKey(r.domainId, r.pid)) ?? null }));
 }
 
 /** Devices, CUDA processes (runtime calls and kernels) and the min start / max end of the ops and calls. */

@@ -6,11 +6,11 @@ import { selectNvtxInfoRows, selectNvtxRangeCountsByDomain } from '../../queries
 import { selectProcesses } from '../../queries/processes.js';
 import { allRows, forEachRow } from '../../queries/run.js';
 import { readSessionStartEpochNs, selectAnalysisDetails } from '../../queries/session.js';
-import { NVTX_RANGE_EVENT_TYPES } from '../../queries/schema.js';
 import { selectThreads } from '../../queries/threads.js';
 import { countAllRows, isValidNvtxTimes } from '../../queries/validRows.js';
 import type { LoadedExport } from './loadedExport.js';
-import { hasRangeRowMatching, holdingEveryRow } from './nvtxEventColumns.js';
+import { hasRangeRowMatching, holdingEveryRow, isNvtxRange } from './nvtxEventColumns.js';
+import { domainKey } from './nvtxReads.js';
 
 /**
  * The small tables `info` (and a few parts) read: session start, GPUs, threads, processes, row
@@ -91,10 +91,11 @@ export interface NvtxInfoFacts {
   /** Every row of the table. */
   rows: number;
   /**
-   * `nvtxRangeCountsByDomain`'s answer; null when some range row's pid is NULL or its domain not
-   * an integer (a damaged export: the query groups and orders those as SQLite does).
+   * The ranges per (domain, process), by `domainKey`, as the NVTX summary counts them
+   * (`NvtxRangesByDomain`); null when some range row's pid is NULL or its domain is not an integer
+   * in [0, 2^29) (a damaged export, or a key the number could not hold: the query then groups them).
    */
-  rangesByDomain: NvtxRangesOfDomain[] | null;
+  rangesByDomain: ReadonlyMap<number, number> | null;
   /** First start and last end (start when open) of the rows with usable times (`validNvtxSql`), as `activitySpan`. */
   start: number | null;
   end: number | null;
@@ -106,36 +107,30 @@ export function nvtxInfoFacts(loaded: LoadedExport): NvtxInfoFacts | null {
   return loaded.cached('nvtxInfoFacts', () => scanNvtxInfoFacts(loaded));
 }
 
-const RANGE_TYPES: ReadonlySet<unknown> = new Set(NVTX_RANGE_EVENT_TYPES);
+/** Domain ids `domainKey` holds exactly (with a 24-bit pid, the key stays below 2^53). */
+const MAX_KEYED_DOMAIN = 2 ** 29;
 
 function scanNvtxInfoFacts(loaded: LoadedExport): NvtxInfoFacts {
-  // A map of domains per pid: pid * 2^24 + domain would not hold every domain id.
-  const byPid = new Map<number, Map<number, number>>();
+  const ranges = new Map<number, number>();
   let exact = true;
   let start = Infinity;
   let end = -Infinity;
-  const rows = forEachRow(loaded.handle, selectNvtxInfoRows(loaded.handle), (et: unknown, domainId: unknown, pid: number | null, s: unknown, e: unknown) => {
+  const rows = forEachRow(loaded.handle, selectNvtxInfoRows(loaded.handle), (et: number, domainId: unknown, pid: number | null, s: unknown, e: unknown) => {
     if (isValidNvtxTimes(s, e)) {
       if ((s as number) < start) start = s as number;
       const last = e === null ? (s as number) : (e as number);
       if (last > end) end = last;
     }
-    if (!RANGE_TYPES.has(et)) return;
-    if (pid === null || !Number.isSafeInteger(domainId)) {
+    if (!isNvtxRange(et)) return;
+    if (pid === null || !Number.isInteger(domainId) || (domainId as number) < 0 || (domainId as number) >= MAX_KEYED_DOMAIN) {
       exact = false;
       return;
     }
-    let domains = byPid.get(pid);
-    if (!domains) byPid.set(pid, (domains = new Map()));
-    domains.set(domainId as number, (domains.get(domainId as number) ?? 0) + 1);
+    const key = domainKey(domainId as number, pid);
+    ranges.set(key, (ranges.get(key) ?? 0) + 1);
   });
-  const rangesByDomain: NvtxRangesOfDomain[] = [];
-  for (const pid of [...byPid.keys()].sort((a, b) => a - b)) {
-    const domains = byPid.get(pid)!;
-    for (const domainId of [...domains.keys()].sort((a, b) => a - b)) rangesByDomain.push({ domainId, pid, ranges: domains.get(domainId)! });
-  }
   const any = start !== Infinity;
-  return { rows, rangesByDomain: exact ? rangesByDomain : null, start: any ? start : null, end: any ? end : null };
+  return { rows, rangesByDomain: exact ? ranges : null, start: any ? start : null, end: any ? end : null };
 }
 
 /**
