@@ -108,9 +108,7 @@ export function setRuntimeV8Flags(flags: string): void {
   setFlagsFromString(flags);
   const recorded = (process.env[RUNTIME_V8_FLAGS_ENV] ?? '').split(' ').filter(Boolean);
   const negation = flags.startsWith('--no-') ? null : `--no-${flags.slice(2)}`;
-  const kept = negation !== null && recorded.includes(negation) ? recorded.filter((f) => f !== negation) : [...recorded, flags];
-  if (kept.length > 0) process.env[RUNTIME_V8_FLAGS_ENV] = kept.join(' ');
-  else delete process.env[RUNTIME_V8_FLAGS_ENV];
+  recordRuntimeV8Flags(negation !== null && recorded.includes(negation) ? recorded.filter((f) => f !== negation) : [...recorded, flags]);
 }
 
 /**
@@ -120,8 +118,12 @@ export function setRuntimeV8Flags(flags: string): void {
  */
 export function resetRuntimeV8Flag(recorded: string, value: string): void {
   setFlagsFromString(value);
-  const kept = (process.env[RUNTIME_V8_FLAGS_ENV] ?? '').split(' ').filter((f) => f !== '' && f !== recorded);
-  if (kept.length > 0) process.env[RUNTIME_V8_FLAGS_ENV] = kept.join(' ');
+  recordRuntimeV8Flags((process.env[RUNTIME_V8_FLAGS_ENV] ?? '').split(' ').filter((f) => f !== '' && f !== recorded));
+}
+
+/** The record of the flags iterscope set at run time (`RUNTIME_V8_FLAGS_ENV`): unset when none is left. */
+function recordRuntimeV8Flags(flags: readonly string[]): void {
+  if (flags.length > 0) process.env[RUNTIME_V8_FLAGS_ENV] = flags.join(' ');
   else delete process.env[RUNTIME_V8_FLAGS_ENV];
 }
 
