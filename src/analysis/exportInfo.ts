@@ -107,7 +107,7 @@ const COUNTED_TABLES = [
  * NVTX ranges per (domain, process) with the domain names: from the NVTX summary's counts when
  * given, else from `info`'s scan of the table (`facts`), else by query.
  */
-function nvtxDomainInfo(loaded: LoadedExport, counted: NvtxRangesByDomain | undefined, facts: NvtxInfoFacts | null): NvtxDomainInfo[] {
+function nvtxDomainInfo(loaded: LoadedExport, counted: NvtxRangesByDomain | null | undefined, facts: NvtxInfoFacts | null): NvtxDomainInfo[] {
   if (!loaded.hasTable('NVTX_EVENTS')) return [];
   const names = nvtxDomainNames(loaded);
   // The NVTX summary's scan counted them already (same rows: every range event type), or `info`'s did.
@@ -207,16 +207,18 @@ function widerSpan(a: { start: number | null; end: number | null }, b: { start: 
 /**
  * Everything `iterscope info` prints about an export. From the GPU-op and API-call columns when
  * they are read (active devices, CUDA processes, activity span), and the NVTX ranges per domain
- * the NVTX summary counted when given (`nvtxRangesByDomain`); else by query.
+ * the NVTX summary counted when given (`nvtxRangesByDomain`; null when it could not: by query);
+ * else from one scan of the table (`nvtxInfoFacts`), or by query.
  */
-export function describeExport(loaded: LoadedExport, known: { nvtxRangesByDomain?: NvtxRangesByDomain } = {}): ExportInfo {
+export function describeExport(loaded: LoadedExport, known: { nvtxRangesByDomain?: NvtxRangesByDomain | null } = {}): ExportInfo {
   loaded.requireContract('exportInfo');
   const settings = captureSettings(loaded);
   const session = sessionStartOf(loaded);
   const details = analysisDetails(loaded);
   const gpus: GpuInfo[] = gpuRows(loaded).map((g) => ({ id: g.id, name: g.name, smCount: g.smCount, totalMemory: g.totalMemory, busLocation: g.busLocation }));
   // One scan of NVTX_EVENTS for its ranges per domain, rows and span when no NVTX summary counted the ranges.
-  const nvtxFacts = known.nvtxRangesByDomain ? null : nvtxInfoFacts(loaded);
+  // (null: the summary ran, and left the ranges to the query.)
+  const nvtxFacts = known.nvtxRangesByDomain === undefined ? nvtxInfoFacts(loaded) : null;
   const rowCounts = rowCountsOf(loaded, nvtxFacts);
   // The runtime columns leave out 2022.x backtrace rows: exports that have some are read by SQL here.
   const ops = loaded.loadedGpuOps();

@@ -77,7 +77,12 @@ export function summarizeNvtxWithDomains(loaded: LoadedExport, opts: NvtxSummary
 /** The NVTX summary with the ranges per domain counted in the same scan. */
 export interface NvtxSummaryWithDomains {
   summary: NvtxSummary;
-  rangesByDomain: NvtxRangesByDomain;
+  /**
+   * Null when the columns cannot count them as the table holds them: some range rows were left
+   * out (unusable times) or have a (domain, process) no key names (`NvtxColumns.unkeyedRanges`);
+   * `describeExport` then counts them by query.
+   */
+  rangesByDomain: NvtxRangesByDomain | null;
 }
 
 /**
@@ -111,7 +116,8 @@ export function summarizeNvtxColumns(
   const rows = stats
     .map((s) => ({ timePercent: percentOf(s.total, grand), ...s }))
     .sort((a, b) => b.total - a.total || a.count - b.count || (a.range < b.range ? -1 : a.range > b.range ? 1 : 0));
-  return { summary: { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength }, rangesByDomain };
+  const countsTable = c.invalidRows === 0 && c.unkeyedRanges === 0;
+  return { summary: { rows, unclosedRanges: unclosed, crossThreadRanges: crossThread, maxTimestampNs: maxTs, marks, zeroLengthRanges: zeroLength }, rangesByDomain: countsTable ? rangesByDomain : null };
 }
 
 /** By NVTX_EVENTS event type: 0 not a range (`isNvtxRange`), 1 a push/pop range, 2 a start/end one (`nvtxStyleOf`). */

@@ -10,7 +10,7 @@ import { selectThreads } from '../../queries/threads.js';
 import { countAllRows, isValidNvtxTimes } from '../../queries/validRows.js';
 import type { LoadedExport } from './loadedExport.js';
 import { hasRangeRowMatching, holdingEveryRow, isNvtxRange } from './nvtxEventColumns.js';
-import { domainKey } from './nvtxReads.js';
+import { domainKey, keysDomainExactly } from './nvtxReads.js';
 
 /**
  * The small tables `info` (and a few parts) read: session start, GPUs, threads, processes, row
@@ -107,9 +107,6 @@ export function nvtxInfoFacts(loaded: LoadedExport): NvtxInfoFacts | null {
   return loaded.cached('nvtxInfoFacts', () => scanNvtxInfoFacts(loaded));
 }
 
-/** Domain ids `domainKey` holds exactly (with a 24-bit pid, the key stays below 2^53). */
-const MAX_KEYED_DOMAIN = 2 ** 29;
-
 function scanNvtxInfoFacts(loaded: LoadedExport): NvtxInfoFacts {
   const ranges = new Map<number, number>();
   let exact = true;
@@ -122,11 +119,11 @@ function scanNvtxInfoFacts(loaded: LoadedExport): NvtxInfoFacts {
       if (last > end) end = last;
     }
     if (!isNvtxRange(et)) return;
-    if (pid === null || !Number.isInteger(domainId) || (domainId as number) < 0 || (domainId as number) >= MAX_KEYED_DOMAIN) {
+    if (!keysDomainExactly(domainId, pid)) {
       exact = false;
       return;
     }
-    const key = domainKey(domainId as number, pid);
+    const key = domainKey(domainId as number, pid!);
     ranges.set(key, (ranges.get(key) ?? 0) + 1);
   });
   const any = start !== Infinity;

@@ -8,6 +8,7 @@ import { isTimeNs, isValidNvtxTimes, recordRowCount } from '../../queries/validR
 import { requireContract } from '../export/contract.js';
 import { noteExcludedRows } from './excludedRows.js';
 import { columnMaker, type Column } from './typedColumn.js';
+import { keysDomainExactly } from './nvtxReads.js';
 
 /**
  * Every NVTX event of an export with usable times, in column arrays, read in one scan and shared
@@ -55,6 +56,12 @@ export interface NvtxColumns {
   span: NvtxSpan;
   /** Marks (eventType 34) among all rows, usable times or not (as `nsys stats` counts them). */
   marks: number;
+  /**
+   * Range rows here whose (domain, process) no `domainKey` names (`keysDomainExactly`: a NULL
+   * globalTid, kept with pid 0; a domain id that is a text, negative or past 2^29, kept as the
+   * Int32 it converts to): their domain and process are not what SQL groups them by.
+   */
+  unkeyedRanges: number;
 }
 
 const TWO_24 = 16777216;
@@ -75,6 +82,7 @@ export function emptyNvtxColumns(): NvtxColumns {
     texts: [],
     upperBits: null,
     invalidRows: 0,
+    unkeyedRanges: 0,
     maxTimestampNs: 0,
     span: { start: null, end: null },
     marks: 0,
@@ -134,6 +142,7 @@ function scanIntoColumns(handle: ExportHandle, query: NvtxColumnRowsQuery, cols:
     // No row with a thread: nothing to disagree on.
     upperBits: scan.upper === undefined ? 0 : scan.upper,
     invalidRows: scan.invalid,
+    unkeyedRanges: scan.unkeyed,
     maxTimestampNs: scan.maxTs,
     span: n === 0 ? { start: null, end: null } : { start: scan.minStart, end: scan.maxLast },
     marks: scan.marks,
@@ -182,6 +191,8 @@ interface NvtxScan {
   visited: number;
   invalid: number;
   marks: number;
+  /** Range rows kept whose (domain, pid) `domainKey` cannot hold (`NvtxColumns.unkeyedRanges`). */
+  unkeyed: number;
   maxTs: number;
   /** Min start and max end (start when open) of the rows in the columns (+-Infinity: none). */
   minStart: number;
@@ -203,6 +214,7 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
   let n = 0;
   let invalid = 0;
   let marks = 0;
+  let unkeyed = 0;
   let maxTs = 0;
   let minStart = Infinity;
   let maxLast = -Infinity;
@@ -242,6 +254,7 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
         else if (upper !== up) upper = null;
       }
       domainId.data[n] = dom;
+      if (isNvtxRange(et) && !keysDomainExactly(dom, hi === null ? null : p)) unkeyed++;
       endTid.data[n] = endT;
       // Text ids are resolved after the scan (the connection is busy during it): kept as -2 - id,
       // with the inline text aside for the rare row that has both (coalesce's fallback). An id
@@ -258,7 +271,7 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
       n++;
     },
   );
-  return { count: n, visited, invalid, marks, maxTs, minStart, maxLast, upper, inlineOf, farTextIds };
+  return { count: n, visited, invalid, marks, unkeyed, maxTs, minStart, maxLast, upper, inlineOf, farTextIds };
 }
 
 /**

@@ -10,6 +10,18 @@ export function domainKey(domainId: number | null, pid: number): number {
   return (domainId ?? 0) * 16777216 + pid;
 }
 
+/** Domain ids `domainKey` holds exactly (with a 24-bit pid, the key stays below 2^53). */
+const MAX_KEYED_DOMAIN = 2 ** 29;
+
+/**
+ * Whether a row's (domain, pid) as read (`coalesce(domainId, 0)`, the pid of its globalTid) has a
+ * `domainKey` that gives both back: not for a NULL pid, nor a domain id that is not an integer in
+ * [0, 2^29) (a text, a negative or a huge id: damaged or edited exports), which SQL groups apart.
+ */
+export function keysDomainExactly(domainId: unknown, pid: number | null): boolean {
+  return pid !== null && typeof domainId === 'number' && Number.isInteger(domainId) && domainId >= 0 && domainId < MAX_KEYED_DOMAIN;
+}
+
 /**
  * Names of NVTX domains per (domainId, pid): the text of each DomainCreate (eventType 75) row.
  * Domains whose creation row is missing (trimmed exports) have no entry. Read once per export
