@@ -28,9 +28,20 @@ export function selectNvtxRangeCountsByDomain(handle: ExportHandle) {
 
 /**
  * Every NVTX row's event type, domain (0 for the default domain, as `selectNvtxRangeCountsByDomain`
- * groups it), pid and times, in table order: `info`'s one scan of the table when the NVTX columns
- * are not read (the ranges per domain, the span of the usable rows and the row count together).
+ * groups it), pid and times, and a DomainCreate row's name (its text id and text; NULL on every
+ * other row), in table order: `info`'s one scan of the table when the NVTX columns are not read (the
+ * ranges per domain, the domains' names, the span of the usable rows and the row count together).
  */
 export function selectNvtxInfoRows(handle: ExportHandle) {
-  return handle.db.selectFrom('NVTX_EVENTS').select(['eventType', sql<number>`coalesce(domainId, 0)`.as('domainId'), pidOf('globalTid').as('pid'), 'start', 'end']);
+  return handle.db
+    .selectFrom('NVTX_EVENTS')
+    .select([
+      'eventType',
+      sql<number>`coalesce(domainId, 0)`.as('domainId'),
+      pidOf('globalTid').as('pid'),
+      'start',
+      'end',
+      sql<number | null>`CASE WHEN eventType = 75 THEN textId END`.as('createTextId'),
+      sql<string | null>`CASE WHEN eventType = 75 THEN text END`.as('createText'),
+    ]);
 }

@@ -10,7 +10,7 @@ import { selectThreads } from '../../queries/threads.js';
 import { countAllRows, isValidNvtxTimes } from '../../queries/validRows.js';
 import type { LoadedExport } from './loadedExport.js';
 import { hasRangeRowMatching, holdingEveryRow, isNvtxRange } from './nvtxEventColumns.js';
-import { domainKey, keysDomainExactly } from './nvtxReads.js';
+import { DomainCreates, domainKey, keysDomainExactly } from './nvtxReads.js';
 
 /**
  * The small tables `info` (and a few parts) read: session start, GPUs, threads, processes, row
@@ -99,6 +99,8 @@ export interface NvtxInfoFacts {
   /** First start and last end (start when open) of the rows with usable times (`validNvtxSql`), as `activitySpan`. */
   start: number | null;
   end: number | null;
+  /** The domains' names, as `nvtxDomains` reads them (the earliest DomainCreate row with usable times names its domain). */
+  domainNames: ReadonlyMap<number, string>;
 }
 
 /** `NvtxInfoFacts`, read once per export (null without the table). */
@@ -112,11 +114,13 @@ function scanNvtxInfoFacts(loaded: LoadedExport): NvtxInfoFacts {
   let exact = true;
   let start = Infinity;
   let end = -Infinity;
-  const rows = forEachRow(loaded.handle, selectNvtxInfoRows(loaded.handle), (et: number, domainId: unknown, pid: number | null, s: unknown, e: unknown) => {
+  const creates = new DomainCreates();
+  const rows = forEachRow(loaded.handle, selectNvtxInfoRows(loaded.handle), (et: number, domainId: unknown, pid: number | null, s: unknown, e: unknown, textId: number | null, text: string | null) => {
     if (isValidNvtxTimes(s, e)) {
       if ((s as number) < start) start = s as number;
       const last = e === null ? (s as number) : (e as number);
       if (last > end) end = last;
+      if (et === 75) creates.add(domainKey(domainId as number, pid as number), s as number, textId, text);
     }
     if (!isNvtxRange(et)) return;
     if (!keysDomainExactly(domainId, pid)) {
@@ -127,7 +131,7 @@ function scanNvtxInfoFacts(loaded: LoadedExport): NvtxInfoFacts {
     ranges.set(key, (ranges.get(key) ?? 0) + 1);
   });
   const any = start !== Infinity;
-  return { rows, rangesByDomain: exact ? ranges : null, start: any ? start : null, end: any ? end : null };
+  return { rows, rangesByDomain: exact ? ranges : null, start: any ? start : null, end: any ? end : null, domainNames: creates.names(loaded) };
 }
 
 /**

@@ -4,6 +4,7 @@ import { allRows, forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
 import type { NvtxColumns } from './nvtxEventColumns.js';
+import type { NvtxInfoFacts } from './infoReads.js';
 
 /** Key of a (domainId, pid) pair; domain ids are small, pids 24-bit. */
 export function domainKey(domainId: number | null, pid: number): number {
@@ -25,13 +26,14 @@ export function keysDomainExactly(domainId: unknown, pid: number | null): boolea
 /**
  * Names of NVTX domains per (domainId, pid): the text of each DomainCreate (eventType 75) row.
  * Domains whose creation row is missing (trimmed exports) have no entry. Read once per export
- * (a second of the 10x bench file by query), from the NVTX columns when they are read.
+ * (a second of the 10x bench file by query), from the NVTX columns when they are read, else from
+ * `info`'s scan of the table when it ran (`nvtxInfoFacts`), else by query.
  */
 export function nvtxDomains(loaded: LoadedExport): ReadonlyMap<number, string> {
   loaded.requireContract('nvtx');
   return loaded.cached('nvtxDomains', () => {
     const cols = loaded.sharedNvtx();
-    return cols ? nvtxDomainsOf(cols) : readNvtxDomains(loaded);
+    return cols ? nvtxDomainsOf(cols) : (loaded.cachedValue<NvtxInfoFacts | null>('nvtxInfoFacts')?.domainNames ?? readNvtxDomains(loaded));
   });
 }
 
@@ -51,27 +53,36 @@ export function nvtxDomainsOf(c: NvtxColumns): Map<number, string> {
 
 function readNvtxDomains(loaded: LoadedExport): Map<number, string> {
   const handle = loaded.handle;
-  const out = new Map<number, string>();
-  if (!handle.hasTable('NVTX_EVENTS')) return out;
-  // The earliest DomainCreate row of each (domain, process) names it; rows are compared by start
-  // here rather than relying on row order through forEachRow's wrapping subquery.
-  const first = new Map<number, { start: number; textId: number | null; text: string | null }>();
-  forEachRow(
-    handle,
-    selectNvtxDomainCreates(handle),
-    (domainId: number | null, pid: number, start: number, textId: number | null, text: string | null) => {
-      const key = domainKey(domainId, pid);
-      const prev = first.get(key);
-      if (!prev || start < prev.start) first.set(key, { start, textId, text });
-    },
+  if (!handle.hasTable('NVTX_EVENTS')) return new Map();
+  const creates = new DomainCreates();
+  forEachRow(handle, selectNvtxDomainCreates(handle), (domainId: number | null, pid: number, start: number, textId: number | null, text: string | null) =>
+    creates.add(domainKey(domainId, pid), start, textId, text),
   );
-  const strings = loadStrings(handle, [...first.values()].flatMap((d) => (d.textId == null ? [] : [d.textId])));
-  for (const [key, d] of first) {
-    // As nsys: coalesce(StringIds.value via textId, text).
-    const name = (d.textId != null ? strings.get(d.textId) : undefined) ?? d.text;
-    if (name != null) out.set(key, name);
+  return creates.names(loaded);
+}
+
+/**
+ * The earliest DomainCreate row of each (domain, process), which names it: rows are compared by
+ * start rather than by the order a query gives them (forEachRow wraps it in a subquery).
+ */
+export class DomainCreates {
+  private readonly first = new Map<number, { start: number; textId: number | null; text: string | null }>();
+
+  add(key: number, start: number, textId: number | null, text: string | null): void {
+    const prev = this.first.get(key);
+    if (!prev || start < prev.start) this.first.set(key, { start, textId, text });
   }
-  return out;
+
+  /** Each domain's name, as nsys reads it: coalesce(StringIds.value via textId, text). */
+  names(loaded: LoadedExport): Map<number, string> {
+    const strings = loadStrings(loaded.handle, [...this.first.values()].flatMap((d) => (d.textId == null ? [] : [d.textId])));
+    const out = new Map<number, string>();
+    for (const [key, d] of this.first) {
+      const name = (d.textId != null ? strings.get(d.textId) : undefined) ?? d.text;
+      if (name != null) out.set(key, name);
+    }
+    return out;
+  }
 }
 
 /** The latest NVTX timestamp (where nsys ends unclosed ranges), or null without NVTX. */

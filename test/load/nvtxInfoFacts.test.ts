@@ -1,7 +1,8 @@
 /**
  * `info`'s one scan of NVTX_EVENTS (`nvtxInfoFacts`: every row, the ranges per domain and process,
- * the span of the usable rows) against the three queries it replaces: count(*), the GROUP BY of
- * the ranges, and `activitySpan`'s SQL over the table. On our exports, other projects' exports of
+ * the domains' names, the span of the usable rows) against the four queries it replaces: count(*),
+ * the GROUP BY of the ranges, the DomainCreate rows `nvtxDomains` reads, and `activitySpan`'s SQL
+ * over the table. On our exports, other projects' exports of
  * other nsys versions (Windows 2022.1, MPI 2022.2, nvFuser, the 2026.2 two-GPU runs), and a damaged
  * copy whose range rows SQLite groups in ways a JS map would not (NULL pid, text domain). The
  * ranges are checked as `info` lists them (`describeExport`), from the scan's counts.
@@ -15,6 +16,7 @@ import { describeExport } from '../../src/analysis/exportInfo.js';
 import { withExport } from '../../src/export/openExport.js';
 import { activitySpan, nvtxInfoFacts, nvtxRangeCountsByDomain, rowCount } from '../../src/load/infoReads.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
+import { nvtxDomains } from '../../src/load/nvtxReads.js';
 import { fixture } from '../helpers/fixtures.js';
 import { copyExport } from '../helpers/hostileExport.js';
 
@@ -44,7 +46,17 @@ describe('nvtxInfoFacts', () => {
       expect(facts.rangesByDomain).not.toBeNull();
       expect(rangesOf(describeExport(loaded))).toEqual(nvtxRangeCountsByDomain(loaded));
       expect({ start: facts.start, end: facts.end }).toEqual(activitySpan(loaded, ['NVTX_EVENTS']));
+      // The names as the DomainCreate query reads them (a fresh view of the export: no scan kept).
+      expect([...facts.domainNames].sort()).toEqual([...nvtxDomains(new LoadedExport(h))].sort());
+      // ... and what the view that ran the scan names them by.
+      expect(nvtxDomains(loaded)).toBe(facts.domainNames);
     });
+  });
+
+  it('the domains named: TensorRT-LLM and GIL Trace in pytorch-dense, MPI in the 2022.2 MPI export', () => {
+    const names = (dir: string, file: string) => withExport(fixture(dir, file), (h) => [...nvtxInfoFacts(new LoadedExport(h))!.domainNames.values()].sort());
+    expect(names('pytorch-dense', 'trace.sqlite')).toEqual(['GIL Trace', 'TensorRT-LLM']);
+    expect(names('external', 'nsys2022.2_mpi_saxpy_pipit.sqlite')).toEqual(['MPI']);
   });
 
   it('an export without NVTX_EVENTS has none', () => {
