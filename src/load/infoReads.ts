@@ -10,7 +10,7 @@ import { selectThreads } from '../../queries/threads.js';
 import { countAllRows, isValidNvtxTimes } from '../../queries/validRows.js';
 import type { LoadedExport } from './loadedExport.js';
 import { hasRangeRowMatching, holdingEveryRow, isNvtxRange } from './nvtxEventColumns.js';
-import { DomainCreates, domainKey, keysDomainExactly } from './nvtxReads.js';
+import { DomainCreates, domainKey, keysDomainExactly, knownNvtxDomains } from './nvtxReads.js';
 
 /**
  * The small tables `info` (and a few parts) read: session start, GPUs, threads, processes, row
@@ -131,7 +131,9 @@ function scanNvtxInfoFacts(loaded: LoadedExport): NvtxInfoFacts {
     ranges.set(key, (ranges.get(key) ?? 0) + 1);
   });
   const any = start !== Infinity;
-  return { rows, rangesByDomain: exact ? ranges : null, start: any ? start : null, end: any ? end : null, domainNames: creates.names(loaded) };
+  const domainNames = creates.names(loaded);
+  knownNvtxDomains(loaded, domainNames);
+  return { rows, rangesByDomain: exact ? ranges : null, start: any ? start : null, end: any ? end : null, domainNames };
 }
 
 /**

@@ -4,7 +4,6 @@ import { allRows, forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
 import type { NvtxColumns } from './nvtxEventColumns.js';
-import type { NvtxInfoFacts } from './infoReads.js';
 
 /** Key of a (domainId, pid) pair; domain ids are small, pids 24-bit. */
 export function domainKey(domainId: number | null, pid: number): number {
@@ -26,16 +25,23 @@ export function keysDomainExactly(domainId: unknown, pid: number | null): boolea
 /**
  * Names of NVTX domains per (domainId, pid): the text of each DomainCreate (eventType 75) row.
  * Domains whose creation row is missing (trimmed exports) have no entry. Read once per export
- * (a second of the 10x bench file by query), from the NVTX columns when they are read, else from
- * `info`'s scan of the table when it ran (`nvtxInfoFacts`), else by query.
+ * (a second of the 10x bench file by query), from the NVTX columns when they are read, or by
+ * another scan of the whole table (`knownNvtxDomains`: `info`'s), else by query.
  */
 export function nvtxDomains(loaded: LoadedExport): ReadonlyMap<number, string> {
   loaded.requireContract('nvtx');
-  return loaded.cached('nvtxDomains', () => {
+  return loaded.cached(NVTX_DOMAINS, () => {
     const cols = loaded.sharedNvtx();
-    return cols ? nvtxDomainsOf(cols) : (loaded.cachedValue<NvtxInfoFacts | null>('nvtxInfoFacts')?.domainNames ?? readNvtxDomains(loaded));
+    return cols ? nvtxDomainsOf(cols) : readNvtxDomains(loaded);
   });
 }
+
+/** The domains' names as a scan of the whole table found them (`DomainCreates`): what `nvtxDomains` gives from now on, unless it was read before. */
+export function knownNvtxDomains(loaded: LoadedExport, names: ReadonlyMap<number, string>): void {
+  loaded.cached(NVTX_DOMAINS, () => names);
+}
+
+const NVTX_DOMAINS = 'nvtxDomains';
 
 /** `nvtxDomains` from the NVTX columns: the earliest DomainCreate row of each (domain, process). */
 export function nvtxDomainsOf(c: NvtxColumns): Map<number, string> {
