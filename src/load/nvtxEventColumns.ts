@@ -254,7 +254,8 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
         else if (upper !== up) upper = null;
       }
       domainId.data[n] = dom;
-      if (isNvtxRange(et) && !keysDomainExactly(dom, hi === null ? null : p)) unkeyed++;
+      // (The domain first: on an export as nsys writes it, every row's is keyed.)
+      if (!keysDomainExactly(dom, hi === null ? null : p) && isNvtxRange(et)) unkeyed++;
       endTid.data[n] = endT;
       // Text ids are resolved after the scan (the connection is busy during it): kept as -2 - id,
       // with the inline text aside for the rare row that has both (coalesce's fallback). An id
