@@ -12,7 +12,7 @@
  * through better-sqlite3 (the stack's SQLite binding), before any analysis. Issue 30's 1x `report`
  * lines (<= 1.0x the shell's wall, <= 1.5x its CPU) leave the analyses the difference.
  *
- *   node bench/readFloor.mjs [EXPORT] [--rounds N]   (default ../shared/fixtures/pytorch-dense-long/trace.sqlite, 5 rounds)
+ *   node bench/readFloor.mjs [--file EXPORT] [--rounds N]   (default ../shared/fixtures/pytorch-dense-long/trace.sqlite, 5 rounds)
  *
  * Needs `npm run build` (dist/src) and `sqlite3` on the PATH. Prints one line per round and the medians.
  */
@@ -21,6 +21,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { optionsOrExit } from './args.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SHELL_SQL =
@@ -36,15 +37,26 @@ async function loader() {
   return (file) => new LoadedExport(openExport(file), {});
 }
 
+const USAGE = 'usage: node bench/readFloor.mjs [--file EXPORT] [--rounds N]\n';
+
 if (!isMainThread) {
   // The worker: load the modules, say so, read the NVTX columns when told.
   const open = await loader();
   parentPort.postMessage('ready');
   parentPort.once('message', () => parentPort.postMessage(open(workerData).nvtx().count));
-} else if (process.argv[2] === '--round') {
-  await round(process.argv[3]);
 } else {
-  main();
+  const values = optionsOrExit(
+    'readFloor',
+    {
+      file: { type: 'string', default: join(REPO, '../shared/fixtures/pytorch-dense-long/trace.sqlite') },
+      rounds: { type: 'string', default: '5' },
+      // One timed round, in a process of its own (what `main` runs).
+      round: { type: 'boolean', default: false },
+    },
+    USAGE,
+  );
+  if (values.round) await round(values.file);
+  else main(resolve(values.file), Number(values.rounds));
 }
 
 /** One round in this process: both threads' modules loaded, then the reads timed. */
@@ -63,19 +75,15 @@ async function round(file) {
   await worker.terminate();
 }
 
-function main() {
-  const args = process.argv.slice(2);
-  const roundsAt = args.indexOf('--rounds');
-  const rounds = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 5;
-  const file = resolve(args[0] ?? join(REPO, '../shared/fixtures/pytorch-dense-long/trace.sqlite'));
-  if (!existsSync(file) || !Number.isInteger(rounds) || rounds < 1) {
-    console.error(`readFloor: ${existsSync(file) ? `--rounds must be a positive integer` : `${file}: no such export`}`);
+function main(file, rounds) {
+  if (!Number.isInteger(rounds) || rounds < 1 || !existsSync(file)) {
+    process.stderr.write(`readFloor: ${!existsSync(file) ? `${file}: no such export` : '--rounds must be a positive integer'}\n${USAGE}`);
     process.exit(2);
   }
   const ours = [];
   const shell = [];
   for (let i = 0; i < rounds; i++) {
-    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--round', file], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--round', '--file', file], { encoding: 'utf8' });
     if (r.status !== 0) {
       console.error(`readFloor: the round failed: ${r.stderr.trim().split('\n').pop()}`);
       process.exit(2);

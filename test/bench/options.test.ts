@@ -1,5 +1,5 @@
 /**
- * `npm run bench` and its helpers (bench/run.mjs, make-10x.mjs, make-kineto-200mb.mjs) answer a
+ * `npm run bench` and its helpers (bench/run.mjs, make-10x.mjs, make-kineto-200mb.mjs, readFloor.mjs) answer a
  * wrong option as the CLI does: one line naming it, the usage, exit 2, no stack trace; `--help`
  * prints the usage. Each exits before reading or building anything.
  */
@@ -12,6 +12,7 @@ const SCRIPTS: [string, string][] = [
   ['run.mjs', 'bench'],
   ['make-10x.mjs', 'make-10x'],
   ['make-kineto-200mb.mjs', 'make-kineto-200mb'],
+  ['readFloor.mjs', 'readFloor'],
 ];
 
 function runScript(script: string, args: string[]) {
