@@ -22,6 +22,9 @@ export function keysDomainExactly(domainId: unknown, pid: number | null): boolea
   return pid !== null && typeof domainId === 'number' && Number.isInteger(domainId) && domainId >= 0 && domainId < MAX_KEYED_DOMAIN;
 }
 
+/** Where `nvtxDomains` keeps the names on the export's view. */
+const NVTX_DOMAINS = 'nvtxDomains';
+
 /**
  * Names of NVTX domains per (domainId, pid): the text of each DomainCreate (eventType 75) row.
  * Domains whose creation row is missing (trimmed exports) have no entry. Read once per export
@@ -40,8 +43,6 @@ export function nvtxDomains(loaded: LoadedExport): ReadonlyMap<number, string> {
 export function knownNvtxDomains(loaded: LoadedExport, names: ReadonlyMap<number, string>): void {
   loaded.cached(NVTX_DOMAINS, () => names);
 }
-
-const NVTX_DOMAINS = 'nvtxDomains';
 
 /** `nvtxDomains` from the NVTX columns: the earliest DomainCreate row of each (domain, process). */
 export function nvtxDomainsOf(c: NvtxColumns): Map<number, string> {
