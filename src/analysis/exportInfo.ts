@@ -19,7 +19,7 @@ import {
   type NvtxInfoFacts,
 } from '../load/infoReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { domainKey, nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
+import { domainKey, domainKeyParts, nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { detectEngine } from '../iterations/sources/index.js';
 import type { NvtxRangesByDomain } from './nvtxSummary.js';
@@ -114,7 +114,7 @@ function nvtxDomainInfo(loaded: LoadedExport, counted: NvtxRangesByDomain | null
   const counts = counted ?? facts?.rangesByDomain;
   if (counts) {
     return [...counts]
-      .map(([key, ranges]) => ({ domainId: Math.floor(key / 16777216), pid: key % 16777216, ranges }))
+      .map(([key, ranges]) => ({ ...domainKeyParts(key), ranges }))
       .sort((a, b) => a.pid - b.pid || a.domainId - b.domainId)
       .map((r) => ({ ...r, name: names.get(domainKey(r.domainId, r.pid)) ?? null }));
   }
@@ -192,10 +192,9 @@ function spanOf(loaded: LoadedExport, fromColumns: { start: number; end: number 
   const gpuAndCalls = [...GPU_OP_TABLES, 'CUPTI_ACTIVITY_KIND_RUNTIME'];
   const nvtx = (fromColumns ? loaded.nvtxSpan() : undefined) ?? (nvtxFacts ? { start: nvtxFacts.start, end: nvtxFacts.end } : undefined);
   if (!fromColumns) return nvtx ? widerSpan(activitySpan(loaded, gpuAndCalls), nvtx) : activitySpan(loaded, [...gpuAndCalls, 'NVTX_EVENTS']);
-  const span = nvtx ?? activitySpan(loaded, ['NVTX_EVENTS']);
-  const lo = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.min(a, b) : a);
-  const hi = (a: number | null, b: number) => (a == null ? (Number.isFinite(b) ? b : null) : Number.isFinite(b) ? Math.max(a, b) : a);
-  return { start: lo(span.start, fromColumns.start), end: hi(span.end, fromColumns.end) };
+  // The columns' bounds are +-Infinity without rows: no bound.
+  const finite = (x: number) => (Number.isFinite(x) ? x : null);
+  return widerSpan(nvtx ?? activitySpan(loaded, ['NVTX_EVENTS']), { start: finite(fromColumns.start), end: finite(fromColumns.end) });
 }
 
 /** The span over both (a null bound is no bound: as SQL's min and max over a union). */

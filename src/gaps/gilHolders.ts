@@ -2,7 +2,7 @@ import { coveredLength, intersectIntervals, intersectionLength, overlapLength, u
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { gilRanges, threadKey, threadNames } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { nvtxEndOfTime } from '../load/nvtxReads.js';
+import { domainKey, nvtxEndOfTime } from '../load/nvtxReads.js';
 import type { GapAnalysis } from './analyzeGaps.js';
 import { gilRangesOfExecutors, type HostNvtxRanges } from './hostNvtxRanges.js';
 import { GIL_DOMAIN, GIL_HOLD_RANGE, GIL_WAIT_RANGE } from './hostCauses.js';
@@ -49,7 +49,7 @@ export interface GilHolderAnalysis {
  */
 export function findGilHolders(loaded: LoadedExport, gaps: GapAnalysis, nvtxDomains: readonly NvtxDomainInfo[], nvtxRanges?: HostNvtxRanges): GilHolderAnalysis[] {
   if (!gaps.gilTraced || gaps.threads.length === 0) return [];
-  const gilDomain = new Set(nvtxDomains.filter((d) => d.name === GIL_DOMAIN).map((d) => d.domainId * 16777216 + d.pid));
+  const gilDomain = new Set(nvtxDomains.filter((d) => d.name === GIL_DOMAIN).map((d) => domainKey(d.domainId, d.pid)));
   const executors = gaps.threads.filter((t) => nvtxDomains.some((d) => d.name === GIL_DOMAIN && d.pid === t.pid)).map((t) => ({ pid: t.pid, tid: t.executorTid }));
   if (executors.length === 0) return [];
   // Taken from the NVTX columns (by the pipeline, or here when read), else one filtered query.
@@ -64,7 +64,7 @@ export function findGilHolders(loaded: LoadedExport, gaps: GapAnalysis, nvtxDoma
     l.e.push(e);
   };
   for (const r of rows) {
-    if (!gilDomain.has(r.domainId * 16777216 + r.pid)) continue;
+    if (!gilDomain.has(domainKey(r.domainId, r.pid))) continue;
     const end = r.end ?? (endOfTime ??= nvtxEndOfTime(loaded) ?? r.start);
     push(r.wait ? waits : holds, threadKey(r.pid, r.tid), r.start, end);
   }

@@ -3,7 +3,7 @@ import type { ApiCallIndex } from '../load/apiCallIndex.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import { forEachHostCauseRange, threadKey, type HostCauseRows } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { domainKey, nvtxDomains, nvtxEndOfTime } from '../load/nvtxReads.js';
+import { domainKey, domainKeyParts, nvtxDomains, nvtxEndOfTime } from '../load/nvtxReads.js';
 import { Column, NO_STRING_ID } from '../load/typedColumn.js';
 import { unionIntervals, type IntervalSet } from '../math/intervals.js';
 
@@ -404,7 +404,7 @@ export function gilDomainsOf(loaded: LoadedExport): { keys: Set<number>; ids: Se
 
 /** `gilDomainsOf` from the domains' keys. */
 function gilDomainsOfKeys(keys: readonly number[]): { keys: Set<number>; ids: Set<number> } {
-  return { keys: new Set(keys), ids: new Set(keys.map((key) => Math.floor(key / 16777216))) };
+  return { keys: new Set(keys), ids: new Set(keys.map((key) => domainKeyParts(key).domainId)) };
 }
 
 /**
@@ -414,7 +414,7 @@ function gilDomainsOfKeys(keys: readonly number[]): { keys: Set<number>; ids: Se
  */
 function readHostRanges(loaded: LoadedExport, ctx: HostContext, launchingSet: ReadonlySet<number>, causeRows: HostCauseRows | undefined): void {
   const { keys: gilDomainKeys, ids: gilDomainIds } = causeRows ? gilDomainsOfKeys(causeRows.gilDomainKeys) : gilDomainsOf(loaded);
-  for (const key of gilDomainKeys) ctx.gilTracedPids.add(key % 16777216);
+  for (const key of gilDomainKeys) ctx.gilTracedPids.add(domainKeyParts(key).pid);
   const gc = new IntervalLists();
   const gil = new IntervalLists();
   const named = new Map<number, ThreadRangeColumns>();

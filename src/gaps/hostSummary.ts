@@ -5,7 +5,7 @@ import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE } from './hostCauses.js';
 import { rangesNamed, threadKey } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import type { HostNvtxRanges } from './hostNvtxRanges.js';
-import { nvtxDomains as nvtxDomainNames, nvtxEndOfTime } from '../load/nvtxReads.js';
+import { domainKey, nvtxDomains as nvtxDomainNames, nvtxEndOfTime } from '../load/nvtxReads.js';
 
 /** Python garbage collections (`Python GC` NVTX ranges, TLLM_PROFILE_RECORD_GC=1). */
 export interface GcSummary {
@@ -88,7 +88,7 @@ export function summarizeHost(
   }
   const gilDomains = new Set<number>();
   if (nvtxDomains) {
-    for (const d of nvtxDomains) if (d.name === GIL_DOMAIN) gilDomains.add(d.domainId * 16777216 + d.pid);
+    for (const d of nvtxDomains) if (d.name === GIL_DOMAIN) gilDomains.add(domainKey(d.domainId, d.pid));
   } else {
     for (const [key, name] of nvtxDomainNames(loaded)) if (name === GIL_DOMAIN) gilDomains.add(key);
   }
@@ -110,7 +110,7 @@ export function summarizeHost(
       if (d > gc.longestNs) gc.longestNs = d;
       gcStarts.push(r.start);
       gcEnds.push(end);
-    } else if (name === GIL_WAIT_RANGE && gilDomains.has(r.domainId * 16777216 + r.pid)) {
+    } else if (name === GIL_WAIT_RANGE && gilDomains.has(domainKey(r.domainId, r.pid))) {
       const s = executor.get(threadKey(r.pid, r.tid));
       if (!s) continue;
       s.waits++;

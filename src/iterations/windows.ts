@@ -1,6 +1,6 @@
 import { forEachNvtxRangeMatching, type NvtxRangeVisitor } from '../load/iterationRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { nvtxDomains } from '../load/nvtxReads.js';
+import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
 import type { LabelCounts } from './rangeSpec.js';
 import type { IterationSource } from './source.js';
 
@@ -59,7 +59,7 @@ export function collectRanges(
       startNs: start,
       rangeEndNs: end,
       text,
-      domain: domains.get((domainId ?? 0) * 16777216 + pid) ?? null,
+      domain: domains.get(domainKey(domainId, pid)) ?? null,
       label,
       number: numberOf(text, label),
     });

@@ -10,6 +10,11 @@ export function domainKey(domainId: number | null, pid: number): number {
   return (domainId ?? 0) * 16777216 + pid;
 }
 
+/** The domain id and pid a `domainKey` was made of. */
+export function domainKeyParts(key: number): { domainId: number; pid: number } {
+  return { domainId: Math.floor(key / 16777216), pid: key % 16777216 };
+}
+
 /** Domain ids `domainKey` holds exactly (with a 24-bit pid, the key stays below 2^53). */
 const MAX_KEYED_DOMAIN = 2 ** 29;
 
