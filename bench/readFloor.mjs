@@ -22,13 +22,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { optionsOrExit } from './args.mjs';
+import { REPORT_ROWS } from './shellSql.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SHELL_SQL =
-  'SELECT k.start, k."end", k.deviceId, k.demangledName, r.start, r.globalTid FROM CUPTI_ACTIVITY_KIND_KERNEL AS k ' +
-  'JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId AND (r.globalTid >> 24) = (k.globalPid >> 24); ' +
-  'SELECT n.start, n."end", n.eventType, coalesce(s.value, n.text), n.domainId, n.globalTid FROM NVTX_EVENTS AS n ' +
-  'LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType IN (59, 60, 70, 71)';
 
 /** The loader's modules, as `tsc` builds them. */
 async function loader() {
@@ -106,7 +102,7 @@ function main(file, rounds) {
 /** The shell's wall and CPU (user + system of the child, from the kernel's accounting). */
 function timedShell(file) {
   const t0 = performance.now();
-  const r = spawnSync('/bin/sh', ['-c', 'sqlite3 -readonly "$1" "$2" > /dev/null; times', 'sh', file, SHELL_SQL], { encoding: 'utf8' });
+  const r = spawnSync('/bin/sh', ['-c', 'sqlite3 -readonly "$1" "$2" > /dev/null; times', 'sh', file, REPORT_ROWS], { encoding: 'utf8' });
   const wallS = (performance.now() - t0) / 1000;
   if (r.status !== 0) {
     console.error(`readFloor: sqlite3 failed: ${r.stderr.trim()}`);

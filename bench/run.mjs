@@ -33,6 +33,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { optionsOrExit } from './args.mjs';
 import { make10x } from './make-10x.mjs';
+import { KERNEL_LAUNCH_JOIN, NVTX_RANGES, REPORT_ROWS } from './shellSql.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(here, '..');
@@ -56,14 +57,6 @@ const KINETO_RSS_TARGET_MB = 500;
 /** `kernels` on a 50 MB Kineto trace: wall at most this times `JSON.parse` of the same file, peak RSS below the second (issue 31). */
 const KINETO_PARSE_TARGET = 1.5;
 const KINETO_50MB_RSS_TARGET_MB = 150;
-
-/** The GPU ops with their launching CUDA API call (kernel <-> runtime by correlationId + PID). */
-const KERNEL_LAUNCH_JOIN =
-  'SELECT k.start, k."end", k.deviceId, k.demangledName, r.start, r.globalTid FROM CUPTI_ACTIVITY_KIND_KERNEL AS k ' +
-  'JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS r ON r.correlationId = k.correlationId AND (r.globalTid >> 24) = (k.globalPid >> 24)';
-const NVTX_RANGES =
-  'SELECT n.start, n."end", n.eventType, coalesce(s.value, n.text), n.domainId, n.globalTid FROM NVTX_EVENTS AS n ' +
-  'LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType IN (59, 60, 70, 71)';
 
 /** GPU ops with their launch calls, memcpy/memset, NVTX ranges: what gaps (and idle causes) read. */
 const GAPS_ROWS =
@@ -115,7 +108,7 @@ const BENCHMARKS = [
     // Everything the report shows (iterations + log join, gaps with causes, kernel and NVTX
     // summaries, the NVTX GPU projection) against the shell reading kernels joined to their
     // launches plus all NVTX range text (the issue's yardstick).
-    shellSql: `${KERNEL_LAUNCH_JOIN}; ${NVTX_RANGES}`,
+    shellSql: REPORT_ROWS,
     // Issue 30: 1x at most the shell's wall time and 1.5x its CPU time; 10x at most 1.5x its wall.
     targetRatio: { '1x': 1.0, '10x': 1.5 },
     cpuTargetRatio: { '1x': 1.5 },
@@ -126,7 +119,7 @@ const BENCHMARKS = [
     // library entry alike"): bench/libraryReport.mjs imports the built package by its name.
     script: join(REPO, 'bench', 'libraryReport.mjs'),
     args: (F) => [F, join(dirname(F), 'iteration_log.txt')],
-    shellSql: `${KERNEL_LAUNCH_JOIN}; ${NVTX_RANGES}`,
+    shellSql: REPORT_ROWS,
     targetRatio: { '1x': 1.0, '10x': 1.5 },
     cpuTargetRatio: { '1x': 1.5 },
   },
