@@ -10,7 +10,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeExport } from '../../src/analysis/exportInfo.js';
 import { withExport } from '../../src/export/openExport.js';
@@ -18,7 +17,7 @@ import { activitySpan, nvtxInfoFacts, nvtxRangeCountsByDomain, rowCount } from '
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { nvtxDomains } from '../../src/load/nvtxReads.js';
 import { fixture } from '../helpers/fixtures.js';
-import { copyExport } from '../helpers/hostileExport.js';
+import { copyExport, editExport } from '../helpers/hostileExport.js';
 
 const EXPORTS = [
   ['pytorch-dense', 'trace.sqlite'],
@@ -66,14 +65,13 @@ describe('nvtxInfoFacts', () => {
   });
 
   it('a damaged copy: range rows with a NULL pid or a text domain leave the grouping to SQL, and info is as the queries say', () => {
-    const path = copyExport(fixture('pytorch-dense', 'trace.sqlite'), join(tmp, 'damaged.sqlite'));
-    const db = new BetterSqlite3(path);
-    // Ranges of the first rows: one without its thread, one named by a text domain id; times of another as text.
-    const ranges = db.prepare('SELECT rowid FROM NVTX_EVENTS WHERE eventType IN (59, 60) ORDER BY rowid LIMIT 3').pluck().all() as number[];
-    db.prepare('UPDATE NVTX_EVENTS SET globalTid = NULL WHERE rowid = ?').run(ranges[0]);
-    db.prepare(`UPDATE NVTX_EVENTS SET domainId = 'seven' WHERE rowid = ?`).run(ranges[1]);
-    db.prepare(`UPDATE NVTX_EVENTS SET start = 'early', "end" = 'late' WHERE rowid = ?`).run(ranges[2]);
-    db.close();
+    const path = editExport(copyExport(fixture('pytorch-dense', 'trace.sqlite'), join(tmp, 'damaged.sqlite')), (db) => {
+      // Ranges of the first rows: one without its thread, one named by a text domain id; times of another as text.
+      const ranges = db.prepare('SELECT rowid FROM NVTX_EVENTS WHERE eventType IN (59, 60) ORDER BY rowid LIMIT 3').pluck().all() as number[];
+      db.prepare('UPDATE NVTX_EVENTS SET globalTid = NULL WHERE rowid = ?').run(ranges[0]);
+      db.prepare(`UPDATE NVTX_EVENTS SET domainId = 'seven' WHERE rowid = ?`).run(ranges[1]);
+      db.prepare(`UPDATE NVTX_EVENTS SET start = 'early', "end" = 'late' WHERE rowid = ?`).run(ranges[2]);
+    });
     withExport(path, (h) => {
       const loaded = new LoadedExport(h);
       const facts = nvtxInfoFacts(loaded)!;
