@@ -27,6 +27,31 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
   return iterationsTableOf(analysis);
 }
 
+/** Columns of vLLM's detailed step annotation (query tokens are the Ctx/Gen tokens columns). */
+const TOKEN_DETAIL_COLUMNS: Column[] = [
+  { key: 'contextKvTokens', header: 'Ctx KV tokens', kind: 'int' },
+  { key: 'generationKvTokens', header: 'Gen KV tokens', kind: 'int' },
+  { key: 'contextQq', header: 'Ctx q*q', kind: 'int' },
+  { key: 'contextQk', header: 'Ctx q*kv', kind: 'int' },
+  { key: 'generationQq', header: 'Gen q*q', kind: 'int' },
+  { key: 'generationQk', header: 'Gen q*kv', kind: 'int' },
+  { key: 'attentionNsPer1kKv', header: 'Attention ns / 1k KV tokens', kind: 'float' },
+];
+
+function tokenDetailCells(r: IterationsTableInput['iterations'][number]): DataTable['rows'][number] {
+  const d = r.tokenDetail;
+  const ns = r.attentionNsPer1kKvTokens;
+  return {
+    contextKvTokens: d?.context?.kvTokens ?? null,
+    generationKvTokens: d?.generation?.kvTokens ?? null,
+    contextQq: d?.context?.qqCompute ?? null,
+    contextQk: d?.context?.qkCompute ?? null,
+    generationQq: d?.generation?.qqCompute ?? null,
+    generationQk: d?.generation?.qkCompute ?? null,
+    attentionNsPer1kKv: ns == null ? null : Math.round(ns),
+  };
+}
+
 function iterationsTableOf(analysis: IterationsTableInput): DataTable {
   const cats = usedCategories(analysis);
   const multiPid = new Set(analysis.iterations.map((r) => r.pid)).size > 1;
@@ -35,6 +60,8 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
   // SGLang steps no log line numbers or describes: say what the number and the phase are.
   const captureOrder = analysis.iterations.length > 0 && analysis.iterations.every((r) => r.captureOrder);
   const phaseFrom = analysis.iterations.some((r) => r.phaseBasis);
+  // vLLM's detailed annotation: KV tokens and compute proxies per phase, attention against KV.
+  const detail = analysis.iterations.some((r) => r.tokenDetail);
   const columns: Column[] = [
     ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as Column] : []),
     { key: 'iter', header: captureOrder ? 'Capture step' : 'Iter', kind: 'int' },
@@ -44,6 +71,7 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
     { key: 'contextTokens', header: 'Ctx tokens', kind: 'int' },
     { key: 'generationRequests', header: 'Gen reqs', kind: 'int' },
     ...(genTokens ? [{ key: 'generationTokens', header: 'Gen tokens', kind: 'int' } as Column] : []),
+    ...(detail ? TOKEN_DETAIL_COLUMNS : []),
     { key: 'startNs', header: 'Start (ns)', kind: 'ns' },
     { key: 'wallNs', header: 'Wall (ns)', kind: 'ns' },
     { key: 'gpuBusyNs', header: 'GPU busy (ns)', kind: 'ns' },
@@ -75,6 +103,7 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
       matched: r.matched ? (r.labelMatchesLog === false ? 'mismatch' : 'yes') : 'no',
     };
     for (const c of cats) row[`cat:${c}`] = r.categoryNs[c] ?? 0;
+    if (detail) Object.assign(row, tokenDetailCells(r));
     Object.assign(row, metricCells(r.metrics, analysis.metricNames ?? []));
     return row;
   });
@@ -85,6 +114,7 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
 export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], metricNames: string[] = []): DataTable {
   const cats = categories.filter((c) => phases.some((p) => (p.meanCategoryNs[c] ?? 0) > 0));
   const genTokens = phases.some((p) => p.gpuNsPerGenerationToken !== undefined);
+  const kv = phases.some((p) => p.attentionNsPer1kKvTokens !== undefined);
   const columns: Column[] = [
     { key: 'phase', header: 'Phase', kind: 'text' },
     { key: 'iterations', header: 'Iterations', kind: 'int' },
@@ -100,6 +130,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], 
     { key: 'gpuNsPerContextToken', header: 'GPU ns / ctx token', kind: 'float' },
     { key: 'gpuNsPerGenerationRequest', header: 'GPU ns / gen req', kind: 'float' },
     ...(genTokens ? [{ key: 'gpuNsPerGenerationToken', header: 'GPU ns / gen token', kind: 'float' } as Column] : []),
+    ...(kv ? [{ key: 'attentionNsPer1kKv', header: 'Attention ns / 1k KV tokens', kind: 'float' } as Column] : []),
     ...metricColumns(metricNames),
   ];
   const rows = phases.map((p) => {
@@ -117,6 +148,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], 
       gpuNsPerContextToken: p.gpuNsPerContextToken == null ? null : Math.round(p.gpuNsPerContextToken),
       gpuNsPerGenerationRequest: p.gpuNsPerGenerationRequest == null ? null : Math.round(p.gpuNsPerGenerationRequest),
       gpuNsPerGenerationToken: p.gpuNsPerGenerationToken == null ? null : Math.round(p.gpuNsPerGenerationToken),
+      attentionNsPer1kKv: p.attentionNsPer1kKvTokens == null ? null : Math.round(p.attentionNsPer1kKvTokens),
     };
     for (const c of cats) row[`cat:${c}`] = Math.round(p.meanCategoryNs[c] ?? 0);
     Object.assign(row, metricCells(p.metrics, metricNames));

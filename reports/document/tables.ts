@@ -21,7 +21,7 @@ export function factsTable(title: string | undefined, facts: readonly (readonly 
 }
 
 /** How the report names phases in prose and headers. */
-export const PHASE_LABELS: Readonly<Record<string, string>> = { context: 'context-only', mixed: 'mixed', generation: 'generation-only', empty: 'empty', unknown: 'unknown phase' };
+export const PHASE_LABELS: Readonly<Record<string, string>> = { context: 'context-only', mixed: 'mixed', generation: 'generation-only', speculative: 'speculative (verify)', empty: 'empty', unknown: 'unknown phase' };
 
 /**
  * Kernel time by category: in iterations (total, share, per phase) and over the whole capture.

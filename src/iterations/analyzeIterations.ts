@@ -10,17 +10,20 @@ import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIteratio
 import { METRIC_KEYS } from '../logs/logRecords.js';
 import { attributeGpuWork, type AttributionCoverage, type GpuAttribution, type IterationWindow } from './attribute.js';
 import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder, type Numbering } from './numbering.js';
-import { parseProfileRanges, type LabelCounts, type ProfileRange } from './rangeSpec.js';
+import { parseProfileRanges, type LabelCounts, type ProfileRange, type StepTokenDetail } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
 import type { Engine, IterationSource, PhaseBasis, PhaseRule, StepNumbering } from './source.js';
 import { findIterationRanges } from './sources/index.js';
-import type { FoundIterationRanges, IterationRange } from './windows.js';
+import type { FoundIterationRanges, IterationRange, UnparsedLabels } from './windows.js';
 import { fallbackIterationRanges, NO_ITERATION_SOURCE_HINT } from './fallbackRanges.js';
 import { IterationError } from '../errors.js';
 
-/** Batch phase of an iteration, from its context and generation request counts. */
-export type Phase = 'context' | 'mixed' | 'generation' | 'empty' | 'unknown';
-export const PHASES: readonly Phase[] = ['context', 'mixed', 'generation', 'empty', 'unknown'];
+/**
+ * Batch phase of an iteration, from its context and generation request counts; `speculative`: a
+ * speculative-decoding verify step (SGLang's TARGET_VERIFY), never counted as generation.
+ */
+export type Phase = 'context' | 'mixed' | 'generation' | 'speculative' | 'empty' | 'unknown';
+export const PHASES: readonly Phase[] = ['context', 'mixed', 'generation', 'speculative', 'empty', 'unknown'];
 
 /** The log fields joined to an iteration (no raw objects: see `sources` for where they came from). */
 export interface JoinedLog extends IterationMetrics {
@@ -69,6 +72,12 @@ export interface IterationRow {
   idleByCauseNs?: Record<string, number>;
   /** Time-weighted GPU metrics over the window, when the export sampled them (the pipeline's `iterations` part adds them). */
   metrics?: Record<string, number | null>;
+  /** The label's token detail (vLLM's detailed annotation: query and KV tokens, compute proxies); absent when it has none. */
+  tokenDetail?: StepTokenDetail;
+  /** KV tokens attention read in the step (both phases' sequence lengths); present with `tokenDetail`, null when neither phase has them. */
+  kvTokens?: number | null;
+  /** Attention kernel ns per 1,000 KV tokens; present with `tokenDetail`, null without KV tokens or an `attention` category. */
+  attentionNsPer1kKvTokens?: number | null;
 }
 
 export interface IterationCoverage extends AttributionCoverage {
@@ -305,6 +314,19 @@ function closeLastWindows(windows: IterationWindow[], attr: GpuAttribution): voi
   }
 }
 
+/** KV tokens of a step's detail: both phases' sequence lengths; null when neither phase carries them. */
+export function kvTokensOf(d: StepTokenDetail): number | null {
+  if (!d.context && !d.generation) return null;
+  return (d.context?.kvTokens ?? 0) + (d.generation?.kvTokens ?? 0);
+}
+
+/** The row fields a label's token detail adds: the detail, its KV tokens, attention ns per 1k of them. */
+function tokenDetailFields(d: StepTokenDetail, categoryNs: Record<string, number>): Pick<IterationRow, 'tokenDetail' | 'kvTokens' | 'attentionNsPer1kKvTokens'> {
+  const kv = kvTokensOf(d);
+  const attention = categoryNs.attention;
+  return { tokenDetail: d, kvTokens: kv, attentionNsPer1kKvTokens: kv && attention !== undefined ? (attention * 1000) / kv : null };
+}
+
 /** One row per window (cut steps included), with what the join found along the way. */
 function iterationRows(nw: NumberedWindows, attr: GpuAttribution, records: Map<number, MergedIterationRecord>, ownNumbering: boolean): { rows: IterationRow[]; labelMismatches: number[]; windowsWithoutRecord: number[] } {
   const nc = attr.categories.length;
@@ -352,12 +374,13 @@ function iterationRows(nw: NumberedWindows, attr: GpuAttribution, records: Map<n
       contextTokens: rec?.contextTokens ?? label?.contextTokens ?? null,
       generationRequests: gen,
       generationTokens: rec?.generationTokens ?? label?.generationTokens ?? null,
-      phase: told ? told.phase : phaseOf(ctx, gen),
+      phase: label?.speculative ? 'speculative' : told ? told.phase : phaseOf(ctx, gen),
       ...(told ? { phaseBasis: told.basis } : {}),
       ...(own?.captureOrder ? { captureOrder: true as const } : {}),
       log: rec ? joinedLog(rec) : null,
       matched: !!rec,
       labelMatchesLog,
+      ...(label?.detail ? tokenDetailFields(label.detail, categoryNs) : {}),
     };
   });
   return { rows, labelMismatches, windowsWithoutRecord };
@@ -429,6 +452,13 @@ export function analyzeIterations(loaded: LoadedExport, opts: IterationOptions =
 }
 
 /** The iteration analysis's notes for people, in order. */
+/** One note for the step markers of a known family whose text was not (fully) understood. */
+export function unparsedLabelsNote(engine: Engine, u: UnparsedLabels): string {
+  const parts = [u.unparsed ? `${u.unparsed} without a batch that could be read` : '', u.partial ? `${u.partial} read in part (the rest left empty)` : ''].filter(Boolean);
+  const example = u.example.length > 160 ? `${u.example.slice(0, 157)}...` : u.example;
+  return `${engine} step markers in a form not understood: ${parts.join(', ')}; e.g. '${example}'`;
+}
+
 function iterationNotes(x: {
   fw: FoundWindows;
   counters: { notes: string[] };
@@ -471,6 +501,8 @@ function iterationNotes(x: {
   const dpRanks = dpRanksOf([...logs]);
   if (dpRanks.length > 1) notes.push(`the vLLM log lines come from DP ranks ${dpRanks.join(', ')}: Iteration(N) counts each engine core's steps, so records of one N were merged across ranks; pass one rank's lines per export`);
   if (x.unclosedRanges.length) notes.push(`iteration range never closed in ${compactRanges([...x.unclosedRanges].sort((a, b) => a - b))}: the capture ended inside it`);
+  const unparsed = x.fw.found.unparsedLabels;
+  if (unparsed) notes.push(unparsedLabelsNote(source.engine, unparsed));
   if (x.fw.found.ignoredOtherThreads) notes.push(`${x.fw.found.ignoredOtherThreads} matching ranges on non-executor threads were ignored`);
   return notes;
 }

@@ -24,6 +24,31 @@ export interface LabelCounts {
   contextTokens: number | null;
   generationRequests: number;
   generationTokens: number | null;
+  /** The token detail some labels carry (vLLM's detailed annotation); absent when the text has none. */
+  detail?: StepTokenDetail;
+  /** Present (true) when part of the text was not understood: what parsed is kept, the rest is null. */
+  partial?: true;
+  /** Present (true) for a speculative-decoding verify step (SGLang's TARGET_VERIFY): its own phase, not decode. */
+  speculative?: true;
+}
+
+/** One phase's tokens in a step's label (vLLM's detailed annotation): sums over that phase's requests. */
+export interface PhaseTokenDetail {
+  /** Scheduled (query) tokens. */
+  queryTokens: number;
+  /** Sequence lengths (computed plus scheduled tokens): the KV tokens attention reads. */
+  kvTokens: number;
+  /** Sum of query_len^2: a proxy for QK^T compute of a prefill. */
+  qqCompute: number;
+  /** Sum of query_len * seq_len: a proxy for QK^T compute of decode and chunked prefill. */
+  qkCompute: number;
+}
+
+/** A step's token detail: the total scheduled tokens and each phase's sums (null: the text has none). */
+export interface StepTokenDetail {
+  scheduledTokens: number | null;
+  context: PhaseTokenDetail | null;
+  generation: PhaseTokenDetail | null;
 }
 
 export function parseForwardStepLabel(text: string): LabelCounts | null {

@@ -89,7 +89,7 @@ function threadEventSpan(ranges: readonly IterationRange[], ctx: StepNumberingCo
   return { firstNs, lastNs };
 }
 
-const PHASE_OF_KIND: Record<SglangStepKind, Phase> = { prefill: 'context', decode: 'generation', mixed: 'mixed', idle: 'empty' };
+const PHASE_OF_KIND: Record<SglangStepKind, Phase> = { prefill: 'context', decode: 'generation', mixed: 'mixed', idle: 'empty', speculative: 'speculative' };
 
 /** The steps as the alignment sees them: kind from the step span, else from the launches (none for a cut step). */
 function stepsOf(ranges: readonly IterationRange[], launches: readonly StepLaunches[], rule: LaunchRule, cut: readonly (string | null)[]): { steps: SglangStep[]; fromLaunches: boolean[] } {

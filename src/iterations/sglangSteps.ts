@@ -5,7 +5,7 @@
  */
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
-import type { LabelCounts } from './rangeSpec.js';
+import type { LabelCounts, PhaseTokenDetail, StepTokenDetail } from './rangeSpec.js';
 import type { IterationRange } from './windows.js';
 
 /** SGLang's scheduler range around one forward step (SGLANG_ENABLE_NVTX_SCHEDULER=1; torch `record_function` too). */
@@ -16,26 +16,36 @@ export const SGLANG_RUN_BATCH = 'scheduler.run_batch';
  * `step[DECODE bs=B]`, `step[MIXED bs=B]`, `step[IDLE bs=0]` (renamed 2026-05-01, #24197; with
  * roofline annotations `c=.. g=..` and aggregates follow), before that `step[prefill bs=B toks=T]`,
  * `step[decode bs=B]`, `step[mixed bs=N ext=T dec=D]`, `step[idle]` (#23419, 2026-04-22).
+ * The family is `step[MODE ...]`: fields after the mode are read where they are `key=number`;
+ * anything else in the brackets is left unread (the label is then partial), never a refusal.
  */
-export const SGLANG_STEP_SPAN = /^step\[\s*([A-Za-z_]+)((?:\s+[a-z_]+=\d+)*)\s*\]$/;
+export const SGLANG_STEP_SPAN = /^step\[\s*([A-Za-z_]+)\b([^\]]*)\]$/;
 
-/** The batch a step ran. */
-export type SglangStepKind = 'prefill' | 'decode' | 'mixed' | 'idle';
+/** The batch a step ran. A speculative step verifies draft tokens: its own phase, never decode. */
+export type SglangStepKind = 'prefill' | 'decode' | 'mixed' | 'idle' | 'speculative';
 
-/** A step span's mode and `key=value` numbers; null when the text is no step span. */
-function stepSpanParts(text: string): { mode: string; n: Record<string, number> } | null {
+/** One `key=value` field of a step span (integers and decimals). */
+const FIELD = /^([A-Za-z_]+)=(\d+(?:\.\d+)?)$/;
+
+/** A step span's mode, its `key=number` fields, and whether any other text was left unread; null when the text is no step span. */
+function stepSpanParts(text: string): { mode: string; n: Record<string, number>; unread: boolean } | null {
   const m = SGLANG_STEP_SPAN.exec(text);
   if (!m) return null;
   const n: Record<string, number> = {};
+  let unread = false;
   for (const kv of m[2].trim().split(/\s+/).filter(Boolean)) {
-    const [k, v] = kv.split('=');
-    n[k] = Number(v);
+    const f = FIELD.exec(kv);
+    if (f) n[f[1].toLowerCase()] = Number(f[2]);
+    else unread = true;
   }
-  return { mode: m[1].toUpperCase(), n };
+  return { mode: m[1].toUpperCase(), n, unread };
 }
 
-/** The forward modes of the target model's step (speculative decoding adds DRAFT_* forwards inside the same run_batch). */
-const KIND_OF_MODE: Record<string, SglangStepKind> = { EXTEND: 'prefill', PREFILL: 'prefill', SPLIT_PREFILL: 'prefill', DECODE: 'decode', TARGET_VERIFY: 'decode', MIXED: 'mixed', IDLE: 'idle' };
+/**
+ * The forward modes of the target model's step. Speculative decoding runs TARGET_VERIFY for the
+ * target model and DRAFT_* forwards (the draft model's, inside the same run_batch: not steps).
+ */
+const KIND_OF_MODE: Record<string, SglangStepKind> = { EXTEND: 'prefill', PREFILL: 'prefill', SPLIT_PREFILL: 'prefill', DECODE: 'decode', TARGET_VERIFY: 'speculative', MIXED: 'mixed', IDLE: 'idle' };
 
 export function isSglangStepSpan(text: string): boolean {
   return SGLANG_STEP_SPAN.test(text);
@@ -47,25 +57,46 @@ export function stepSpanKind(text: string): SglangStepKind | null {
   return p ? (KIND_OF_MODE[p.mode] ?? null) : null;
 }
 
-/**
- * Batch composition of a step span. EXTEND: `bs` new requests, `toks` prompt tokens, no decode;
- * DECODE / TARGET_VERIFY: `bs` decode requests; IDLE: nothing. MIXED only with its split
- * (`c=` / `g=` of roofline annotations, or the old `dec=`): `step[MIXED bs=B]` alone does not say
- * how many of the B requests are decoding.
- */
-export function parseSglangStepSpan(text: string): LabelCounts | null {
-  const p = stepSpanParts(text);
-  if (!p) return null;
-  const kind = KIND_OF_MODE[p.mode];
-  const { bs, toks, c, g, dec, c_sq } = p.n;
+/** Counts of a step span's batch, before the partial flag. */
+function spanCounts(kind: SglangStepKind | undefined, n: Record<string, number>): LabelCounts | null {
+  const { bs, toks, c, g, dec, c_sq } = n;
   const counts = (ctx: number, ctxTokens: number | null, gen: number): LabelCounts => ({ iter: null, contextRequests: ctx, contextTokens: ctxTokens, generationRequests: gen, generationTokens: null });
   if (kind === 'idle') return counts(0, 0, 0);
   if (bs === undefined) return null;
   if (kind === 'prefill') return counts(bs, toks ?? c_sq ?? null, 0);
   if (kind === 'decode') return counts(0, 0, bs);
+  if (kind === 'speculative') return { ...counts(0, 0, bs), speculative: true };
   if (kind === 'mixed' && c !== undefined && g !== undefined) return counts(c, c_sq ?? null, g);
   if (kind === 'mixed' && dec !== undefined && dec <= bs) return counts(bs - dec, null, dec);
   return null;
+}
+
+/**
+ * Batch composition of a step span. EXTEND: `bs` new requests, `toks` prompt tokens, no decode;
+ * DECODE: `bs` decode requests; TARGET_VERIFY: `bs` requests verifying drafts (speculative);
+ * IDLE: nothing. MIXED only with its split (`c=` / `g=` of roofline annotations, or the old
+ * `dec=`): `step[MIXED bs=B]` alone does not say how many of the B requests are decoding.
+ */
+export function parseSglangStepSpan(text: string): LabelCounts | null {
+  const p = stepSpanParts(text);
+  if (!p) return null;
+  const label = spanCounts(KIND_OF_MODE[p.mode], p.n);
+  if (!label) return null;
+  const detail = rooflineDetail(p.n);
+  return { ...label, ...(detail ? { detail } : {}), ...(p.unread ? { partial: true as const } : {}) };
+}
+
+/** One phase's roofline sums (`c_sq`, `c_sk`, `c_sqsq`, `c_sqsk`, or `g_...`); null unless all four are there. */
+function rooflinePhase(n: Record<string, number>, prefix: 'c' | 'g'): PhaseTokenDetail | null {
+  const [q, kv, qq, qk] = ['sq', 'sk', 'sqsq', 'sqsk'].map((k) => n[`${prefix}_${k}`]);
+  return q === undefined || kv === undefined || qq === undefined || qk === undefined ? null : { queryTokens: q, kvTokens: kv, qqCompute: qq, qkCompute: qk };
+}
+
+/** The roofline annotation's token detail (SGLang #24197: the same sums as vLLM's detailed annotation); null without it. */
+function rooflineDetail(n: Record<string, number>): StepTokenDetail | null {
+  const context = rooflinePhase(n, 'c');
+  const generation = rooflinePhase(n, 'g');
+  return context || generation ? { scheduledTokens: null, context, generation } : null;
 }
 
 /** Kernel and CUDA-graph launch calls a step's `run_batch` made (on its own thread). */

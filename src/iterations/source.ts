@@ -59,6 +59,12 @@ export interface IterationSource {
   findRanges(loaded: LoadedExport): FoundIterationRanges;
   /** Batch composition carried by a range's text (log alignment; phases without a log). */
   parseLabel(text: string): LabelCounts | null;
+  /**
+   * Whether every marker's text is meant to carry the batch (vLLM's, TensorRT-LLM's labels): a
+   * marker of the family whose text does not parse, or parses in part, is then counted and quoted
+   * in one note (`FoundIterationRanges.unparsedLabels`).
+   */
+  readonly labelsExpected?: boolean;
   /** Whether an NVTX text is one of this source's markers: a cheap existence probe for `detectEngine`. */
   matchesText?(text: string): boolean;
   /**

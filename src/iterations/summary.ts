@@ -29,6 +29,11 @@ export interface PhaseSummary {
   gpuNsPerGenerationToken?: number | null;
   contextTokens: number;
   generationRequests: number;
+  /**
+   * Attention kernel ns per 1,000 KV tokens over the phase (sum over sum), when every iteration of
+   * the phase carries its KV tokens (vLLM's detailed annotation); absent otherwise.
+   */
+  attentionNsPer1kKvTokens?: number | null;
   /** Time-weighted GPU metrics over the phase's windows (when sampled). */
   metrics?: Record<string, number | null>;
 }
@@ -77,6 +82,7 @@ export function summarizeByPhase(rows: IterationRow[], categories: string[]): Ph
     ...(p.generationTokensKnown === p.iterations ? { gpuNsPerGenerationToken: p.generationTokens > 0 ? p.kernelNs / p.generationTokens : null } : {}),
     contextTokens: p.contextTokens,
     generationRequests: p.generationRequests,
+    ...(p.kvTokensKnown === p.iterations ? { attentionNsPer1kKvTokens: p.kvTokens > 0 && p.attentionKnown ? (p.attentionNs * 1000) / p.kvTokens : null } : {}),
   }));
 }
 
@@ -125,6 +131,10 @@ function aggregatePhase(phaseOrder: number, g: readonly IterationRow[], categori
     generationTokensKnown: g.filter((r) => r.generationTokens != null).length,
     contextTokensKnown: g.filter((r) => r.contextTokens != null).length,
     generationRequestsKnown: g.filter((r) => r.generationRequests != null).length,
+    kvTokens: sum(g.map((r) => r.kvTokens ?? 0)),
+    kvTokensKnown: g.filter((r) => r.kvTokens != null).length,
+    attentionNs: sum(g.map((r) => r.categoryNs.attention ?? 0)),
+    attentionKnown: categories.includes('attention') ? 1 : 0,
   };
   for (const c of categories) out[categoryColumn(c)] = sum(g.map((r) => r.categoryNs[c] ?? 0)) / n;
   return out;

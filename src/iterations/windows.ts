@@ -35,6 +35,34 @@ export interface FoundIterationRanges {
    * scheduler's other ranges), found with them so the NVTX table is read in one place.
    */
   otherRanges?: Map<number, IterationRange[]>;
+  /**
+   * Markers of the source's family whose text did not parse (no batch) or parsed in part, for a
+   * source whose labels carry the batch (`IterationSource.labelsExpected`); absent when none.
+   */
+  unparsedLabels?: UnparsedLabels;
+}
+
+/** Markers read as steps whose text was not (fully) understood, and the first one's text. */
+export interface UnparsedLabels {
+  /** Texts that gave no batch at all. */
+  unparsed: number;
+  /** Texts whose batch was read in part (the rest left null). */
+  partial: number;
+  example: string;
+}
+
+/** Counts the labels `collectRanges` could not read whole; undefined when every one parsed. */
+function unparsedLabelsOf(ranges: readonly IterationRange[]): UnparsedLabels | undefined {
+  let unparsed = 0;
+  let partial = 0;
+  let example: string | undefined;
+  for (const r of ranges) {
+    if (r.label && !r.label.partial) continue;
+    if (r.label) partial++;
+    else unparsed++;
+    example ??= r.text;
+  }
+  return example === undefined ? undefined : { unparsed, partial, example };
 }
 
 /**
@@ -67,7 +95,8 @@ export function collectRanges(
   const { matched, invalid } = forEachNvtxRangeMatching(loaded, match, visit);
   if (!matched) return { source, byPid: new Map(), ignoredOtherThreads: 0 };
   const { byPid, ignoredOtherThreads } = executorThreadPerProcess(all);
-  return { source, byPid, ignoredOtherThreads, invalidRanges: invalid };
+  const unparsedLabels = source.labelsExpected ? unparsedLabelsOf([...byPid.values()].flat()) : undefined;
+  return { source, byPid, ignoredOtherThreads, invalidRanges: invalid, ...(unparsedLabels ? { unparsedLabels } : {}) };
 }
 
 /** Per process, keeps the thread with the most matches: the executor loop. */

@@ -1,4 +1,4 @@
-import { forEachMatchingNvtxRange, hasMatchingNvtxRange, matchingNvtxTexts, type NvtxRangeVisitor } from '../../queries/iterationRanges.js';
+import { forEachMatchingNvtxRange, hasMatchingNvtxRange, matchingNvtxTexts, selectMostFrequentRangeTexts, type NvtxRangeVisitor, type RangeTextCount } from '../../queries/iterationRanges.js';
 import { selectLastApiCallEnd, selectLaunchCallsPerThread } from '../../queries/launchCalls.js';
 import { allRows } from '../../queries/run.js';
 import { isValidNvtxTimes } from '../../queries/validRows.js';
@@ -9,7 +9,7 @@ import { forEachMatchingRangeRow, hasRangeRowMatching, holdingEveryRow } from '.
 import { nvtxDomains } from './nvtxReads.js';
 import { hostCauseScanOf } from './hostRangeReads.js';
 
-export type { NvtxRangeVisitor };
+export type { NvtxRangeVisitor, RangeTextCount };
 
 /**
  * What the iteration sources read: the NVTX ranges whose text marks an iteration, and, for
@@ -75,4 +75,10 @@ export function sessionEndNs(loaded: LoadedExport): number | undefined {
   if (!loaded.hasTable('CUPTI_ACTIVITY_KIND_RUNTIME')) return undefined;
   const e = allRows(loaded.handle, selectLastApiCallEnd(loaded.handle))[0]?.endNs;
   return e == null ? undefined : Number(e);
+}
+
+/** The `limit` most frequent NVTX range texts with their counts (none without NVTX_EVENTS). */
+export function mostFrequentRangeTexts(loaded: LoadedExport, limit: number): RangeTextCount[] {
+  if (!loaded.hasTable('NVTX_EVENTS')) return [];
+  return allRows(loaded.handle, selectMostFrequentRangeTexts(loaded.handle, limit)).map((r) => ({ text: String(r.text), count: Number(r.count) }));
 }

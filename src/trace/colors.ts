@@ -30,11 +30,12 @@ export function causeColor(cause: string): string {
   return CAUSE_COLORS[kind] ?? CAUSE_COLORS.unattributed;
 }
 
-/** Iteration slices by batch phase: context green, mixed blue, generation light green, else grey. */
+/** Iteration slices by batch phase: context green, mixed blue, generation light green, speculative yellow, else grey. */
 export const PHASE_COLORS: Readonly<Record<Phase, string>> = {
   context: 'rail_load',
   mixed: 'rail_response',
   generation: 'thread_state_running',
+  speculative: 'rail_animation',
   empty: 'generic_work',
   unknown: 'generic_work',
 };

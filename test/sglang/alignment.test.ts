@@ -74,7 +74,8 @@ describe('SGLang alignment rules', () => {
     expect(parseSglangStepSpan('step[MIXED bs=17]')).toBeNull();
     expect(stepSpanKind('step[MIXED bs=17]')).toBe('mixed');
     expect(parseSglangStepSpan('step[idle]')).toMatchObject({ contextRequests: 0, generationRequests: 0 });
-    expect(stepSpanKind('step[TARGET_VERIFY bs=8]')).toBe('decode');
+    // Speculative verify steps are their own phase, never decode (issue #54).
+    expect(stepSpanKind('step[TARGET_VERIFY bs=8]')).toBe('speculative');
     expect(stepSpanKind('step[DRAFT_EXTEND bs=8]')).toBeNull();
   });
 });

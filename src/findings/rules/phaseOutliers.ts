@@ -15,44 +15,80 @@ function tokensOf(r: IterationRow): number | null {
   return (r.contextTokens ?? 0) + (r.generationRequests ?? 0);
 }
 
-/** Iterations whose GPU busy ns per token is far above their phase's median. */
+/** One iteration of a phase with the GPU time its batch predicts (`expectedNs`). */
+interface Scored {
+  r: IterationRow;
+  tokens: number;
+  expectedNs: number;
+}
+
+/**
+ * The GPU busy time each iteration of a phase is expected to take. Without KV lengths: the phase's
+ * median busy ns per token times its tokens. With them (vLLM's detailed annotation, on every
+ * iteration of the phase): attention grows with the KV tokens it reads, the rest with the tokens,
+ * so expected = median non-attention busy ns per token x tokens + median attention ns per KV
+ * token x KV tokens; a long-context step is then not called slow for the attention its KV explains.
+ */
+function expectedBusy(l: readonly { r: IterationRow; tokens: number }[]): { scored: Scored[]; byKv: boolean } {
+  const byKv = l.every((x) => x.r.kvTokens != null && x.r.kvTokens > 0 && x.r.categoryNs.attention !== undefined);
+  if (!byKv) {
+    const med = median(l.map((x) => x.r.gpuBusyNs / x.tokens));
+    return { scored: l.map((x) => ({ ...x, expectedNs: med * x.tokens })), byKv };
+  }
+  const attn = (r: IterationRow) => Math.min(r.categoryNs.attention ?? 0, r.gpuBusyNs);
+  const restPerToken = median(l.map((x) => (x.r.gpuBusyNs - attn(x.r)) / x.tokens));
+  const attnPerKv = median(l.map((x) => attn(x.r) / (x.r.kvTokens as number)));
+  return { scored: l.map((x) => ({ ...x, expectedNs: restPerToken * x.tokens + attnPerKv * (x.r.kvTokens as number) })), byKv };
+}
+
+/** Iterations whose GPU busy time is far above what their phase's median predicts for their batch. */
 export function phaseOutliers(ctx: RuleContext): Finding[] {
   const rows = ctx.input.iterations?.iterations ?? [];
-  const byPhase = new Map<string, { r: IterationRow; perToken: number; tokens: number }[]>();
+  const byPhase = new Map<string, { r: IterationRow; tokens: number }[]>();
   for (const r of rows) {
     const tokens = tokensOf(r);
     if (!tokens || r.phase === 'unknown' || r.phase === 'empty') continue;
     const l = byPhase.get(r.phase) ?? [];
-    l.push({ r, perToken: r.gpuBusyNs / tokens, tokens });
+    l.push({ r, tokens });
     byPhase.set(r.phase, l);
   }
   const outliers: { r: IterationRow; perToken: number; med: number; excessNs: number }[] = [];
+  let kvModel = false;
   for (const l of byPhase.values()) {
     if (l.length < 5) continue;
-    const med = median(l.map((x) => x.perToken));
-    for (const x of l) if (med > 0 && x.perToken >= ctx.t.outlierFactor * med) outliers.push({ r: x.r, perToken: x.perToken, med, excessNs: x.r.gpuBusyNs - med * x.tokens });
+    const { scored, byKv } = expectedBusy(l);
+    kvModel ||= byKv;
+    for (const x of scored) {
+      if (x.expectedNs > 0 && x.r.gpuBusyNs >= ctx.t.outlierFactor * x.expectedNs) outliers.push({ r: x.r, perToken: x.r.gpuBusyNs / x.tokens, med: x.expectedNs / x.tokens, excessNs: x.r.gpuBusyNs - x.expectedNs });
+    }
   }
   if (outliers.length === 0) return [];
+  return [outlierFinding(ctx, outliers, kvModel)];
+}
+
+function outlierFinding(ctx: RuleContext, outliers: { r: IterationRow; perToken: number; med: number; excessNs: number }[], kvModel: boolean): Finding {
   outliers.sort((a, b) => b.excessNs - a.excessNs || a.r.iter - b.r.iter);
   const excess = outliers.reduce((a, o) => a + o.excessNs, 0);
   const busy = outliers.reduce((a, o) => a + o.r.gpuBusyNs, 0);
   const evidence: Evidence[] = outliers.slice(0, ctx.t.evidenceRows).map((o) => ({
-    text: `${o.r.captureOrder ? iterationLabel(o.r) : `iteration ${o.r.iter}`} (${o.r.phase}: ${batchComposition(o.r)}, ${formatNs(o.r.startNs)}..${formatNs(o.r.endNs)}): ${formatNs(o.perToken)} GPU busy per token, ${(o.perToken / o.med).toFixed(1)}x its phase's median ${formatNs(o.med)}`,
+    text: `${o.r.captureOrder ? iterationLabel(o.r) : `iteration ${o.r.iter}`} (${o.r.phase}: ${batchComposition(o.r)}${o.r.kvTokens != null ? `, ${o.r.kvTokens} KV tokens` : ''}, ${formatNs(o.r.startNs)}..${formatNs(o.r.endNs)}): ${formatNs(o.perToken)} GPU busy per token, ${(o.perToken / o.med).toFixed(1)}x ${kvModel ? 'what its phase\'s medians predict for its tokens and KV length' : 'its phase\'s median'} ${formatNs(o.med)}`,
     iter: o.r.iter,
     startNs: o.r.startNs,
     durationNs: o.r.wallNs,
     valueNs: o.excessNs,
   }));
-  return [
-    makeFinding(ctx, {
-      id: 'phase-outliers',
-      title: `Phase outliers: ${outliers.length} iteration(s) use at least ${ctx.t.outlierFactor}x their phase's median GPU time per token (worst: iteration ${outliers[0].r.iter})`,
-      recoverableNs: excess,
-      restsOnNs: busy,
-      estimate: "GPU busy time above the phase's median ns per token, summed over the outlier iterations (tokens = context tokens + generation requests, from the log or the NVTX label)",
-      evidence,
-      section: 'iterations',
-      confidence: { level: 'measured', traced: ['GPU busy per iteration', 'batch composition per iteration'], notTraced: ['sequence lengths of generation requests (attention cost grows with them)'] },
-    }),
-  ];
+  return makeFinding(ctx, {
+    id: 'phase-outliers',
+    title: `Phase outliers: ${outliers.length} iteration(s) use at least ${ctx.t.outlierFactor}x their phase's median GPU time per token (worst: iteration ${outliers[0].r.iter})`,
+    recoverableNs: excess,
+    restsOnNs: busy,
+    estimate: kvModel
+      ? "GPU busy time above what the phase's medians predict (non-attention ns per token x tokens + attention ns per KV token x KV tokens), summed over the outlier iterations (tokens and KV tokens from vLLM's detailed step annotation)"
+      : "GPU busy time above the phase's median ns per token, summed over the outlier iterations (tokens = context tokens + generation requests, from the log or the NVTX label)",
+    evidence,
+    section: 'iterations',
+    confidence: kvModel
+      ? { level: 'measured', traced: ['GPU busy per iteration', 'batch composition per iteration', 'KV tokens per iteration'], notTraced: [] }
+      : { level: 'measured', traced: ['GPU busy per iteration', 'batch composition per iteration'], notTraced: ['sequence lengths of generation requests (attention cost grows with them)'] },
+  });
 }

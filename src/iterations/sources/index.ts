@@ -1,4 +1,4 @@
-import { hasNvtxRangeMatching } from '../../load/iterationRangeReads.js';
+import { hasNvtxRangeMatching, mostFrequentRangeTexts } from '../../load/iterationRangeReads.js';
 import type { LoadedExport } from '../../load/loadedExport.js';
 import { IterationError } from '../../errors.js';
 import type { IterationRangeSpec } from '../rangeSpec.js';
@@ -45,7 +45,7 @@ export function findIterationRanges(loaded: LoadedExport, spec?: IterationRangeS
   if (found) return found;
   throw new IterationError(
     loaded.hasTable('NVTX_EVENTS')
-      ? `no iteration ranges found${unusable(tried.invalidRanges)} (neither '[Executor] _forward_step ...' nor 'TrtGptModelInflightBatching::forwardAsync' nor vLLM's 'execute_context_...' nor SGLang's 'scheduler.run_batch' / 'step[...]'); pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration`
+      ? `no iteration ranges found${unusable(tried.invalidRanges)} (no range of a known family: TensorRT-LLM's '[Executor] _forward_step ...' or 'TrtGptModelInflightBatching::forwardAsync', vLLM's 'execute_...', SGLang's 'scheduler.run_batch' / 'step[...]')${frequentRanges(loaded)}; pass --iteration-range NAME or --iteration-range /regex/ naming the NVTX range that marks one iteration`
       : 'the export has no NVTX events, so iterations cannot be found; profile with `-t cuda,nvtx` (and TLLM_LLMAPI_ENABLE_NVTX=1 / an --nvtx build, or vLLM with the cuda profiler, or SGLang with SGLANG_ENABLE_NVTX_SCHEDULER=1)',
     loaded.path,
   );
@@ -89,6 +89,14 @@ export function foundRangesOf(data: FoundRangesData, spec?: IterationRangeSpec):
   if (!source || source.id !== data.sourceId) return null;
   const { sourceId: _, ...rest } = data;
   return { ...rest, source };
+}
+
+/** `; the most frequent NVTX ranges: 'a' (120), 'b' (40)`: names the user may pass; empty without ranges. */
+function frequentRanges(loaded: LoadedExport): string {
+  const top = mostFrequentRangeTexts(loaded, 5);
+  if (top.length === 0) return '; the export has no NVTX ranges';
+  const quote = (t: string) => JSON.stringify(t.length > 80 ? `${t.slice(0, 77)}...` : t);
+  return `; the most frequent NVTX ranges: ${top.map((r) => `${quote(r.text)} (${r.count})`).join(', ')}`;
 }
 
 /** ` (12 matching ranges have ... and were left out)` when matches were left out for their times. */
