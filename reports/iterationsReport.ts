@@ -5,7 +5,7 @@ import type { Column, DataTable } from './table.js';
 import { metricCells, metricColumns } from './metricsReport.js';
 
 /** What the iterations table shows of an analysis. */
-type IterationsTableInput = Pick<IterationAnalysis, 'file' | 'categories' | 'iterations' | 'metricNames'> & { coverage: Pick<IterationAnalysis['coverage'], 'notes'> };
+type IterationsTableInput = Pick<IterationAnalysis, 'file' | 'categories' | 'iterations' | 'metricNames' | 'noGpuWork'> & { coverage: Pick<IterationAnalysis['coverage'], 'notes'> };
 
 /** Categories that hold time in at least one iteration, in table order. */
 export function usedCategories(analysis: Pick<IterationAnalysis, 'categories' | 'iterations'>): string[] {
@@ -26,6 +26,9 @@ export function noPhasesTable(): DataTable {
 export function iterationsTable(analysis: IterationAnalysis): DataTable {
   return iterationsTableOf(analysis);
 }
+
+/** The iterations table's columns of GPU work, left out when the capture recorded none. */
+const GPU_COLUMN_KEYS = new Set(['gpuBusyNs', 'gpuIdleNs', 'kernelNs', 'kernelCount', 'memcpyNs', 'attentionNsPer1kKv']);
 
 /** Columns of vLLM's detailed step annotation (query tokens are the Ctx/Gen tokens columns). */
 const TOKEN_DETAIL_COLUMNS: Column[] = [
@@ -83,6 +86,8 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
     ...metricColumns(analysis.metricNames ?? []),
     { key: 'matched', header: 'Log', kind: 'text' },
   ];
+  // A capture without GPU work: the GPU columns would be zeros that say nothing (the notes say why).
+  const shown = analysis.noGpuWork ? columns.filter((c) => !GPU_COLUMN_KEYS.has(c.key) && c.group !== 'categories') : columns;
   const rows = analysis.iterations.map((r) => {
     const row: DataTable['rows'][number] = {
       pid: r.pid,
@@ -107,7 +112,7 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
     Object.assign(row, metricCells(r.metrics, analysis.metricNames ?? []));
     return row;
   });
-  return { title: `Iterations (${analysis.file})`, columns, rows, notes: analysis.coverage.notes };
+  return { title: `Iterations (${analysis.file})`, columns: shown, rows, notes: analysis.coverage.notes };
 }
 
 /** `iterations --summary`: one row per phase. */

@@ -111,6 +111,8 @@ export interface IterationCoverage extends AttributionCoverage {
 export interface IterationAnalysis {
   file: string;
   categories: string[];
+  /** Present when the capture recorded no GPU work (why): the steps have their host side only (a CPU-only PyTorch-profiler trace). */
+  noGpuWork?: string;
   /** GPU metric names present in `iterations[].metrics` (absent without metrics). */
   metricNames?: string[];
   iterations: IterationRow[];

@@ -201,7 +201,6 @@ const iterationWindows = part({
   reads: ['nvtx'],
   // The NVTX worker finds the ranges, from its columns or (no NVTX columns read) by query.
   background: { usesLaunches: false, byQuery: true },
-  when: (_, d) => !d.emptyCapture?.noGpuWork,
   compute: ({ loaded, request }): IterationWindows => {
     try {
       const data = fromWorker<FoundRangesData | null>(loaded, 'iterationWindows');
@@ -213,6 +212,12 @@ const iterationWindows = part({
   },
 });
 
+/** An analysis of steps that ran no GPU work: says so (its GPU columns are all zero, and tables leave them out). */
+function withoutGpuWork(analysis: IterationAnalysis, reason: string): IterationAnalysis {
+  const note = `the capture has no GPU activity (${reason}): the steps are shown with their host side only`;
+  return { ...analysis, noGpuWork: reason, coverage: { ...analysis.coverage, notes: [note, ...analysis.coverage.notes] } };
+}
+
 const iterationRun = part({
   name: 'iterationRun',
   timing: 'iterations',
@@ -221,14 +226,16 @@ const iterationRun = part({
   reads: ['gpuTimelines'],
   compute: ({ loaded, request, classifier }, d): IterationRun => {
     const noGpuWork = d.emptyCapture?.noGpuWork ?? null;
-    if (noGpuWork) {
+    const windows = d.iterationWindows;
+    // Without GPU work, steps still have a host side (a CPU-only PyTorch-profiler trace's ProfilerStep#N).
+    if (noGpuWork && !windows?.found) {
       if (request.requireIterations) throw new EmptyCaptureError(loaded.path, noGpuWork);
       return { analysis: null, error: 'the capture recorded no GPU work' };
     }
     try {
-      const windows = d.iterationWindows!;
-      if (!windows.found) throw windows.error;
-      return { analysis: analyzeIterations(loaded, { logs: request.logs, selection: request.selection, classifier }, windows.found), error: null };
+      if (!windows!.found) throw windows!.error;
+      const analysis = analyzeIterations(loaded, { logs: request.logs, selection: request.selection, classifier }, windows!.found);
+      return { analysis: noGpuWork ? withoutGpuWork(analysis, noGpuWork) : analysis, error: null };
     } catch (err) {
       if (!(err instanceof IterationError) || request.requireIterations) throw err;
       return { analysis: null, error: err.message.replace(`${loaded.path}: `, '') };

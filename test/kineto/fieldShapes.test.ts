@@ -15,6 +15,7 @@ import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { IterationError, KinetoTraceError } from '../../src/errors.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { REPO_ROOT } from '../helpers/fixtures.js';
+import { runCli } from '../helpers/cli.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 
 const KINETO_2026 = join(REPO_ROOT, 'test', 'fixtures-field', 'kineto', 'kineto-2026-before_fix_trace.json');
@@ -231,6 +232,24 @@ describe('a CPU-only trace (gloo, no GPU): read, no kernels, iterations with no 
       expect(metadata(h, 'KINETO_DISTRIBUTED_RANK')).toBe('34');
       expect(exportNotes(h).some((n) => /rank 34 of 300, backend gloo/.test(n))).toBe(true);
     });
+  });
+
+  it('`iterations` lists the steps with their host side and no GPU columns, and says the trace has no GPU activity (issue #54)', () => {
+    const r = runCli(['iterations', file, '--format', 'json']);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.iterations.map((x: { iter: number; wallNs: number }) => [x.iter, x.wallNs])).toEqual([
+      [0, 500_000],
+      [1, 500_000],
+      [2, 400_000],
+    ]);
+    expect(out.noGpuWork).toMatch(/no kernel, memcpy or memset/);
+    expect(out.hostSide.iterations.map((x: { cpuOpNs: number }) => x.cpuOpNs)).toEqual([123_000, 123_000, 123_000]);
+    expect(r.stderr).toMatch(/the capture has no GPU activity \(/);
+    const md = runCli(['iterations', file, '--format', 'md']);
+    const header = md.stdout.split('\n').find((l) => l.startsWith('| Iter'))!;
+    expect(header).toContain('| Wall |');
+    expect(header).not.toMatch(/GPU busy|Kernel/);
   });
 });
 
