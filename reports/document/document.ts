@@ -16,6 +16,8 @@ import type { ReportAcrossRanks } from '../../src/ranks/ranksFromExports.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './layout.js';
 import type { FindingsResult } from '../../src/findings/finding.js';
 import { recordedText, tracedText } from '../infoReport.js';
+import type { StepTimeline } from '../../src/analysis/stepTimeline.js';
+import { iterationOverview, type IterationOverview } from './overview.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
 export type ReportBlock =
@@ -24,7 +26,11 @@ export type ReportBlock =
   | { kind: 'list'; items: string[] }
   | { kind: 'chart'; chart: ReportChart }
   /** Ranked findings; each links to the section its evidence is in. */
-  | { kind: 'findings'; findings: FindingsResult };
+  | { kind: 'findings'; findings: FindingsResult }
+  /** Every iteration at a glance (HTML only: Markdown draws no charts). */
+  | { kind: 'overview'; overview: IterationOverview }
+  /** A few steps at kernel level, zoomable (HTML only). */
+  | { kind: 'timeline'; timeline: StepTimeline };
 
 export interface ReportSection {
   /** Stable anchor (`run`, `kernels`, `categories`, `iterations`, `idle`, `nvtx`, `host`, `metrics`, `coverage`). */
@@ -237,10 +243,24 @@ function findingsSection(d: ReportData): ReportSection {
   return { id: 'findings', title: 'Findings', blocks: [{ kind: 'findings', findings }] };
 }
 
+/** The iterations at a glance: the HTML report's first screen (charts only). */
+function overviewSection(d: ReportData, layout: ReportLayout): ReportSection | null {
+  if (!layout.charts || !d.iterations?.iterations.length) return null;
+  return { id: 'overview', title: 'Iterations at a glance', blocks: [{ kind: 'overview', overview: iterationOverview(d.iterations, d.findings) }] };
+}
+
+/** The steps that matter at kernel level, when the analysis made them (`stepTimeline`; charts only). */
+function timelineSection(d: ReportData, layout: ReportLayout): ReportSection | null {
+  if (!layout.charts || !d.stepTimeline?.steps.length) return null;
+  return { id: 'timeline', title: 'Step timeline', blocks: [{ kind: 'timeline', timeline: d.stepTimeline }] };
+}
+
 export function reportDocument(d: ReportAcrossRanks, layout: Partial<ReportLayout> = {}): ReportDocument {
   const l: ReportLayout = { ...DEFAULT_REPORT_LAYOUT, ...layout };
   const sections = [
+    overviewSection(d, l),
     findingsSection(d),
+    timelineSection(d, l),
     runSection(d),
     kernelsSection(d, l),
     categoriesSection(d, l),

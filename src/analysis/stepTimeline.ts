@@ -1,0 +1,242 @@
+import type { LoadedExport } from '../load/loadedExport.js';
+import { GpuOpKind } from '../load/gpuOpColumns.js';
+import type { NvtxColumns } from '../load/nvtxEventColumns.js';
+import type { GilRange } from '../load/hostRangeReads.js';
+import type { CategoryClassifier } from '../categories/rules.js';
+import type { FindingsResult } from '../findings/finding.js';
+import type { GapAnalysis } from '../gaps/analyzeGaps.js';
+import { GC_RANGE, GIL_WAIT_RANGE, isBlockingSyncApi } from '../gaps/hostCauses.js';
+import type { IterationRow } from '../iterations/analyzeIterations.js';
+
+/** At most this many steps get a timeline: the slowest, the median, then those the findings cite. */
+export const MAX_TIMELINE_STEPS = 8;
+/** GPU ops kept per step (in launch order); the rest are counted in `droppedOps`, so the page stays small. */
+export const MAX_STEP_OPS = 5000;
+/** Host ranges (NVTX, GC, GIL, sync calls) kept per step. */
+export const MAX_STEP_HOST_RANGES = 4000;
+
+/** Why a step has a timeline. */
+export type StepReason = 'slowest' | 'median' | `finding:${string}`;
+
+/** One host-side range of a step: an NVTX range, a GC pause, a GIL wait or hold, a blocking CUDA call. */
+export interface StepHostRange {
+  tid: number;
+  kind: 'nvtx' | 'gc' | 'gil_wait' | 'gil_hold' | 'sync';
+  /** Index into `StepTimeline.names`. */
+  name: number;
+  startNs: number;
+  endNs: number;
+}
+
+/**
+ * One iteration at kernel level. The GPU ops are columns (same index = same op), in session ns;
+ * `launchStartNs`/`launchTid` are the API call that launched the op (the launch-to-kernel link).
+ */
+export interface TimelineStep {
+  iter: number;
+  pid: number;
+  reasons: StepReason[];
+  label: string;
+  /** The iteration window. */
+  startNs: number;
+  endNs: number;
+  /** The window, widened to the end of the last op it launched. */
+  viewStartNs: number;
+  viewEndNs: number;
+  executorTid: number | null;
+  ops: { startNs: number[]; endNs: number[]; deviceId: number[]; streamId: number[]; category: number[]; name: number[]; launchStartNs: number[]; launchTid: number[] };
+  /** Ops launched in the window beyond `MAX_STEP_OPS`, and host ranges beyond `MAX_STEP_HOST_RANGES`. */
+  droppedOps: number;
+  droppedHostRanges: number;
+  /** The reported gaps (>= the minimum gap) of the step's process in the view, with their primary cause. */
+  gaps: { deviceId: number; startNs: number; endNs: number; cause: string }[];
+  host: StepHostRange[];
+}
+
+export interface StepTimeline {
+  steps: TimelineStep[];
+  /** Category names the ops' `category` indexes (the classifier's, then memcpy and memset unless it has them). */
+  categories: string[];
+  /** Kernel and range names the steps index. */
+  names: string[];
+  /** Distinct iterations the findings cite, of which those that fit `MAX_TIMELINE_STEPS` have a timeline. */
+  citedIterations: number;
+}
+
+/** The rows to draw: the slowest, the median (by wall time), then each cited by a finding, in finding order. */
+export function pickTimelineSteps(rows: readonly IterationRow[], findings: FindingsResult | null, max = MAX_TIMELINE_STEPS): { picks: { row: IterationRow; reasons: StepReason[] }[]; cited: number } {
+  const picks: { row: IterationRow; reasons: StepReason[] }[] = [];
+  const add = (row: IterationRow | undefined, reason: StepReason) => {
+    if (!row) return;
+    const have = picks.find((p) => p.row === row);
+    if (have) {
+      if (!have.reasons.includes(reason)) have.reasons.push(reason);
+    } else if (picks.length < max) picks.push({ row, reasons: [reason] });
+  };
+  const byWall = rows.map((r, i) => ({ r, i })).sort((a, b) => b.r.wallNs - a.r.wallNs || a.i - b.i);
+  add(byWall[0]?.r, 'slowest');
+  add(byWall[Math.floor((byWall.length - 1) / 2)]?.r, 'median');
+  const cited = new Set<number>();
+  for (const f of findings?.findings ?? []) {
+    for (const e of f.evidence) {
+      if (e.iter === undefined) continue;
+      cited.add(e.iter);
+      add(rows.find((r) => r.iter === e.iter), `finding:${f.id}`);
+    }
+  }
+  return { picks, cited: cited.size };
+}
+
+/** Interns names: the page holds each kernel and range name once. */
+class Names {
+  readonly list: string[] = [];
+  private readonly index = new Map<string, number>();
+  of(name: string): number {
+    let i = this.index.get(name);
+    if (i === undefined) this.index.set(name, (i = this.list.push(name) - 1));
+    return i;
+  }
+}
+
+function emptyStep(row: IterationRow, reasons: StepReason[], executorTid: number | null): TimelineStep {
+  return {
+    iter: row.iter,
+    pid: row.pid,
+    reasons,
+    label: row.label,
+    startNs: row.startNs,
+    endNs: row.endNs,
+    viewStartNs: row.startNs,
+    viewEndNs: row.endNs,
+    executorTid,
+    ops: { startNs: [], endNs: [], deviceId: [], streamId: [], category: [], name: [], launchStartNs: [], launchTid: [] },
+    droppedOps: 0,
+    droppedHostRanges: 0,
+    gaps: [],
+    host: [],
+  };
+}
+
+/**
+ * The GPU ops launched in each step's window (by the API call that launched them, as the
+ * iteration attribution places them), in one pass over the op columns.
+ */
+function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: CategoryClassifier, names: Names, categories: string[]): void {
+  const ops = loaded.gpuOps();
+  const api = loaded.apiCalls();
+  const calls = loaded.apiCallIndex();
+  const pids = new Set(steps.map((s) => s.pid));
+  const categoryOfName = new Map<number, number>();
+  const graphCategory = classifier.classify('[CUDA graph]');
+  for (let i = 0; i < ops.count; i++) {
+    const pid = ops.pid[i];
+    if (!pids.has(pid)) continue;
+    const ci = calls.lookup(pid, ops.correlationId[i]);
+    if (ci < 0) continue;
+    const t = api.start[ci];
+    const step = steps.find((s) => s.pid === pid && t >= s.startNs && t < s.endNs);
+    if (!step) continue;
+    const o = step.ops;
+    if (o.startNs.length >= MAX_STEP_OPS) {
+      step.droppedOps++;
+      continue;
+    }
+    const kind = ops.kind[i];
+    let category: number;
+    let name: string;
+    if (kind === GpuOpKind.Kernel) {
+      const id = ops.nameId[i];
+      name = loaded.stringOf(id) ?? 'kernel';
+      category = categoryOfName.get(id) ?? classifier.classify(name);
+      categoryOfName.set(id, category);
+    } else if (kind === GpuOpKind.Graph) [name, category] = ['[CUDA graph]', graphCategory];
+    else [name, category] = kind === GpuOpKind.Memcpy ? ['memcpy', categories.indexOf('memcpy')] : ['memset', categories.indexOf('memset')];
+    o.startNs.push(ops.start[i]);
+    o.endNs.push(ops.end[i]);
+    o.deviceId.push(ops.deviceId[i]);
+    o.streamId.push(ops.streamId[i]);
+    o.category.push(category);
+    o.name.push(names.of(name));
+    o.launchStartNs.push(t);
+    o.launchTid.push(api.tid[ci]);
+    if (ops.end[i] > step.viewEndNs) step.viewEndNs = ops.end[i];
+  }
+}
+
+/** Overlap of [start, end] with the step's view. */
+const inView = (s: TimelineStep, start: number, end: number) => end >= s.viewStartNs && start <= s.viewEndNs;
+
+function pushHost(step: TimelineStep, range: StepHostRange): void {
+  if (step.host.length >= MAX_STEP_HOST_RANGES) step.droppedHostRanges++;
+  else step.host.push(range);
+}
+
+/** NVTX push/pop and start/end range types (marks and domain creations are not drawn). */
+const RANGE_TYPES = new Set([59, 60, 70, 71]);
+
+/** The host ranges of the step's process: NVTX (GC and GIL waits among them), the GIL holds, blocking CUDA calls. */
+function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names, nvtx: NvtxColumns | null, gil: readonly GilRange[]): void {
+  if (nvtx) {
+    for (let i = 0; i < nvtx.count; i++) {
+      if (!RANGE_TYPES.has(nvtx.eventType[i]) || nvtx.tid[i] < 0) continue;
+      const start = nvtx.start[i];
+      for (const s of steps) {
+        const end = nvtx.end[i] === nvtx.end[i] ? nvtx.end[i] : s.viewEndNs;
+        if (nvtx.pid[i] !== s.pid || !inView(s, start, end)) continue;
+        const text = nvtx.texts[nvtx.text[i]] ?? '';
+        const kind = text === GC_RANGE ? 'gc' : text === GIL_WAIT_RANGE ? 'gil_wait' : 'nvtx';
+        pushHost(s, { tid: nvtx.tid[i], kind, name: names.of(text), startNs: start, endNs: end });
+      }
+    }
+  }
+  for (const g of gil) {
+    if (g.wait) continue;
+    for (const s of steps) {
+      const end = g.end ?? s.viewEndNs;
+      if (g.pid === s.pid && inView(s, g.start, end)) pushHost(s, { tid: g.tid, kind: 'gil_hold', name: names.of('Holding GIL'), startNs: g.start, endNs: end });
+    }
+  }
+  const api = loaded.apiCalls();
+  const blocking = new Map<number, string | null>();
+  for (let i = 0; i < api.count; i++) {
+    const id = api.nameId[i];
+    let name = blocking.get(id);
+    if (name === undefined) {
+      const raw = loaded.stringOf(id) ?? '';
+      blocking.set(id, (name = isBlockingSyncApi(raw) ? raw : null));
+    }
+    if (name === null) continue;
+    for (const s of steps) if (api.pid[i] === s.pid && inView(s, api.start[i], api.end[i])) pushHost(s, { tid: api.tid[i], kind: 'sync', name: names.of(name), startNs: api.start[i], endNs: api.end[i] });
+  }
+}
+
+export interface StepTimelineInput {
+  rows: readonly IterationRow[];
+  findings: FindingsResult | null;
+  gaps: GapAnalysis;
+  /** The gaps' host-cause rows (every NVTX range with a thread but the GIL holds), null when not read. */
+  nvtx: NvtxColumns | null;
+  /** GIL ranges (`hostRanges.gilCandidates`): the holds that overlap another thread's wait. */
+  gil: readonly GilRange[];
+  classifier: CategoryClassifier;
+}
+
+/**
+ * Kernel-level timelines of a few steps (`pickTimelineSteps`) from the loaded columns: the GPU ops
+ * each launched, the gaps between them with their cause, and the host ranges of the same process.
+ */
+export function stepTimeline(loaded: LoadedExport, input: StepTimelineInput): StepTimeline {
+  const { picks, cited } = pickTimelineSteps(input.rows, input.findings);
+  const executors = new Map(input.gaps.threads.map((t) => [t.pid, t.executorTid]));
+  const steps = picks.map((p) => emptyStep(p.row, p.reasons, executors.get(p.row.pid) ?? null));
+  const names = new Names();
+  const categories = [...input.classifier.categories, ...['memcpy', 'memset'].filter((c) => !input.classifier.categories.includes(c))];
+  if (steps.length) {
+    addOps(loaded, steps, input.classifier, names, categories);
+    addHostRanges(loaded, steps, names, input.nvtx, input.gil);
+  }
+  for (const s of steps) {
+    s.gaps = input.gaps.gaps.filter((g) => g.pid === s.pid && inView(s, g.startNs, g.endNs)).map((g) => ({ deviceId: g.deviceId, startNs: g.startNs, endNs: g.endNs, cause: g.cause }));
+  }
+  return { steps, categories, names: names.list, citedIterations: cited };
+}
