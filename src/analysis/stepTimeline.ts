@@ -118,47 +118,72 @@ function emptyStep(row: IterationRow, reasons: StepReason[], executorTid: number
 }
 
 /**
+ * The API calls made in a step's window, by process and correlation id, with their step: a few
+ * thousand, found in one pass over the call columns, so the pass over the (many more) GPU ops is
+ * one small-map lookup per op instead of an index lookup and a window search.
+ */
+function callsInSteps(loaded: LoadedExport, steps: TimelineStep[]): Map<number, Map<number, { call: number; step: TimelineStep }>> {
+  const api = loaded.apiCalls();
+  const from = Math.min(...steps.map((s) => s.startNs));
+  const to = Math.max(...steps.map((s) => s.endNs));
+  const out = new Map<number, Map<number, { call: number; step: TimelineStep }>>(steps.map((s) => [s.pid, new Map()]));
+  for (let i = 0; i < api.count; i++) {
+    const t = api.start[i];
+    if (t < from || t >= to) continue;
+    const step = steps.find((s) => s.pid === api.pid[i] && t >= s.startNs && t < s.endNs);
+    if (step) out.get(step.pid)!.set(api.correlationId[i], { call: i, step });
+  }
+  return out;
+}
+
+/** An op's category index and name: a kernel's by its name (classified once per name id). */
+type OpNamer = (kind: number, nameId: number) => [category: number, name: string];
+
+function opNamer(loaded: LoadedExport, classifier: CategoryClassifier, categories: string[]): OpNamer {
+  const byNameId = new Map<number, [number, string]>();
+  const graph: [number, string] = [classifier.classify('[CUDA graph]'), '[CUDA graph]'];
+  const memcpy: [number, string] = [categories.indexOf('memcpy'), 'memcpy'];
+  const memset: [number, string] = [categories.indexOf('memset'), 'memset'];
+  return (kind, nameId) => {
+    if (kind === GpuOpKind.Graph) return graph;
+    if (kind === GpuOpKind.Memcpy) return memcpy;
+    if (kind === GpuOpKind.Memset) return memset;
+    let v = byNameId.get(nameId);
+    if (!v) {
+      const name = loaded.stringOf(nameId) ?? 'kernel';
+      byNameId.set(nameId, (v = [classifier.classify(name), name]));
+    }
+    return v;
+  };
+}
+
+/**
  * The GPU ops launched in each step's window (by the API call that launched them, as the
  * iteration attribution places them), in one pass over the op columns.
  */
 function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: CategoryClassifier, names: Names, categories: string[]): void {
   const ops = loaded.gpuOps();
   const api = loaded.apiCalls();
-  const calls = loaded.apiCallIndex();
-  const pids = new Set(steps.map((s) => s.pid));
-  const categoryOfName = new Map<number, number>();
-  const graphCategory = classifier.classify('[CUDA graph]');
+  const calls = callsInSteps(loaded, steps);
+  const nameOf = opNamer(loaded, classifier, categories);
   for (let i = 0; i < ops.count; i++) {
-    const pid = ops.pid[i];
-    if (!pids.has(pid)) continue;
-    const ci = calls.lookup(pid, ops.correlationId[i]);
-    if (ci < 0) continue;
-    const t = api.start[ci];
-    const step = steps.find((s) => s.pid === pid && t >= s.startNs && t < s.endNs);
-    if (!step) continue;
+    const hit = calls.get(ops.pid[i])?.get(ops.correlationId[i]);
+    if (!hit) continue;
+    const { call, step } = hit;
     const o = step.ops;
     if (o.startNs.length >= MAX_STEP_OPS) {
       step.droppedOps++;
       continue;
     }
-    const kind = ops.kind[i];
-    let category: number;
-    let name: string;
-    if (kind === GpuOpKind.Kernel) {
-      const id = ops.nameId[i];
-      name = loaded.stringOf(id) ?? 'kernel';
-      category = categoryOfName.get(id) ?? classifier.classify(name);
-      categoryOfName.set(id, category);
-    } else if (kind === GpuOpKind.Graph) [name, category] = ['[CUDA graph]', graphCategory];
-    else [name, category] = kind === GpuOpKind.Memcpy ? ['memcpy', categories.indexOf('memcpy')] : ['memset', categories.indexOf('memset')];
+    const [category, name] = nameOf(ops.kind[i], ops.nameId[i]);
     o.startNs.push(ops.start[i]);
     o.endNs.push(ops.end[i]);
     o.deviceId.push(ops.deviceId[i]);
     o.streamId.push(ops.streamId[i]);
     o.category.push(category);
     o.name.push(names.of(name));
-    o.launchStartNs.push(t);
-    o.launchTid.push(api.tid[ci]);
+    o.launchStartNs.push(api.start[call]);
+    o.launchTid.push(api.tid[call]);
     if (ops.end[i] > step.viewEndNs) step.viewEndNs = ops.end[i];
   }
 }
