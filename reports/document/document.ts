@@ -131,11 +131,21 @@ function kernelsSection(d: ReportData, layout: ReportLayout): ReportSection {
   return { id: 'kernels', title: 'Top kernels', blocks: [table({ ...limit(t, layout.top, 'kernel names'), notes: [] })] };
 }
 
-function categoriesSection(d: ReportData, layout: ReportLayout): ReportSection {
+/** The per-iteration charts, made once: their sections and the iterations chart draw the same data. */
+interface IterationCharts {
+  gpu: ReportChart;
+  idle: ReportChart | null;
+}
+
+function iterationCharts(d: ReportData, layout: ReportLayout): IterationCharts | null {
+  return layout.charts && d.iterations && d.iterations.iterations.length ? { gpu: gpuTimeByCategoryChart(d.iterations), idle: idleByIterationChart(d.iterations) } : null;
+}
+
+function categoriesSection(d: ReportData, layout: ReportLayout, charts: IterationCharts | null): ReportSection {
   const blocks: ReportBlock[] = [];
   if (d.iterations || d.categories.captureKernelNs > 0) blocks.push(table(categoryTable(d.categories)));
   if (layout.charts && d.iterations && d.iterations.iterations.length) {
-    blocks.push({ kind: 'chart', chart: gpuTimeByCategoryChart(d.iterations) });
+    blocks.push({ kind: 'chart', chart: charts!.gpu });
     const m = gpuMetricsChart(d.iterations);
     if (m) blocks.push({ kind: 'chart', chart: m });
   }
@@ -152,12 +162,12 @@ function iterationsSection(d: ReportData, layout: ReportLayout): ReportSection |
   };
 }
 
-function idleSection(d: ReportData, layout: ReportLayout): ReportSection {
+function idleSection(d: ReportData, layout: ReportLayout, charts: IterationCharts | null): ReportSection {
   const [top, devices, causes, phases] = gapsTables(d.gaps, layout.top);
   const blocks: ReportBlock[] = [table(devices), table(causes), ...(layout.charts ? [{ kind: 'chart' as const, chart: idleByCauseChart(d.gaps, fragmentedLabel(d.gaps.minGapNs)) }] : []), table(top)];
   if (phases) blocks.push(table(phases));
   if (layout.charts && d.iterations) {
-    const c = idleByIterationChart(d.iterations);
+    const c = charts?.idle ?? null;
     if (c) blocks.push({ kind: 'chart', chart: c });
   }
   return { id: 'idle', title: 'GPU idle time and its causes', blocks };
@@ -244,9 +254,9 @@ function findingsSection(d: ReportData): ReportSection {
 }
 
 /** The iterations at a glance: the HTML report's first screen (charts only). */
-function overviewSection(d: ReportData, layout: ReportLayout): ReportSection | null {
-  if (!layout.charts || !d.iterations?.iterations.length) return null;
-  return { id: 'overview', title: 'Iterations at a glance', blocks: [{ kind: 'overview', overview: iterationOverview(d.iterations, d.findings) }] };
+function overviewSection(d: ReportData, charts: IterationCharts | null): ReportSection | null {
+  if (!charts || !d.iterations) return null;
+  return { id: 'overview', title: 'Iterations at a glance', blocks: [{ kind: 'overview', overview: iterationOverview(d.iterations, d.findings, charts) }] };
 }
 
 /** The steps that matter at kernel level, when the analysis made them (`stepTimeline`; charts only). */
@@ -257,16 +267,17 @@ function timelineSection(d: ReportData, layout: ReportLayout): ReportSection | n
 
 export function reportDocument(d: ReportAcrossRanks, layout: Partial<ReportLayout> = {}): ReportDocument {
   const l: ReportLayout = { ...DEFAULT_REPORT_LAYOUT, ...layout };
+  const charts = iterationCharts(d, l);
   const sections = [
-    overviewSection(d, l),
+    overviewSection(d, charts),
     findingsSection(d),
     timelineSection(d, l),
     runSection(d),
     kernelsSection(d, l),
-    categoriesSection(d, l),
+    categoriesSection(d, l, charts),
     iterationsSection(d, l),
     crossRankSection(d),
-    idleSection(d, l),
+    idleSection(d, l, charts),
     nvtxSection(d, l),
     hostSection(d),
     pytorchHostSection(d, l),

@@ -1,7 +1,7 @@
 import type { FindingsResult } from '../../src/findings/finding.js';
 import type { IterationAnalysis, IterationRow } from '../../src/iterations/analyzeIterations.js';
 import { formatNs } from '../units.js';
-import { gpuTimeByCategoryChart, idleByIterationChart } from './charts.js';
+import { gpuTimeByCategoryChart, idleByIterationChart, type ReportChart } from './charts.js';
 
 /** At most this many bars: longer runs are drawn in bins of consecutive iterations (means per iteration). */
 export const MAX_OVERVIEW_BARS = 300;
@@ -78,9 +78,13 @@ function nsBy(data: readonly Record<string, string | number>[]): Map<number, Map
  * The overview's bars: one per iteration number (processes sharing a number stack, as in the
  * per-iteration charts), or bins of `k` consecutive numbers past `maxBars` (means per iteration).
  */
-export function iterationOverview(analysis: IterationAnalysis, findings: FindingsResult, maxBars = MAX_OVERVIEW_BARS): IterationOverview {
-  const gpu = gpuTimeByCategoryChart(analysis);
-  const idle = idleByIterationChart(analysis);
+export function iterationOverview(
+  analysis: IterationAnalysis,
+  findings: FindingsResult,
+  charts: { gpu: ReportChart; idle: ReportChart | null } = { gpu: gpuTimeByCategoryChart(analysis), idle: idleByIterationChart(analysis) },
+  maxBars = MAX_OVERVIEW_BARS,
+): IterationOverview {
+  const { gpu, idle } = charts;
   const gpuBy = nsBy(gpu.data);
   const idleBy = nsBy(idle?.data ?? []);
   const iters = gpu.iterations ?? [];
@@ -88,11 +92,17 @@ export function iterationOverview(analysis: IterationAnalysis, findings: Finding
   const slowFrom = slowThreshold(analysis.iterations);
   const cited = citedIterations(findings);
   const rowsOf = new Map<number, IterationRow[]>();
-  for (const r of analysis.iterations) rowsOf.set(r.iter, [...(rowsOf.get(r.iter) ?? []), r]);
+  for (const r of analysis.iterations) {
+    const list = rowsOf.get(r.iter);
+    if (list) list.push(r);
+    else rowsOf.set(r.iter, [r]);
+  }
   const bins = new Map<number, number[]>();
   for (const it of iters) {
     const b = iters[0] + Math.floor((it - iters[0]) / k) * k;
-    bins.set(b, [...(bins.get(b) ?? []), it]);
+    const list = bins.get(b);
+    if (list) list.push(it);
+    else bins.set(b, [it]);
   }
   const idleSeries = idle?.series ?? [];
   const bars = [...bins.values()].map((members): OverviewBar => {

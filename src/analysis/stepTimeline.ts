@@ -166,7 +166,23 @@ function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: Categor
   const api = loaded.apiCalls();
   const calls = callsInSteps(loaded, steps);
   const nameOf = opNamer(loaded, classifier, categories);
+  // Each step's correlation ids span a range (ids grow with launches): most ops fall outside all
+  // of them, tested with a few compares before any map lookup.
+  const bounds = new Map<TimelineStep, [number, number]>();
+  for (const m of calls.values()) {
+    for (const { call, step } of m.values()) {
+      const b = bounds.get(step) ?? [Infinity, -Infinity];
+      const c = api.correlationId[call];
+      bounds.set(step, [Math.min(b[0], c), Math.max(b[1], c)]);
+    }
+  }
+  const ranges = [...bounds.values()].flat();
+  const inRange = (c: number) => {
+    for (let r = 0; r < ranges.length; r += 2) if (c >= ranges[r] && c <= ranges[r + 1]) return true;
+    return false;
+  };
   for (let i = 0; i < ops.count; i++) {
+    if (!inRange(ops.correlationId[i])) continue;
     const hit = calls.get(ops.pid[i])?.get(ops.correlationId[i]);
     if (!hit) continue;
     const { call, step } = hit;
@@ -201,10 +217,13 @@ const RANGE_TYPES = new Set([59, 60, 70, 71]);
 
 /** The host ranges of the step's process: NVTX (GC and GIL waits among them), the GIL holds, blocking CUDA calls. */
 function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names, nvtx: NvtxColumns | null, gil: readonly GilRange[]): void {
+  // Every step's view lies in [from, to]: a range or call outside it is passed over with two compares.
+  const from = Math.min(...steps.map((s) => s.viewStartNs));
+  const to = Math.max(...steps.map((s) => s.viewEndNs));
   if (nvtx) {
     for (let i = 0; i < nvtx.count; i++) {
-      if (!RANGE_TYPES.has(nvtx.eventType[i]) || nvtx.tid[i] < 0) continue;
       const start = nvtx.start[i];
+      if (start > to || nvtx.end[i] < from || !RANGE_TYPES.has(nvtx.eventType[i]) || nvtx.tid[i] < 0) continue;
       for (const s of steps) {
         const end = nvtx.end[i] === nvtx.end[i] ? nvtx.end[i] : s.viewEndNs;
         if (nvtx.pid[i] !== s.pid || !inView(s, start, end)) continue;
@@ -224,6 +243,7 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
   const api = loaded.apiCalls();
   const blocking = new Map<number, string | null>();
   for (let i = 0; i < api.count; i++) {
+    if (api.start[i] > to || api.end[i] < from) continue;
     const id = api.nameId[i];
     let name = blocking.get(id);
     if (name === undefined) {
