@@ -130,8 +130,13 @@ function callsInSteps(loaded: LoadedExport, steps: TimelineStep[]): Map<number, 
   for (let i = 0; i < api.count; i++) {
     const t = api.start[i];
     if (t < from || t >= to) continue;
-    const step = steps.find((s) => s.pid === api.pid[i] && t >= s.startNs && t < s.endNs);
-    if (step) out.get(step.pid)!.set(api.correlationId[i], { call: i, step });
+    // A plain loop over the (at most MAX_TIMELINE_STEPS) windows: this runs for every call in [from, to).
+    for (const step of steps) {
+      if (t >= step.startNs && t < step.endNs && api.pid[i] === step.pid) {
+        out.get(step.pid)!.set(api.correlationId[i], { call: i, step });
+        break;
+      }
+    }
   }
   return out;
 }
