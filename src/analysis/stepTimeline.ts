@@ -44,7 +44,7 @@ export interface TimelineStep {
   viewStartNs: number;
   viewEndNs: number;
   executorTid: number | null;
-  ops: { startNs: number[]; endNs: number[]; deviceId: number[]; streamId: number[]; category: number[]; name: number[]; launchStartNs: number[]; launchTid: number[] };
+  ops: { startNs: Float64Array; endNs: Float64Array; deviceId: Int32Array; streamId: Int32Array; category: Int32Array; name: Int32Array; launchStartNs: Float64Array; launchTid: Int32Array };
   /** Ops launched in the window beyond `MAX_STEP_OPS`, and host ranges beyond `MAX_STEP_HOST_RANGES`. */
   droppedOps: number;
   droppedHostRanges: number;
@@ -109,7 +109,7 @@ function emptyStep(row: IterationRow, reasons: StepReason[], executorTid: number
     viewStartNs: row.startNs,
     viewEndNs: row.endNs,
     executorTid,
-    ops: { startNs: [], endNs: [], deviceId: [], streamId: [], category: [], name: [], launchStartNs: [], launchTid: [] },
+    ops: emptyOps(0),
     droppedOps: 0,
     droppedHostRanges: 0,
     gaps: [],
@@ -127,13 +127,15 @@ function callsInSteps(loaded: LoadedExport, steps: TimelineStep[]): Map<number, 
   const from = Math.min(...steps.map((s) => s.startNs));
   const to = Math.max(...steps.map((s) => s.endNs));
   const out = new Map<number, Map<number, { call: number; step: TimelineStep }>>(steps.map((s) => [s.pid, new Map()]));
-  for (let i = 0; i < api.count; i++) {
-    const t = api.start[i];
+  // The columns as locals: these loops run once per call and once per op (hundreds of thousands).
+  const { start, pid, correlationId } = api;
+  for (let i = 0, n = api.count; i < n; i++) {
+    const t = start[i];
     if (t < from || t >= to) continue;
-    // A plain loop over the (at most MAX_TIMELINE_STEPS) windows: this runs for every call in [from, to).
+    // A plain loop over the (at most MAX_TIMELINE_STEPS) windows.
     for (const step of steps) {
-      if (t >= step.startNs && t < step.endNs && api.pid[i] === step.pid) {
-        out.get(step.pid)!.set(api.correlationId[i], { call: i, step });
+      if (t >= step.startNs && t < step.endNs && pid[i] === step.pid) {
+        out.get(step.pid)!.set(correlationId[i], { call: i, step });
         break;
       }
     }
@@ -164,13 +166,22 @@ function opNamer(loaded: LoadedExport, classifier: CategoryClassifier, categorie
 
 /**
  * The GPU ops launched in each step's window (by the API call that launched them, as the
- * iteration attribution places them), in one pass over the op columns.
+ * iteration attribution places them): one pass over the op columns picks them (`pickOps`), then
+ * their columns are copied (`fillOps`).
  */
 function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: CategoryClassifier, names: Names, categories: string[]): void {
+  const picked = pickOps(loaded, callsInSteps(loaded, steps));
+  fillOps(loaded, picked, opNamer(loaded, classifier, categories), names);
+}
+
+/**
+ * (op, call, step) index triples of the ops launched in the steps' windows. Kept apart from the
+ * copying: this loop runs over every op and only collects small integers, so V8 optimizes it once
+ * (pushing the doubles of the copies in the same loop deoptimized it again and again, ~0.5 s).
+ */
+function pickOps(loaded: LoadedExport, calls: Map<number, Map<number, { call: number; step: TimelineStep }>>): { op: number; call: number; step: TimelineStep }[] {
   const ops = loaded.gpuOps();
   const api = loaded.apiCalls();
-  const calls = callsInSteps(loaded, steps);
-  const nameOf = opNamer(loaded, classifier, categories);
   // Each step's correlation ids span a range (ids grow with launches): most ops fall outside all
   // of them, tested with a few compares before any map lookup.
   const bounds = new Map<TimelineStep, [number, number]>();
@@ -181,32 +192,68 @@ function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: Categor
       bounds.set(step, [Math.min(b[0], c), Math.max(b[1], c)]);
     }
   }
-  const ranges = [...bounds.values()].flat();
-  const inRange = (c: number) => {
-    for (let r = 0; r < ranges.length; r += 2) if (c >= ranges[r] && c <= ranges[r + 1]) return true;
-    return false;
-  };
-  for (let i = 0; i < ops.count; i++) {
-    if (!inRange(ops.correlationId[i])) continue;
-    const hit = calls.get(ops.pid[i])?.get(ops.correlationId[i]);
-    if (!hit) continue;
-    const { call, step } = hit;
+  const ranges = Float64Array.from([...bounds.values()].flat());
+  const nr = ranges.length;
+  const corr = ops.correlationId;
+  const opPid = ops.pid;
+  const out: { op: number; call: number; step: TimelineStep }[] = [];
+  for (let i = 0, n = ops.count; i < n; i++) {
+    const c = corr[i];
+    let k = 0;
+    while (k < nr && !(c >= ranges[k] && c <= ranges[k + 1])) k += 2;
+    if (k >= nr) continue;
+    const hit = calls.get(opPid[i])?.get(c);
+    if (hit) out.push({ op: i, call: hit.call, step: hit.step });
+  }
+  return out;
+}
+
+/**
+ * Copies the picked ops' columns into their steps (at most `MAX_STEP_OPS` each; the rest counted),
+ * into typed arrays sized first: pushing doubles into growing arrays deoptimized this loop.
+ */
+function fillOps(loaded: LoadedExport, picked: readonly { op: number; call: number; step: TimelineStep }[], nameOf: OpNamer, names: Names): void {
+  const ops = loaded.gpuOps();
+  const api = loaded.apiCalls();
+  const count = new Map<TimelineStep, number>();
+  for (const { step } of picked) count.set(step, (count.get(step) ?? 0) + 1);
+  const at = new Map<TimelineStep, number>();
+  for (const [step, n] of count) {
+    const kept = Math.min(n, MAX_STEP_OPS);
+    step.droppedOps = n - kept;
+    step.ops = emptyOps(kept);
+    at.set(step, 0);
+  }
+  for (const { op: i, call, step } of picked) {
+    const j = at.get(step)!;
+    if (j >= step.ops.startNs.length) continue;
+    at.set(step, j + 1);
     const o = step.ops;
-    if (o.startNs.length >= MAX_STEP_OPS) {
-      step.droppedOps++;
-      continue;
-    }
     const [category, name] = nameOf(ops.kind[i], ops.nameId[i]);
-    o.startNs.push(ops.start[i]);
-    o.endNs.push(ops.end[i]);
-    o.deviceId.push(ops.deviceId[i]);
-    o.streamId.push(ops.streamId[i]);
-    o.category.push(category);
-    o.name.push(names.of(name));
-    o.launchStartNs.push(api.start[call]);
-    o.launchTid.push(api.tid[call]);
+    o.startNs[j] = ops.start[i];
+    o.endNs[j] = ops.end[i];
+    o.deviceId[j] = ops.deviceId[i];
+    o.streamId[j] = ops.streamId[i];
+    o.category[j] = category;
+    o.name[j] = names.of(name);
+    o.launchStartNs[j] = api.start[call];
+    o.launchTid[j] = api.tid[call];
     if (ops.end[i] > step.viewEndNs) step.viewEndNs = ops.end[i];
   }
+}
+
+/** A step's op columns for `n` ops. */
+function emptyOps(n: number): TimelineStep['ops'] {
+  return {
+    startNs: new Float64Array(n),
+    endNs: new Float64Array(n),
+    deviceId: new Int32Array(n),
+    streamId: new Int32Array(n),
+    category: new Int32Array(n),
+    name: new Int32Array(n),
+    launchStartNs: new Float64Array(n),
+    launchTid: new Int32Array(n),
+  };
 }
 
 /** Overlap of [start, end] with the step's view. */
@@ -226,9 +273,10 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
   const from = Math.min(...steps.map((s) => s.viewStartNs));
   const to = Math.max(...steps.map((s) => s.viewEndNs));
   if (nvtx) {
-    for (let i = 0; i < nvtx.count; i++) {
-      const start = nvtx.start[i];
-      if (start > to || nvtx.end[i] < from || !RANGE_TYPES.has(nvtx.eventType[i]) || nvtx.tid[i] < 0) continue;
+    const { start: starts, end: ends, eventType, tid } = nvtx;
+    for (let i = 0, n = nvtx.count; i < n; i++) {
+      const start = starts[i];
+      if (start > to || ends[i] < from || !RANGE_TYPES.has(eventType[i]) || tid[i] < 0) continue;
       for (const s of steps) {
         const end = nvtx.end[i] === nvtx.end[i] ? nvtx.end[i] : s.viewEndNs;
         if (nvtx.pid[i] !== s.pid || !inView(s, start, end)) continue;
@@ -247,8 +295,9 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
   }
   const api = loaded.apiCalls();
   const blocking = new Map<number, string | null>();
-  for (let i = 0; i < api.count; i++) {
-    if (api.start[i] > to || api.end[i] < from) continue;
+  const { start: callStart, end: callEnd } = api;
+  for (let i = 0, n = api.count; i < n; i++) {
+    if (callStart[i] > to || callEnd[i] < from) continue;
     const id = api.nameId[i];
     let name = blocking.get(id);
     if (name === undefined) {

@@ -15,7 +15,8 @@ import { runReport } from '../../src/cli/commands/report.js';
 import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
 import { PALETTE } from '../../reports/html/chartSpecs.js';
 import { gpuTimeByCategoryChart } from '../../reports/document/charts.js';
-import { REPO_ROOT } from '../helpers/fixtures.js';
+import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
+import { runCli } from '../helpers/cli.js';
 import { CHROMIUM, chromiumAvailable, CHROMIUM_SKIP_REASON, countColor, decodePng } from './chromium.js';
 
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
@@ -142,4 +143,27 @@ describe.skipIf(!available)(`sample report in headless Chromium via playwright-c
   it('logs no console error', () => {
     expect(errors).toEqual([]);
   });
+});
+
+describe.skipIf(!available)('the engines page opens with its chart in the first viewport', () => {
+  it('shows the first chart within 1400x900 (test-artifacts/engines-first-screen.png)', async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const out = join(ARTIFACTS, 'engines.html');
+    const args = [fixture('fieldguide-vllm', 'trace.sqlite'), fixture('plain-fieldguide', 'trace.sqlite'), '--log', fixture('fieldguide-vllm', 'vllm.log'), '--benchmark', fixture('plain-fieldguide', 'benchmark_results.json')];
+    const r = runCli(['engines', ...args, '-o', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const profile = mkdtempSync(join(tmpdir(), 'iterscope-playwright-'));
+    const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: VIEWPORT, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(pathToFileURL(out).href, { waitUntil: 'load' });
+      const box = await page.locator('figure.chart svg').first().boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.y + box!.height).toBeLessThanOrEqual(VIEWPORT.height);
+      await page.screenshot({ path: join(ARTIFACTS, 'engines-first-screen.png') });
+    } finally {
+      await ctx.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
