@@ -82,150 +82,162 @@ function tipText(data, it) {
   if (it.kind === 'gap') return it.name + ' \u00b7 ' + d;
   return it.name + ' (' + it.kind + ', thread ' + it.tid + ') \u00b7 ' + d;
 }
-function timeline(root, data) {
-  var canvas = root.querySelector('canvas');
-  var tip = root.querySelector('[data-role=tip]');
-  var spanEl = root.querySelector('[data-role=span]');
-  var legendEl = root.querySelector('[data-role=legend]');
-  var buttons = Array.from(root.querySelectorAll('button[data-step]'));
-  var step = null, lanes = null, view = [0, 1], hover = null, drag = null;
-  function width() { return canvas.clientWidth || 800; }
-  function x(t) { return LABEL + ((t - view[0]) / (view[1] - view[0])) * (width() - LABEL); }
-  function t(px) { return view[0] + ((px - LABEL) / (width() - LABEL)) * (view[1] - view[0]); }
-  function drawAxis(c, w) {
-    var span = view[1] - view[0], raw = span / 8, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-    var st = [1, 2, 5, 10].map(function (f) { return f * mag; }).filter(function (v) { return v >= raw; })[0];
-    c.fillStyle = '#59636e';
-    c.strokeStyle = '#e6e6e6';
-    for (var v = Math.ceil(view[0] / st) * st; v <= view[1]; v += st) {
-      var px = x(v);
-      c.fillRect(px, AXIS - 6, 1, 6);
-      c.fillText('+' + fmt(v), px + 2, 8);
-      c.beginPath(); c.moveTo(px + 0.5, AXIS); c.lineTo(px + 0.5, lanes.height); c.stroke();
+// The timeline's state (st): its elements, the step shown, its lanes, the visible span [view],
+// the hovered item and a drag in progress. The functions below read and update it.
+function width(st) { return st.canvas.clientWidth || 800; }
+function xOf(st, t) { return LABEL + ((t - st.view[0]) / (st.view[1] - st.view[0])) * (width(st) - LABEL); }
+function tOf(st, px) { return st.view[0] + ((px - LABEL) / (width(st) - LABEL)) * (st.view[1] - st.view[0]); }
+function drawAxis(st, c) {
+  var span = st.view[1] - st.view[0], raw = span / 8, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  var step = [1, 2, 5, 10].map(function (f) { return f * mag; }).filter(function (v) { return v >= raw; })[0];
+  c.fillStyle = '#59636e';
+  c.strokeStyle = '#e6e6e6';
+  for (var v = Math.ceil(st.view[0] / step) * step; v <= st.view[1]; v += step) {
+    var px = xOf(st, v);
+    c.fillRect(px, AXIS - 6, 1, 6);
+    c.fillText('+' + fmt(v), px + 2, 8);
+    c.beginPath(); c.moveTo(px + 0.5, AXIS); c.lineTo(px + 0.5, st.lanes.height); c.stroke();
+  }
+  c.fillText('step ' + st.step.iter, 4, 8);
+}
+function drawLane(st, c, l, li, w) {
+  if (li % 2) { c.fillStyle = '#f6f8fa'; c.fillRect(0, l.y, w, l.h); }
+  c.fillStyle = '#1f2328';
+  c.fillText(l.label, 4, l.y + 9);
+  c.save();
+  c.beginPath(); c.rect(LABEL, l.y, w - LABEL, l.h); c.clip();
+  l.items.forEach(function (it) {
+    if (it.e < st.view[0] || it.s > st.view[1]) return;
+    var x0 = xOf(st, it.s), x1 = Math.max(x0 + 1, xOf(st, it.e)), yy = l.y + 2 + it.row * ROW;
+    c.fillStyle = colorOf(st.data, it);
+    c.fillRect(x0, yy, x1 - x0, ROW - 2);
+    if (x1 - x0 > 36 && it.name) {
+      var n = Math.floor((Math.min(x1, w) - Math.max(x0, LABEL) - 4) / 6);
+      c.fillStyle = '#fff';
+      if (n > 2) c.fillText(it.name.length > n ? it.name.slice(0, n - 1) + '\u2026' : it.name, Math.max(x0, LABEL) + 2, yy + ROW / 2 - 1);
     }
-    c.fillText('step ' + step.iter, 4, 8);
-  }
-  function drawLane(c, l, li, w) {
-    if (li % 2) { c.fillStyle = '#f6f8fa'; c.fillRect(0, l.y, w, l.h); }
-    c.fillStyle = '#1f2328';
-    c.fillText(l.label, 4, l.y + 9);
-    c.save();
-    c.beginPath(); c.rect(LABEL, l.y, w - LABEL, l.h); c.clip();
-    l.items.forEach(function (it) {
-      if (it.e < view[0] || it.s > view[1]) return;
-      var x0 = x(it.s), x1 = Math.max(x0 + 1, x(it.e)), yy = l.y + 2 + it.row * ROW;
-      c.fillStyle = colorOf(data, it);
-      c.fillRect(x0, yy, x1 - x0, ROW - 2);
-      if (x1 - x0 > 36 && it.name) {
-        var n = Math.floor((Math.min(x1, w) - Math.max(x0, LABEL) - 4) / 6);
-        c.fillStyle = '#fff';
-        if (n > 2) c.fillText(it.name.length > n ? it.name.slice(0, n - 1) + '\u2026' : it.name, Math.max(x0, LABEL) + 2, yy + ROW / 2 - 1);
-      }
-    });
-    c.restore();
-  }
-  function drawLink(c) {
-    if (!hover || hover.it.kind !== 'op') return;
-    var op = hover.it, from = lanes.lanes.filter(function (l) { return l.tid === op.ltid; })[0];
-    var y0 = from ? from.y + ROW / 2 : AXIS, y1 = hover.lane.y + ROW / 2;
-    c.strokeStyle = '#cf222e'; c.lineWidth = 1.5;
-    c.beginPath(); c.moveTo(x(op.ls), y0); c.lineTo(x(op.s), y1); c.stroke();
-    c.fillStyle = '#cf222e'; c.fillRect(x(op.ls) - 2, y0 - 2, 4, 4);
-    c.lineWidth = 1;
-  }
-  function draw() {
-    var dpr = window.devicePixelRatio || 1, w = width(), h = lanes.height;
-    canvas.style.height = h + 'px';
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }
-    var c = canvas.getContext('2d');
-    c.setTransform(dpr, 0, 0, dpr, 0, 0);
-    c.clearRect(0, 0, w, h);
-    c.font = '11px system-ui, sans-serif';
-    c.textBaseline = 'middle';
-    drawAxis(c, w);
-    lanes.lanes.forEach(function (l, li) { drawLane(c, l, li, w); });
-    c.strokeStyle = '#1f2328'; c.setLineDash([4, 3]);
-    step.window.forEach(function (v) { if (v >= view[0] && v <= view[1]) { c.beginPath(); c.moveTo(x(v) + 0.5, AXIS); c.lineTo(x(v) + 0.5, h); c.stroke(); } });
-    c.setLineDash([]);
-    drawLink(c);
-  }
-  function setView(a, b) {
-    var total = Math.max(1, step.span), span = Math.min(total, Math.max(200, b - a));
-    a = Math.min(Math.max(0, a), total - span);
-    view = [a, a + span];
-    root.setAttribute('data-view-start', String(Math.round(view[0])));
-    root.setAttribute('data-view-end', String(Math.round(view[1])));
-    spanEl.textContent = 'Visible: ' + fmt(span) + ' of ' + fmt(total) + ' (from +' + fmt(a) + ').';
-    draw();
-  }
-  function zoomAt(px, f) { var c = t(px); setView(c - (c - view[0]) * f, c + (view[1] - c) * f); }
-  function pan(share) { var d = (view[1] - view[0]) * share; setView(view[0] + d, view[1] + d); }
-  function legend() {
-    legendEl.textContent = '';
-    var used = new Set();
-    for (var j = 4; j < step.ops.length; j += 8) used.add(step.ops[j]);
-    var keys = Array.from(used).sort(function (a, b) { return a - b; }).map(function (i) { return [data.categories[i], data.categoryColors[i]]; });
-    Object.keys(data.causeColors).forEach(function (k) { keys.push(['idle: ' + k, data.causeColors[k]]); });
-    Object.keys(HOST_COLORS).forEach(function (k) { keys.push([k, HOST_COLORS[k]]); });
-    keys.forEach(function (k) {
-      var span = document.createElement('span'), sw = document.createElement('i');
-      span.className = 'key';
-      sw.style.background = k[1];
-      span.appendChild(sw);
-      span.appendChild(document.createTextNode(k[0]));
-      legendEl.appendChild(span);
-    });
-  }
-  function select(i) {
-    step = data.steps[i];
-    lanes = buildLanes(data, step);
-    hover = null;
-    buttons.forEach(function (b) { b.setAttribute('aria-pressed', String(Number(b.getAttribute('data-step')) === i)); });
-    root.setAttribute('data-step', String(i));
-    root.setAttribute('data-iter', String(step.iter));
-    legend();
-    setView(0, step.span);
-  }
-  function hit(mx, my) {
-    var lane = lanes.lanes.filter(function (l) { return my >= l.y && my < l.y + l.h; })[0];
-    if (!lane || mx < LABEL) return null;
-    var row = Math.floor((my - lane.y - 2) / ROW), tt = t(mx), slack = (view[1] - view[0]) / (width() - LABEL) * 2, found = null;
-    lane.items.forEach(function (it) { if (it.row === row && it.s - slack <= tt && tt <= it.e + slack) found = it; });
-    return found ? { it: found, lane: lane } : null;
-  }
+  });
+  c.restore();
+}
+// The launch-to-kernel link of the hovered kernel: from its launch call on the launching thread's lane.
+function drawLink(st, c) {
+  if (!st.hover || st.hover.it.kind !== 'op') return;
+  var op = st.hover.it, from = st.lanes.lanes.filter(function (l) { return l.tid === op.ltid; })[0];
+  var y0 = from ? from.y + ROW / 2 : AXIS, y1 = st.hover.lane.y + ROW / 2;
+  c.strokeStyle = '#cf222e'; c.lineWidth = 1.5;
+  c.beginPath(); c.moveTo(xOf(st, op.ls), y0); c.lineTo(xOf(st, op.s), y1); c.stroke();
+  c.fillStyle = '#cf222e'; c.fillRect(xOf(st, op.ls) - 2, y0 - 2, 4, 4);
+  c.lineWidth = 1;
+}
+function draw(st) {
+  var dpr = window.devicePixelRatio || 1, w = width(st), h = st.lanes.height, canvas = st.canvas;
+  canvas.style.height = h + 'px';
+  if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }
+  var c = canvas.getContext('2d');
+  c.setTransform(dpr, 0, 0, dpr, 0, 0);
+  c.clearRect(0, 0, w, h);
+  c.font = '11px system-ui, sans-serif';
+  c.textBaseline = 'middle';
+  drawAxis(st, c);
+  st.lanes.lanes.forEach(function (l, li) { drawLane(st, c, l, li, w); });
+  c.strokeStyle = '#1f2328'; c.setLineDash([4, 3]);
+  st.step.window.forEach(function (v) { if (v >= st.view[0] && v <= st.view[1]) { c.beginPath(); c.moveTo(xOf(st, v) + 0.5, AXIS); c.lineTo(xOf(st, v) + 0.5, h); c.stroke(); } });
+  c.setLineDash([]);
+  drawLink(st, c);
+}
+// The visible span, kept within the step and at least 200 ns; written on the root for tests and users.
+function setView(st, a, b) {
+  var total = Math.max(1, st.step.span), span = Math.min(total, Math.max(200, b - a));
+  a = Math.min(Math.max(0, a), total - span);
+  st.view = [a, a + span];
+  st.root.setAttribute('data-view-start', String(Math.round(st.view[0])));
+  st.root.setAttribute('data-view-end', String(Math.round(st.view[1])));
+  st.spanEl.textContent = 'Visible: ' + fmt(span) + ' of ' + fmt(total) + ' (from +' + fmt(a) + ').';
+  draw(st);
+}
+function zoomAt(st, px, f) { var c = tOf(st, px); setView(st, c - (c - st.view[0]) * f, c + (st.view[1] - c) * f); }
+function pan(st, share) { var d = (st.view[1] - st.view[0]) * share; setView(st, st.view[0] + d, st.view[1] + d); }
+function legend(st) {
+  var d = st.data, el = st.legendEl, used = new Set();
+  el.textContent = '';
+  for (var j = 4; j < st.step.ops.length; j += 8) used.add(st.step.ops[j]);
+  var keys = Array.from(used).sort(function (a, b) { return a - b; }).map(function (i) { return [d.categories[i], d.categoryColors[i]]; });
+  Object.keys(d.causeColors).forEach(function (k) { keys.push(['idle: ' + k, d.causeColors[k]]); });
+  Object.keys(HOST_COLORS).forEach(function (k) { keys.push([k, HOST_COLORS[k]]); });
+  keys.forEach(function (k) {
+    var span = document.createElement('span'), sw = document.createElement('i');
+    span.className = 'key';
+    sw.style.background = k[1];
+    span.appendChild(sw);
+    span.appendChild(document.createTextNode(k[0]));
+    el.appendChild(span);
+  });
+}
+function select(st, i) {
+  st.step = st.data.steps[i];
+  st.lanes = buildLanes(st.data, st.step);
+  st.hover = null;
+  st.buttons.forEach(function (b) { b.setAttribute('aria-pressed', String(Number(b.getAttribute('data-step')) === i)); });
+  st.root.setAttribute('data-step', String(i));
+  st.root.setAttribute('data-iter', String(st.step.iter));
+  legend(st);
+  setView(st, 0, st.step.span);
+}
+// The item under the pointer: lane by y, row by y within the lane, item by x (2 px of slack).
+function hit(st, mx, my) {
+  var lane = st.lanes.lanes.filter(function (l) { return my >= l.y && my < l.y + l.h; })[0];
+  if (!lane || mx < LABEL) return null;
+  var row = Math.floor((my - lane.y - 2) / ROW), t = tOf(st, mx), slack = ((st.view[1] - st.view[0]) / (width(st) - LABEL)) * 2, found = null;
+  lane.items.forEach(function (it) { if (it.row === row && it.s - slack <= t && t <= it.e + slack) found = it; });
+  return found ? { it: found, lane: lane } : null;
+}
+function onMouse(st) {
+  var canvas = st.canvas;
   canvas.addEventListener('mousemove', function (e) {
     var r = canvas.getBoundingClientRect(), mx = e.clientX - r.left, my = e.clientY - r.top;
-    if (drag) { var d = ((drag.x - mx) / (width() - LABEL)) * (drag.view[1] - drag.view[0]); setView(drag.view[0] + d, drag.view[1] + d); return; }
-    hover = hit(mx, my);
-    if (hover) { tip.textContent = tipText(data, hover.it); tip.hidden = false; tip.style.left = Math.min(mx + 14, width() - 320) + 'px'; tip.style.top = (my + 14) + 'px'; }
-    else tip.hidden = true;
-    draw();
+    if (st.drag) { var d = ((st.drag.x - mx) / (width(st) - LABEL)) * (st.drag.view[1] - st.drag.view[0]); setView(st, st.drag.view[0] + d, st.drag.view[1] + d); return; }
+    st.hover = hit(st, mx, my);
+    if (st.hover) { st.tip.textContent = tipText(st.data, st.hover.it); st.tip.hidden = false; st.tip.style.left = Math.min(mx + 14, width(st) - 320) + 'px'; st.tip.style.top = (my + 14) + 'px'; }
+    else st.tip.hidden = true;
+    draw(st);
   });
-  canvas.addEventListener('mouseleave', function () { tip.hidden = true; hover = null; drag = null; draw(); });
-  canvas.addEventListener('mousedown', function (e) { drag = { x: e.clientX - canvas.getBoundingClientRect().left, view: view.slice() }; root.focus({ preventScroll: true }); });
-  window.addEventListener('mouseup', function () { drag = null; });
+  canvas.addEventListener('mouseleave', function () { st.tip.hidden = true; st.hover = null; st.drag = null; draw(st); });
+  canvas.addEventListener('mousedown', function (e) { st.drag = { x: e.clientX - canvas.getBoundingClientRect().left, view: st.view.slice() }; st.root.focus({ preventScroll: true }); });
+  window.addEventListener('mouseup', function () { st.drag = null; });
   canvas.addEventListener('wheel', function (e) {
     var r = canvas.getBoundingClientRect();
-    if (e.ctrlKey || e.metaKey || e.altKey) { e.preventDefault(); zoomAt(e.clientX - r.left, Math.exp(e.deltaY * 0.002)); }
-    else if (e.shiftKey) { e.preventDefault(); pan(((e.deltaY || e.deltaX) / (width() - LABEL))); }
+    if (e.ctrlKey || e.metaKey || e.altKey) { e.preventDefault(); zoomAt(st, e.clientX - r.left, Math.exp(e.deltaY * 0.002)); }
+    else if (e.shiftKey) { e.preventDefault(); pan(st, (e.deltaY || e.deltaX) / (width(st) - LABEL)); }
   }, { passive: false });
-  root.addEventListener('keydown', function (e) {
+}
+// W/S zoom around the middle, A/D pan by a fifth, 0 the whole step: as trace viewers do.
+function onKeys(st) {
+  st.root.addEventListener('keydown', function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
-    var k = e.key.toLowerCase(), mid = LABEL + (width() - LABEL) / 2;
-    if (k === 'w') zoomAt(mid, 0.8);
-    else if (k === 's') zoomAt(mid, 1.25);
-    else if (k === 'a') pan(-0.2);
-    else if (k === 'd') pan(0.2);
-    else if (k === '0') setView(0, step.span);
+    var k = e.key.toLowerCase(), mid = LABEL + (width(st) - LABEL) / 2;
+    if (k === 'w') zoomAt(st, mid, 0.8);
+    else if (k === 's') zoomAt(st, mid, 1.25);
+    else if (k === 'a') pan(st, -0.2);
+    else if (k === 'd') pan(st, 0.2);
+    else if (k === '0') setView(st, 0, st.step.span);
     else return;
     e.preventDefault();
   });
-  buttons.forEach(function (b) { b.addEventListener('click', function () { select(Number(b.getAttribute('data-step'))); }); });
-  window.addEventListener('resize', function () { if (step) draw(); });
-  select(0);
+}
+function timeline(root, data) {
+  var st = {
+    root: root, data: data, canvas: root.querySelector('canvas'), tip: root.querySelector('[data-role=tip]'),
+    spanEl: root.querySelector('[data-role=span]'), legendEl: root.querySelector('[data-role=legend]'),
+    buttons: Array.from(root.querySelectorAll('button[data-step]')), step: null, lanes: null, view: [0, 1], hover: null, drag: null
+  };
+  onMouse(st);
+  onKeys(st);
+  st.buttons.forEach(function (b) { b.addEventListener('click', function () { select(st, Number(b.getAttribute('data-step'))); }); });
+  window.addEventListener('resize', function () { if (st.step) draw(st); });
+  select(st, 0);
   return {
     openIter: function (iter) {
-      for (var i = 0; i < data.steps.length; i++) if (data.steps[i].iter === iter) { select(i); return true; }
+      for (var i = 0; i < data.steps.length; i++) if (data.steps[i].iter === iter) { select(st, i); return true; }
       return false;
     }
   };

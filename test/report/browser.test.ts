@@ -140,6 +140,23 @@ describe.skipIf(!available)(`sample report in headless Chromium via playwright-c
     expect(e4 - s4).toBeLessThan(e3 - s3);
   });
 
+  it("hovering a kernel names it and its launch (the launch-to-kernel link's tip)", async () => {
+    const root = page.locator('[data-timeline]');
+    await root.focus();
+    await page.keyboard.press('0');
+    const box = (await page.locator('[data-timeline] canvas').boundingBox())!;
+    const tip = page.locator('[data-timeline] [data-role=tip]');
+    let text = '';
+    // Down the canvas at a few x positions until the pointer is over a kernel of a stream lane.
+    search: for (const fx of [0.3, 0.5, 0.7, 0.9]) {
+      for (let y = 24; y < box.height; y += 3) {
+        await page.mouse.move(box.x + box.width * fx, box.y + y);
+        if ((await tip.isVisible()) && (text = await tip.innerText()).includes('launched by thread')) break search;
+      }
+    }
+    expect(text).toMatch(/\nlaunched by thread \d+ at \+[\d.]+ (ns|us|ms|s), started [\d.]+ (ns|us|ms|s) after its launch$/);
+  });
+
   it('logs no console error', () => {
     expect(errors).toEqual([]);
   });
