@@ -92,6 +92,7 @@ export type { MoeRoutingReading } from './findings/moeRoutingReading.js';
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './pipeline/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
 export type { Timeline, KernelNames } from './analysis/timeline.js';
+export type { StepTimeline, TimelineStep, StepHostRange, StepReason } from './analysis/stepTimeline.js';
 
 // Presentation (pure): tables and documents from the analysis's parts.
 export {

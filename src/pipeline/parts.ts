@@ -6,6 +6,7 @@ import { kernelSummaryNotes, summarizeKernels, type KernelSummary } from '../ana
 import { projectionCoverageNotes, projectNvtxOntoGpu, type NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import { nvtxSummaryNotes, summarizeNvtxWithDomains, type NvtxSummaryWithDomains } from '../analysis/nvtxSummary.js';
 import { buildTimeline, type Timeline } from '../analysis/timeline.js';
+import { stepTimeline, type StepTimeline } from '../analysis/stepTimeline.js';
 import { describeCaptureHealth, launchPhases, type CaptureHealth, type LaunchPhases } from '../analysis/captureHealth.js';
 import { analyzeMemoryTraffic, type MemoryTraffic } from '../analysis/memoryTraffic.js';
 import { reportCoverage, type ReportCoverage } from '../analysis/reportCoverage.js';
@@ -94,6 +95,7 @@ export interface PartValues {
   health: CaptureHealth;
   coverage: ReportCoverage;
   findings: FindingsResult;
+  stepTimeline: StepTimeline | null;
 }
 
 export type PartName = keyof PartValues;
@@ -488,6 +490,25 @@ const findings = part({
     ),
 });
 
+// After the findings (it draws the steps they cite): the GPU ops and API calls are held until here
+// when it is asked for (the HTML report), not otherwise.
+const stepTimelinePart = part({
+  name: 'stepTimeline',
+  needs: ['launches', 'iterations', 'gaps', 'hostCauseRows', 'findings'],
+  uses: ['hostRanges'],
+  loads: GPU_OPS_AND_CALLS,
+  when: (_, d) => !!d.iterations?.iterations.length,
+  compute: ({ loaded, classifier }, d) =>
+    stepTimeline(loaded, {
+      rows: d.iterations!.iterations,
+      findings: d.findings,
+      gaps: d.gaps.analysis,
+      nvtx: d.hostCauseRows?.rows ?? null,
+      gil: d.hostRanges?.gilCandidates ?? [],
+      classifier,
+    }),
+});
+
 /**
  * Every part, in an order where each comes after what it reads. Where it matters for memory and
  * time: the NVTX summary before the GPU ops and API calls are read; the NVTX GPU projection right
@@ -526,5 +547,6 @@ export const PARTS: readonly PartEntry[] = [
   categories,
   health,
   findings,
+  stepTimelinePart,
   coverage,
 ];

@@ -54,9 +54,11 @@ export type AnalysisPart =
   /** What to fix first, ranked by recoverable time (`findFindings` over the other parts). */
   | 'findings'
   /** Every GPU op and aten op with its slice columns, in start order (what `trace` writes). */
-  | 'timeline';
+  | 'timeline'
+  /** A few steps at kernel level (the slowest, the median, those the findings cite): the HTML report's timeline. */
+  | 'stepTimeline';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'servingSpan', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'servingSpan', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline', 'stepTimeline'];
 
 /** Everything `iterscope report` shows. */
 export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
@@ -119,6 +121,8 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   gilHolders: ['gaps', 'info'],
   memory: ['gaps'],
   findings: ['info', 'kernels', 'iterations', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory', 'health'],
+  // The steps it draws are those the findings cite.
+  stepTimeline: ['iterations', 'gaps', 'findings'],
 };
 
 /** The requested parts plus everything they are computed from. */

@@ -81,7 +81,7 @@ expectTypeOf(iterscope.ANALYSIS_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf(iterscope.REPORT_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf<AnalysisPart>().toEqualTypeOf<
   | 'info' | 'kernels' | 'nvtx' | 'nvtxGpu' | 'iterations' | 'phases' | 'gaps' | 'metrics' | 'host' | 'categories' | 'coverage' | 'health' | 'rankFigures' | 'servingSpan'
-  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline'
+  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline' | 'stepTimeline'
 >();
 
 expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
@@ -128,6 +128,7 @@ expectTypeOf<ExportAnalysis>().toEqualTypeOf<{
   findings: FindingsResult | null;
   pytorchHost: PytorchHostSide | null;
   timeline: Timeline | null;
+  stepTimeline?: iterscope.StepTimeline | null;
   rankFigures: RankFigures[] | null;
   servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
