@@ -139,11 +139,11 @@ expectTypeOf<iterscope.ReportAcrossRanks>().toEqualTypeOf<iterscope.ReportData &
 expectTypeOf<ReportLogFile>().toEqualTypeOf<{ file: string; records: number; skippedLines: number; formats: Partial<Record<iterscope.LogFormat, number>> }>();
 
 // The parts' fields (names; their types are the parts' own).
-expectTypeOf<keyof IterationAnalysis>().toEqualTypeOf<'file' | 'categories' | 'metricNames' | 'iterations' | 'coverage'>();
+expectTypeOf<keyof IterationAnalysis>().toEqualTypeOf<'file' | 'categories' | 'noGpuWork' | 'metricNames' | 'iterations' | 'coverage'>();
 expectTypeOf<keyof IterationRow>().toEqualTypeOf<
   | 'iter' | 'pid' | 'startNs' | 'endNs' | 'wallNs' | 'gpuBusyNs' | 'gpuIdleNs' | 'kernelNs' | 'kernelCount' | 'categoryNs' | 'memcpyNs' | 'memcpyCount' | 'memsetNs' | 'memsetCount'
   | 'graphLaunches' | 'otherThreadOps' | 'label' | 'labelCounts' | 'contextRequests' | 'contextTokens' | 'generationRequests' | 'generationTokens' | 'phase' | 'phaseBasis'
-  | 'captureOrder' | 'log' | 'matched' | 'labelMatchesLog' | 'idleByCauseNs' | 'metrics'
+  | 'captureOrder' | 'log' | 'matched' | 'labelMatchesLog' | 'idleByCauseNs' | 'metrics' | 'tokenDetail' | 'kvTokens' | 'attentionNsPer1kKvTokens'
 >();
 expectTypeOf<Pick<IterationRow, 'iter' | 'startNs' | 'endNs' | 'gpuBusyNs' | 'gpuIdleNs' | 'categoryNs' | 'phase'>>().toEqualTypeOf<{
   iter: number;
