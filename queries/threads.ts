@@ -1,5 +1,6 @@
 import { pidOf, tidOf } from './globalIds.js';
 import type { ExportHandle } from './handle.js';
+import { columnOrNull } from './optionalColumns.js';
 
 /** Thread names (`ThreadNames`), with PID and TID unpacked from `globalTid`. */
 export function selectThreads(handle: ExportHandle) {
@@ -11,6 +12,6 @@ export function selectThreads(handle: ExportHandle) {
       pidOf('t.globalTid').as('pid'),
       tidOf('t.globalTid').as('tid'),
       's.value as name',
-      't.priority',
+      columnOrNull<number>(handle, 'ThreadNames', 'priority', 't.priority').as('priority'),
     ]);
 }
