@@ -161,8 +161,8 @@ export const OPTIONAL_TABLES: readonly { table: string; degrades: string }[] = [
   { table: 'PROCESSES', degrades: 'processes are shown without names' },
   { table: 'ThreadNames', degrades: 'threads are shown without names' },
   { table: 'META_DATA_CAPTURE', degrades: 'what nsys was asked to trace is unknown' },
-  { table: 'ENUM_CUDA_MEMCPY_OPER', degrades: 'memcpy directions are shown by number' },
-  { table: 'ENUM_CUDA_MEM_KIND', degrades: 'host memory kinds are shown by number' },
+  { table: 'ENUM_CUDA_MEMCPY_OPER', degrades: 'memcpy directions are named from the ids nsys keeps stable (others as kind N)' },
+  { table: 'ENUM_CUDA_MEM_KIND', degrades: 'memory kinds are named from the ids nsys keeps stable' },
 ];
 
 /** One note per `OPTIONAL_COLUMNS` entry the export lacks a column of (its table present). */
