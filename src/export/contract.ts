@@ -99,7 +99,7 @@ const STRINGS: TableNeed = {
   table: 'StringIds',
   required: ['id', 'value'],
   classes: { id: 'integer', value: 'text' },
-  whenPresent: ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS', 'ThreadNames'],
+  whenPresent: ['CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_RUNTIME', 'NVTX_EVENTS'],
 };
 /** What the NVTX-GPU projection reads of the GPU tables: when and which call launched them. */
 const projectionOps = (table: string): TableNeed => ({
