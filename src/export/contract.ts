@@ -143,6 +143,10 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumns[] = [
   { table: 'EXPORT_META_DATA', columns: ['name', 'value'], degrades: 'the table is not read: the nsys version and export schema are unknown' },
   { table: 'META_DATA_CAPTURE', columns: ['name', 'value'], degrades: 'the table is not read: what nsys was asked to trace is unknown (as without the table)' },
   { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', columns: ['bytes', 'copyKind'], degrades: 'memcpy traffic (bytes by direction) is unknown and left out; copy times are counted as always' },
+  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', columns: ['graphNodeId'], degrades: 'kernels run as CUDA-graph nodes are not told apart (the graph trace mode reads as none)' },
+  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', columns: ['shortName'], degrades: 'trace slices are named by the demangled name, and kernels --by short is refused' },
+  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', columns: ['graphId'], degrades: 'kernels --graphs sums every whole-graph launch in one row [CUDA graph null]' },
+  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', columns: ['graphExecId'], degrades: 'trace slices of whole-graph launches do not show their executable graph' },
   { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', columns: ['srcKind', 'dstKind'], degrades: 'pageable host memory in copies is not told apart' },
 ];
 

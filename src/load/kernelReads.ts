@@ -30,7 +30,7 @@ export function forEachKernelDuration(loaded: LoadedExport, opts: KernelQueryOpt
 }
 
 /** Each whole-graph launch (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`, usable times) matching the filters. */
-export function forEachGraphLaunch(loaded: LoadedExport, opts: KernelQueryOptions, visit: (graphId: number, durationNs: number) => void): void {
+export function forEachGraphLaunch(loaded: LoadedExport, opts: KernelQueryOptions, visit: (graphId: number | null, durationNs: number) => void): void {
   for (const g of iterateQuery(loaded.handle, selectGraphTraces(loaded.handle, opts))) visit(g.graphId, g.end - g.start);
 }
 

@@ -24,9 +24,10 @@ import { REPO_ROOT, fixture } from '../helpers/fixtures.js';
 const dir = mkdtempSync(join(tmpdir(), 'iterscope-lean-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** vllm-dense (2.5 MB) has every optional table and column but EXPORT_META_DATA (nsys 2022: rodinia). */
+/** vllm-dense (2.5 MB) has every optional table and column but EXPORT_META_DATA (nsys 2022: rodinia) and whole-graph launches (cpp-legacy-windows). */
 const VLLM = fixture('vllm-dense', 'trace.sqlite');
 const OLD = fixture('external', 'nsys2022.4_rodinia_gaussian.sqlite');
+const GRAPHS = fixture('cpp-legacy-windows', 'trace.1.sqlite');
 
 /**
  * Per contract entry (`TABLE.column` or `TABLE`), the analysis paths (prefixes, `[]` for any
@@ -70,6 +71,12 @@ const MAY_CHANGE: Record<string, readonly string[]> = {
   'CUPTI_ACTIVITY_KIND_MEMCPY.copyKind': ['.memory.memoryKindsRecorded', '.memory.byDirection', '.memory.iterations', '.findings', '.coverage'],
   'CUPTI_ACTIVITY_KIND_MEMCPY.srcKind': ['.memory.memoryKindsRecorded', '.memory.byDirection.[].pageable', '.memory.iterations.[].pageable', '.findings', '.coverage'],
   'CUPTI_ACTIVITY_KIND_MEMCPY.dstKind': ['.memory.memoryKindsRecorded', '.memory.byDirection.[].pageable', '.memory.iterations.[].pageable', '.findings', '.coverage'],
+  'CUPTI_ACTIVITY_KIND_KERNEL.graphNodeId': ['.info.graphTraceMode', '.findings'],
+  // Read by `trace` and `kernels --by short` only (not parts of the report).
+  'CUPTI_ACTIVITY_KIND_KERNEL.shortName': [],
+  // Whole-graph launches: in cpp-legacy-windows (graph-level trace), whose kernels summary counts them.
+  'CUPTI_ACTIVITY_KIND_GRAPH_TRACE.graphId': [],
+  'CUPTI_ACTIVITY_KIND_GRAPH_TRACE.graphExecId': [],
   TARGET_INFO_GPU: ['.info.gpus'],
   TARGET_INFO_CUDA_DEVICE: [],
   TARGET_INFO_SESSION_START_TIME: ['.info.sessionStartUtc', '.info.sessionStartEpochNs'],
@@ -152,7 +159,7 @@ describe('each optional column dropped in turn: exit 0, one note naming it, the 
     for (const column of entry.columns) {
       const label = `${entry.table}.${column}`;
       it(label, () => {
-        const file = columnsOf(VLLM, entry.table).includes(column) ? VLLM : OLD;
+        const file = [VLLM, OLD, GRAPHS].find((f) => columnsOf(f, entry.table).includes(column)) ?? VLLM;
         expect(columnsOf(file, entry.table), `${label}: no fixture has it`).toContain(column);
         const note = new RegExp(`^INPUT: ${entry.table} has no ${column} column \\(nsys [^)]*, a lean or edited export\\): ${entry.degrades.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
         expectDegraded(file, label, (db) => dropColumnInPlace(db, entry.table, column), note);
