@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type BetterSqlite3 from 'better-sqlite3';
-import { analyzeExport, openExport, REPORT_PARTS } from '../../src/index.js';
-import { OPTIONAL_COLUMNS, OPTIONAL_TABLES } from '../../src/export/contract.js';
+import { analyzeExport, openExport, REPORT_PARTS, SchemaError } from '../../src/index.js';
+import { ANALYSIS_CONTRACTS, OPTIONAL_COLUMNS, OPTIONAL_TABLES, type TableNeed } from '../../src/export/contract.js';
 import { exportNotes } from '../../src/export/exportNotes.js';
 import { excludedRowNotes } from '../../src/load/excludedRows.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
@@ -177,6 +177,41 @@ describe('each optional table dropped in turn: exit 0, the other numbers unchang
   }
 });
 
+describe('each required column dropped in turn: exit 2, one line in our words naming table, column and nsys version', () => {
+  const required = new Map<string, Set<string>>();
+  for (const needs of Object.values(ANALYSIS_CONTRACTS) as readonly (readonly TableNeed[])[]) {
+    for (const n of needs) for (const c of n.required) if (!n.assumable?.includes(c as 'globalPid')) (required.get(n.table) ?? required.set(n.table, new Set()).get(n.table)!).add(c);
+  }
+  const fileWith = (table: string) => [VLLM, GRAPHS, fixture('pytorch-gpu-metrics', 'trace.sqlite'), fixture('fieldguide-vllm', 'trace.sqlite')].find((f) => columnsOf(f, table).length > 0);
+  for (const [table, columns] of required) {
+    it(table, () => {
+      const file = fileWith(table);
+      expect(file, `${table}: no fixture has it`).toBeDefined();
+      // One copy per table; each column renamed away in turn and back (a schema edit, no table rewrite:
+      // to the export's reader the column is as absent as dropped).
+      const copy = copyExport(file!, join(dir, `required-${table}.sqlite`));
+      for (const column of columns) {
+        editExport(copy, (db) => db.exec(`ALTER TABLE "${table}" RENAME COLUMN "${column}" TO "${column}_gone"`));
+        const h = openExport(copy);
+        let error: unknown = null;
+        try {
+          analyzeExport(h, { parts: REPORT_PARTS });
+        } catch (e) {
+          error = e;
+        } finally {
+          h.close();
+        }
+        editExport(copy, (db) => db.exec(`ALTER TABLE "${table}" RENAME COLUMN "${column}_gone" TO "${column}"`));
+        expect(error, `${table}.${column}`).toBeInstanceOf(SchemaError);
+        const message = (error as Error).message;
+        expect(message, `${table}.${column}`).toMatch(new RegExp(`table ${table} lacks column ${column}[ ,].*\\(nsys 2025\\.3\\.2\\.0, export schema 3\\.20\\.3 in `));
+        expect(message).not.toMatch(/no such column|string literal/);
+        expect(message.split('\n')).toHaveLength(1);
+      }
+    }, 60_000);
+  }
+});
+
 describe('the minimal export of the issue (TARGET_INFO_GPU of id, name only), through every command', () => {
   it('exit 0 for each command, the note once, numbers as on the full export', () => {
     const lean = editExport(copyExport(VLLM, join(dir, 'gpu-id-name.sqlite')), (db) => {
@@ -200,7 +235,13 @@ describe('the minimal export of the issue (TARGET_INFO_GPU of id, name only), th
       ['engines', 'E', '--format', 'json'],
       ['summarize', 'E', '--first-iter', '40'],
     ];
-    const jobs = [...commands.map((c) => ({ args: c.map((a) => (a === 'E' ? lean : a)) })), ...commands.slice(0, 6).map((c) => ({ args: c.map((a) => (a === 'E' ? VLLM : a)) }))];
+    // A read no contract declares (kernels --by short on an export without shortName): the safety net's line, in our words.
+    const noShort = editExport(copyExport(VLLM, join(dir, 'no-short.sqlite')), (db) => dropColumnInPlace(db, 'CUPTI_ACTIVITY_KIND_KERNEL', 'shortName'));
+    const jobs = [
+      ...commands.map((c) => ({ args: c.map((a) => (a === 'E' ? lean : a)) })),
+      ...commands.slice(0, 6).map((c) => ({ args: c.map((a) => (a === 'E' ? VLLM : a)) })),
+      { args: ['kernels', noShort, '--by', 'short', '--format', 'csv'] },
+    ];
     const jobsFile = join(dir, 'jobs.json');
     const resultsFile = join(dir, 'results.json');
     writeFileSync(jobsFile, JSON.stringify(jobs));
@@ -221,6 +262,11 @@ describe('the minimal export of the issue (TARGET_INFO_GPU of id, name only), th
       const changed = differences(b, a).filter((p) => !/^\.(gpus|info\.gpus)\.\[\]\.(busLocation|totalMemory|smCount)$/.test(p) && !/ms$|Ms$|elapsed/i.test(p));
       expect(changed, leanRun.args[0]).toEqual([]);
     }
+    const short = runs.at(-1)!;
+    expect(short.status).toBe(2);
+    expect(short.stderr).toBe(
+      `iterscope: ${noShort}: table CUPTI_ACTIVITY_KIND_KERNEL lacks column shortName, needed by iterscope kernels (nsys 2025.3.2.0, export schema 3.20.3 in no-short.sqlite); re-export it with nsys export --type sqlite\n`,
+    );
     const info = JSON.parse(runs[0].stdout) as { gpus: { id: number; name: string; busLocation: unknown; smCount: unknown }[] };
     expect(info.gpus.length).toBeGreaterThan(0);
     expect(info.gpus.every((g) => typeof g.name === 'string' && g.name.length > 0 && g.busLocation === null && g.smCount === null)).toBe(true);
