@@ -318,7 +318,8 @@ export function schemaErrorFromSqlite(handle: ExportHandle, message: string): Sc
   const table = /^no such table: (?:\w+\.)?(\w+)/.exec(message)?.[1];
   if (table) return schemaError(handle, 'this', `table ${table} is missing`);
   const column = columnInSqliteMessage(message);
-  const declares = (t: string) => new RegExp(`^\\s*${column}\\s`, 'm').test(NSYS_TABLE_DDL[t] ?? '');
+  // The column as the first word of a line of the table's DDL (escaped: it is matched, never run).
+  const declares = (t: string) => new RegExp(`^\\s*${(column ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s`, 'm').test(NSYS_TABLE_DDL[t] ?? '');
   const lacking = column ? Object.keys(NSYS_TABLE_DDL).filter((t) => handle.hasTable(t) && !handle.hasColumn(t, column) && declares(t)) : [];
   const where = lacking.length ? `table ${lacking.join(' or ')} lacks column ${column}` : `a column${column ? ` ${column}` : ''} is missing`;
   return schemaError(handle, 'this', where);
