@@ -15,11 +15,14 @@ import { noteExcludedRows } from '../load/excludedRows.js';
  * declaration against the `table_info` probe of the open export (no extra query beyond a tiny
  * `StringIds` storage-class probe) before the analysis runs, so a dropped, renamed or retyped
  * column is exit 2 with one line naming the file, the table, the column(s), the export's nsys and
- * schema versions and the command — not a crash half-way.
+ * schema versions and the command — not a crash half-way. Every other column a loader reads is
+ * optional (`OPTIONAL_COLUMNS`: read as NULL, one note on what is lost), and a few supporting
+ * tables are optional (`OPTIONAL_TABLES`): see there and docs/robustness.md §4.
  *
  * Rows whose values are of the wrong storage class (NULL, REAL, TEXT or BLOB times, `end < start`,
  * times beyond 2^53, a NULL `eventType`) are a different matter: the readers exclude them
- * (rowChecks.ts) and they are counted in a note.
+ * (rowChecks.ts) and they are counted in a note; so are kernels whose name column holds no integer
+ * id (excludedRows.ts `NON_INTEGER_NAME_ID`).
  */
 
 export type StorageClass = 'integer' | 'text';
