@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportCacheDir, exportPathFor, isNsysReport, takeNsysOption, unusableExportReason } from '../../src/export/nsysRep.js';
-import { CLI, fixture } from '../helpers/fixtures.js';
+import { CLI, REPO_ROOT, fixture } from '../helpers/fixtures.js';
 import { editExport } from '../helpers/hostileExport.js';
 
 const FIXTURE = fixture('pytorch-moe-window', 'trace.sqlite');
@@ -32,6 +32,16 @@ describe('.nsys-rep input', () => {
       env: { ...process.env, PATH: opts.path ?? `${bin}:${process.env.PATH}`, NSYS_FIXTURE: FIXTURE, NSYS_CALLS: calls, GITHUB_STEP_SUMMARY: '', ITERSCOPE_NSYS: '' },
     });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  /** `run` for several command lines in one node process (cliBatch.mjs: node's start-up dominates a run here). */
+  const runBatch = (jobs: { args: string[]; path?: string }[]) => {
+    const jobsFile = join(dir, 'jobs.json');
+    const resultsFile = join(dir, 'results.json');
+    const env = (path?: string) => ({ PATH: path ?? `${bin}:${process.env.PATH}`, NSYS_FIXTURE: FIXTURE, NSYS_CALLS: calls, ITERSCOPE_NSYS: '' });
+    writeFileSync(jobsFile, JSON.stringify(jobs.map((j) => ({ args: j.args, env: env(j.path) }))));
+    const batch = spawnSync(process.execPath, [join(REPO_ROOT, 'test', 'helpers', 'cliBatch.mjs'), jobsFile, resultsFile], { encoding: 'utf8', env: { ...process.env, ITERSCOPE_NSYS: '' } });
+    if (batch.status !== 0) throw new Error(`batch runner failed: ${batch.stderr}`);
+    return JSON.parse(readFileSync(resultsFile, 'utf8')) as { status: number; stdout: string; stderr: string }[];
   };
   const nsysCalls = () => (existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean).length : 0);
 
@@ -120,24 +130,28 @@ describe('.nsys-rep input', () => {
   });
 
   it('an unusable sibling export (empty, zero-filled, not SQLite, truncated) newer than the report: exported again with nsys', () => {
-    for (const [name, make] of damaged) {
-      const { rep, sibling } = reportWithSibling(`again-${name}`, make);
-      const before = nsysCalls();
-      const r = run(['kernels', rep, '--format', 'csv']);
+    const before = nsysCalls();
+    const cases = damaged.map(([name, make]) => ({ name, ...reportWithSibling(`again-${name}`, make) }));
+    const runs = runBatch(cases.map((c) => ({ args: ['kernels', c.rep, '--format', 'csv'] })));
+    cases.forEach(({ name, rep, sibling }, i) => {
+      const r = runs[i];
       expect(r.status, `${name}: ${r.stderr}`).toBe(0);
       expect(r.stderr).toContain(`${rep}: its SQLite export ${sibling} is unusable (`);
       expect(r.stderr).toContain('exporting it again');
-      expect(nsysCalls()).toBe(before + 1);
       expect(unusableExportReason(sibling)).toBeNull();
       expect(r.stdout.split('\n').length).toBeGreaterThan(10);
-    }
+    });
+    expect(nsysCalls()).toBe(before + damaged.length);
   });
 
   it('an unusable sibling export without nsys: exit 2, one line naming it and the command that exports it again; the file is left as it was', () => {
-    for (const [name, make, why] of damaged) {
+    const cases = damaged.map(([name, make, why]) => {
       const { rep, sibling } = reportWithSibling(`manual-${name}`, make);
-      const bytes = readFileSync(sibling);
-      const r = run(['findings', rep], { path: '/usr/bin:/bin' });
+      return { name, why, rep, sibling, bytes: readFileSync(sibling) };
+    });
+    const runs = runBatch(cases.map((c) => ({ args: ['findings', c.rep], path: '/usr/bin:/bin' })));
+    cases.forEach(({ name, why, rep, sibling, bytes }, i) => {
+      const r = runs[i];
       expect(r.status, name).toBe(2);
       expect(r.stdout).toBe('');
       const line = r.stderr.trimEnd();
@@ -146,7 +160,7 @@ describe('.nsys-rep input', () => {
       expect(line.slice(line.indexOf('unusable (') + 'unusable ('.length, line.indexOf(') and nsys'))).toMatch(why);
       expect(line.endsWith(`and nsys is not on PATH: export it again with \`nsys export --type sqlite -o ${sibling} --force-overwrite true ${rep}\` (or pass --nsys PATH)`)).toBe(true);
       expect(readFileSync(sibling).equals(bytes), name).toBe(true);
-    }
+    });
   });
 
   it('an nsys that writes an unusable export: exit 2, nothing kept under the export name', () => {
