@@ -11,7 +11,7 @@ import { loadRun } from '../../compare/loadRun.js';
 import { compareRuns } from '../../compare/compareRuns.js';
 import { parseThreshold } from '../../compare/threshold.js';
 import { parseDurationNs } from '../../gaps/duration.js';
-import { toJson } from '../../../reports/json.js';
+import { toJsonNumberRows } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
 import { emit, note, writeResult, type OutputOptions } from '../output.js';
 import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, type IterationCommandOptions } from './options.js';
@@ -32,7 +32,7 @@ export function registerSummarize(program: Command): void {
       const tokens = tokensOf(opts.tokens, opts.benchmark, '');
       const summary = withExport(file, (h) => summarizeExport(h, { logs: logsOf(opts), selection: selectionOf(opts) }, tokens));
       if (opts.format === undefined || opts.format === 'json') {
-        writeResult(opts.output, toJson(summary), false);
+        writeResult(opts.output, toJsonNumberRows(summary), false);
       } else emit(opts, summaryTables(summary), summary);
     });
 }
