@@ -66,6 +66,14 @@ function phaseNotes(base: RunSummary, head: RunSummary, out: Comparability): voi
   }
 }
 
+/** Why a side has no iterations, in its first words (the full hint is what `iterations` prints). */
+function iterationNotes(base: RunSummary, head: RunSummary, out: Comparability): void {
+  const why = (s: RunSummary) => s.capture.noIterations?.split(/ \(|; /)[0] ?? null;
+  const [b, h] = [why(base), why(head)];
+  if (b && b === h) out.notes.push(`no iterations in either capture: ${b} (\`iterscope iterations\` says how to find them)`);
+  else for (const [side, w] of [['base', b], ['head', h]] as const) if (w) out.notes.push(`no iterations in ${side}: ${w} (\`iterscope iterations\` says how to find them)`);
+}
+
 /** The basis both captures have, and what differs between them that matters for the numbers. */
 export function checkComparability(base: RunSummary, head: RunSummary): Comparability {
   const both = base.gate.iterations && head.gate.iterations;
@@ -74,6 +82,7 @@ export function checkComparability(base: RunSummary, head: RunSummary): Comparab
     const has = base.gate.iterations ? 'base' : 'head';
     out.notes.push(`only the ${has} has iteration markers: compared on kernel instances and time windows of the serving span; per-iteration figures cannot be compared`);
   }
+  if (!both) iterationNotes(base, head, out);
   if (!both && (!base.gate.span || !head.gate.span)) out.notes.push('a capture without a serving span: nothing to compare on kernel instances');
   gpuNotes(base, head, out);
   captureNotes(base, head, out);

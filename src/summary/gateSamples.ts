@@ -26,6 +26,8 @@ export interface CaptureFacts {
   /** Iterations per phase, and mean requests per iteration per phase (null without counts). */
   phaseMix: Partial<Record<Phase, number>>;
   batch: Partial<Record<Phase, number | null>>;
+  /** Why the capture has no iterations (no markers, markers without numbers, ...); null with iterations. */
+  noIterations: string | null;
 }
 
 /** One kernel name of the span: figures and its instance durations. */
@@ -148,5 +150,6 @@ export function captureFactsOf(a: ExportAnalysis): CaptureFacts {
     opsWithoutLaunch: a.servingSpan?.leftOut.noLaunchOps ?? 0,
     phaseMix,
     batch,
+    noIterations: rows.length ? null : (a.iterationError ?? 'no iteration found'),
   };
 }
