@@ -86,13 +86,28 @@ export function registerCompare(program: Command): void {
     for (const f of comparison.findings?.appeared ?? []) note(`new finding in head: ${f.title} [${f.id}]`);
     for (const f of comparison.findings?.disappeared ?? []) note(`finding gone in head: ${f.title} [${f.id}]`);
     // A regression is the headline (its one line ends the output); inconclusive metrics are in the tables then.
-    if (!comparison.regressions.length) for (const m of comparison.inconclusive) note(`inconclusive: ${metricName(m)}: ${m.note}`);
+    if (!comparison.regressions.length) for (const line of inconclusiveLines(comparison)) note(line);
     emit(opts, comparisonTables(comparison), comparison);
     gateOutcome(comparison, opts.failOnInconclusive === true);
   });
 }
 
 const metricName = (m: Comparison['metrics'][number]) => `${m.metric} [${m.scope}]`;
+
+/** One line per inconclusive metric; those of a scope with too few samples share one line (same counts, same reason). */
+function inconclusiveLines(c: Comparison): string[] {
+  const few = new Map<string, string[]>();
+  const lines: string[] = [];
+  for (const m of c.inconclusive) {
+    if (!m.note?.startsWith('too few samples')) lines.push(`inconclusive: ${metricName(m)}: ${m.note}`);
+    else (few.get(`${m.scope}\u0000${m.note}`) ?? few.set(`${m.scope}\u0000${m.note}`, []).get(`${m.scope}\u0000${m.note}`)!).push(m.metric);
+  }
+  for (const [key, metrics] of few) {
+    const [scope, note] = key.split('\u0000');
+    lines.unshift(`inconclusive: ${metrics.length === 1 ? metrics[0] : `${metrics.length} metrics (${metrics.join(', ')})`} [${scope}]: ${note}`);
+  }
+  return lines;
+}
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 
 /** Exit 1 on a regression; exit 3 on an inconclusive gated metric when asked (`--fail-on-inconclusive`); else 0. */
