@@ -54,6 +54,8 @@ function captureNotes(base: RunSummary, head: RunSummary, out: Comparability): v
 }
 
 function phaseNotes(base: RunSummary, head: RunSummary, out: Comparability): void {
+  const [bp, hp] = [Object.keys(base.phases), Object.keys(head.phases)];
+  if (!bp.some((p) => hp.includes(p))) out.notes.push(`no phase in common (base ${bp.join(', ') || 'none'}; head ${hp.join(', ') || 'none'}; phases need the log's counts or the markers'): nothing is gated, all phases together are shown`);
   const bt = Object.values(base.capture.phaseMix).reduce((a, x) => a + (x ?? 0), 0);
   const ht = Object.values(head.capture.phaseMix).reduce((a, x) => a + (x ?? 0), 0);
   for (const p of PHASES) {
