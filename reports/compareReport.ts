@@ -53,9 +53,13 @@ const VERDICT_ORDER = ['regressed', 'inconclusive', 'improved', 'unchanged'];
 const signedPct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 const fourDigits = (x: number) => Number(x.toPrecision(4));
 
-/** A metric's value as its unit reads: ns rounded, shares as percentages, counts and rates to 4 digits. */
+/**
+ * A metric's value as its unit reads in the ns columns: durations (per iteration, instance, second
+ * or token) as ns, shares as percentages, counts as text to 4 digits (never printed as a duration).
+ */
 function valueCell(m: MetricDelta, x: number): string | number {
   if (m.unit === 'share') return `${(x * 100).toFixed(1)}%`;
+  if (m.unit.startsWith('count')) return String(fourDigits(x));
   return m.unit === 'ns' ? Math.round(x) : fourDigits(x);
 }
 
@@ -154,7 +158,7 @@ export function summaryTables(s: RunSummary): DataTable[] {
   const phases = Object.entries(s.phases);
   return [
     {
-      title: `Run summary (${s.run.file})`,
+      title: `Run summary (${s.run.file}; basis: ${s.basis})`,
       columns: [
         { key: 'scope', header: 'Scope', kind: 'text' },
         { key: 'iterations', header: 'Iterations', kind: 'int' },
