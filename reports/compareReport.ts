@@ -1,4 +1,4 @@
-import type { Comparison, MetricDelta } from '../src/compare/compareRuns.js';
+import type { Comparison, MetricDelta, SpanKernelFigures } from '../src/compare/compareRuns.js';
 import { shortKernelName } from './kernelName.js';
 import type { EngineComparison, EngineFigures } from '../src/compare/engineComparison.js';
 import type { RunSummary } from '../src/summary/runSummary.js';
@@ -16,6 +16,7 @@ export function comparisonTables(c: Comparison): DataTable[] {
     changesTable(`Top kernel changes (total ns per ${c.changesPer})`, c.kernelChanges, c.changesPer),
     changesTable(`Top NVTX range changes (CPU ns per ${c.changesPer})`, c.nvtxChanges, c.changesPer),
   ];
+  if (c.span) tables.splice(4, 0, spanKernelsTable(c.span));
   if (c.moeRouting) tables.push(moeRoutingTable(c.moeRouting));
   if (c.findings) tables.push(findingChangesTable(c.findings));
   return tables;
@@ -107,6 +108,46 @@ function gatedMetricsTable(c: Comparison): DataTable {
       samples: m.samples ? `${m.samples.base}/${m.samples.head}` : '',
     })),
     notes,
+  };
+}
+
+/** The serving spans' top kernel names side by side: instances, total, mean and median per instance, instances per second of span. */
+function spanKernelsTable(span: NonNullable<Comparison['span']>): DataTable {
+  const tokens = (s: typeof span.base) => (s.generatedTokens == null ? 'unknown' : `${s.generatedTokens} (${s.tokenSource})`);
+  const cell = (f: SpanKernelFigures | null, k: keyof SpanKernelFigures) => (f == null ? null : k === 'perSecond' ? fourDigits(f[k]) : Math.round(f[k]));
+  return {
+    title: 'Serving span kernels, base vs head (top names by total time)',
+    columns: [
+      { key: 'name', header: 'Kernel', kind: 'text', display: 'kernel-name' },
+      { key: 'category', header: 'Category', kind: 'text' },
+      { key: 'baseInstances', header: 'Base instances', kind: 'int' },
+      { key: 'headInstances', header: 'Head instances', kind: 'int' },
+      { key: 'baseTotal', header: 'Base total', kind: 'ns' },
+      { key: 'headTotal', header: 'Head total', kind: 'ns' },
+      { key: 'baseMean', header: 'Base mean', kind: 'ns' },
+      { key: 'headMean', header: 'Head mean', kind: 'ns' },
+      { key: 'baseMedian', header: 'Base median', kind: 'ns' },
+      { key: 'headMedian', header: 'Head median', kind: 'ns' },
+      { key: 'basePerSecond', header: 'Base / s of span', kind: 'float' },
+      { key: 'headPerSecond', header: 'Head / s of span', kind: 'float' },
+    ],
+    rows: span.kernels.map((k) => ({
+      name: k.name,
+      category: k.category,
+      baseInstances: k.base?.instances ?? null,
+      headInstances: k.head?.instances ?? null,
+      baseTotal: cell(k.base, 'totalNs'),
+      headTotal: cell(k.head, 'totalNs'),
+      baseMean: cell(k.base, 'meanNs'),
+      headMean: cell(k.head, 'meanNs'),
+      baseMedian: cell(k.base, 'medianNs'),
+      headMedian: cell(k.head, 'medianNs'),
+      basePerSecond: cell(k.base, 'perSecond'),
+      headPerSecond: cell(k.head, 'perSecond'),
+    })),
+    notes: [
+      `spans: base ${(span.base.spanNs / 1e9).toFixed(3)} s (${span.base.boundary}), GPU busy ${(span.base.busyShare * 100).toFixed(1)}%, generated tokens ${tokens(span.base)}; head ${(span.head.spanNs / 1e9).toFixed(3)} s (${span.head.boundary}), GPU busy ${(span.head.busyShare * 100).toFixed(1)}%, generated tokens ${tokens(span.head)}`,
+    ],
   };
 }
 

@@ -61,6 +61,8 @@ export interface Comparison {
   inconclusive: MetricDelta[];
   /** Per name per iteration (iterations basis) or per second of span (kernel instances). */
   changesPer: 'iteration' | 'second of span';
+  /** Kernel instances basis: both spans' figures and their top kernel names side by side (null on iterations). */
+  span: SpanSideBySide | null;
   kernelChanges: NamedChange[];
   nvtxChanges: NamedChange[];
   moeRouting: MoeRoutingReading | null;
@@ -68,6 +70,23 @@ export interface Comparison {
   engines: EngineComparison;
   /** Findings that appeared or disappeared (null when a summary has no findings). */
   findings: FindingChanges | null;
+}
+
+/** One kernel name's figures in a span (`SpanGate.kernelNames` without the sketch). */
+export interface SpanKernelFigures {
+  instances: number;
+  totalNs: number;
+  meanNs: number;
+  medianNs: number;
+  perSecond: number;
+}
+
+/** The serving spans side by side (kernel instances basis). */
+export interface SpanSideBySide {
+  base: { boundary: string; spanNs: number; busyShare: number; generatedTokens: number | null; tokenSource: string };
+  head: { boundary: string; spanNs: number; busyShare: number; generatedTokens: number | null; tokenSource: string };
+  /** Names in either span's top list, base's order first; null where a span does not keep the name. */
+  kernels: { name: string; category: string; base: SpanKernelFigures | null; head: SpanKernelFigures | null }[];
 }
 
 export interface CompareOptions {
@@ -274,6 +293,21 @@ function gatedMetrics(base: RunSummary, head: RunSummary, o: Gate, cmp: Comparab
   return metrics;
 }
 
+/** Both spans' figures and top kernel names, on the kernel instances basis. */
+function spanSideBySide(base: RunSummary, head: RunSummary, basis: GateBasis): SpanSideBySide | null {
+  const [b, h] = [base.gate.span, head.gate.span];
+  if (basis !== 'kernel instances' || !b || !h) return null;
+  const side = (g: SpanGate) => ({ boundary: g.boundary, spanNs: g.spanNs, busyShare: g.busyShare, generatedTokens: g.generatedTokens, tokenSource: g.tokenSource });
+  const figures = (k: SpanGate['kernelNames'][number] | undefined): SpanKernelFigures | null => (k ? { instances: k.instances, totalNs: k.totalNs, meanNs: k.meanNs, medianNs: k.medianNs, perSecond: k.perSecond } : null);
+  const names = [...new Set([...b.kernelNames.map((k) => k.name), ...h.kernelNames.map((k) => k.name)])];
+  const find = (g: SpanGate, n: string) => g.kernelNames.find((k) => k.name === n);
+  return {
+    base: side(b),
+    head: side(h),
+    kernels: names.map((name) => ({ name, category: (find(b, name) ?? find(h, name))!.category, base: figures(find(b, name)), head: figures(find(h, name)) })),
+  };
+}
+
 /** Kernel and NVTX changes per iteration (iterations basis) or per second of span. */
 function namedChangesOf(base: RunSummary, head: RunSummary, basis: GateBasis): Pick<Comparison, 'changesPer' | 'kernelChanges' | 'nvtxChanges'> {
   const iterations = basis === 'iterations';
@@ -307,6 +341,7 @@ export function compareRuns(base: RunSummary, head: RunSummary, opts: CompareOpt
     regressions: metrics.filter((m) => m.regressed),
     inconclusive: metrics.filter((m) => m.gated && m.verdict === 'inconclusive'),
     ...namedChangesOf(base, head, cmp.basis),
+    span: spanSideBySide(base, head, cmp.basis),
     moeRouting: perfect && cmp.basis === 'iterations' ? readMoeRouting(base, head) : null,
     engines: compareEngines(base, head),
     findings: base.findings && head.findings ? findingChanges(base.findings, head.findings) : null,
