@@ -44,7 +44,7 @@ function runsTable(c: Comparison): DataTable {
 /** What differs between the captures that matters for the numbers: printed before any delta. */
 function comparabilityTable(c: Comparison): DataTable {
   return {
-    title: `Comparability (basis: ${c.basis === 'iterations' ? 'iterations by phase' : 'kernel instances and time windows of the serving span'})`,
+    title: `Comparability (basis: ${c.basis === 'iterations' ? 'iterations by phase' : 'kernel instances of the serving span'})`,
     columns: [{ key: 'note', header: 'Note', kind: 'text' }],
     rows: c.comparability.length ? c.comparability.map((note) => ({ note })) : [{ note: 'nothing found that makes the numbers incomparable' }],
   };
@@ -84,7 +84,7 @@ function gatedMetricsTable(c: Comparison): DataTable {
     `interval: ${c.intervals}; regressed/improved = the whole interval beyond the threshold (and the change past the floor), unchanged = within it, inconclusive = too few samples or an interval across it; (verdict) = not gated`,
   ];
   return {
-    title: `${c.basis === 'iterations' ? 'Per-iteration means by phase' : 'Serving span: rates on time windows, kernels per instance'} (gate: ${(c.threshold * 100).toFixed(1)}% and ${c.minDeltaNs} ns)`,
+    title: `${c.basis === 'iterations' ? 'Per-iteration means by phase' : 'Serving span: per generated token (or second of span) by category, per instance by kernel'} (gate: ${(c.threshold * 100).toFixed(1)}% and ${c.minDeltaNs} ns)`,
     columns: [
       { key: 'status', header: 'Verdict', kind: 'text' },
       { key: 'scope', header: 'Scope', kind: 'text' },

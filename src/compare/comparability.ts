@@ -82,7 +82,7 @@ export function checkComparability(base: RunSummary, head: RunSummary): Comparab
   const out: Comparability = { basis: both ? 'iterations' : 'kernel instances', notes: [], gateNothing: false, gateKernelCounts: true };
   if (!both && (base.gate.iterations || head.gate.iterations)) {
     const has = base.gate.iterations ? 'base' : 'head';
-    out.notes.push(`only the ${has} has iteration markers: compared on kernel instances and time windows of the serving span; per-iteration figures cannot be compared`);
+    out.notes.push(`only the ${has} has iteration markers: compared on the kernel instances of the serving span; per-iteration figures cannot be compared`);
   }
   if (!both) iterationNotes(base, head, out);
   if (!both && (!base.gate.span || !head.gate.span)) out.notes.push('a capture without a serving span: nothing to compare on kernel instances');

@@ -26,7 +26,7 @@ export interface MetricDelta {
   relative: number | null;
   /** CONFIDENCE interval of `relative` from the samples (stats.ts); null without samples. */
   interval: { lo: number; hi: number } | null;
-  /** Samples per side (iterations, windows or kernel instances); null for a figure without samples. */
+  /** Samples per side (iterations or kernel instances); null for a figure without samples. */
   samples: { base: number; head: number } | null;
   /** regressed / improved / unchanged / inconclusive; null for a figure without samples (information). */
   verdict: Verdict | null;
@@ -280,7 +280,7 @@ export function readMoeRouting(base: RunSummary, head: RunSummary): MoeRoutingRe
   return { baseMoeNs, headMoeNs, moeChange: baseMoeNs > 0 ? (headMoeNs - baseMoeNs) / baseMoeNs : null, baseGpuBusyNs: baseBusy, headGpuBusyNs: headBusy, speedup, significant, reading };
 }
 
-/** The metrics on the basis both runs have: phases' iterations, else the serving span's windows and kernel instances. */
+/** The metrics on the basis both runs have: phases' iterations, else the serving span's kernel instances. */
 function gatedMetrics(base: RunSummary, head: RunSummary, o: Gate, cmp: Comparability): MetricDelta[] {
   if (cmp.basis === 'kernel instances') return base.gate.span && head.gate.span ? spanMetrics(base.gate.span, head.gate.span, o, cmp) : [];
   const categories = [...new Set([...base.categories, ...head.categories])];

@@ -79,7 +79,7 @@ export interface ServingSpan {
   /** GPU ops not in the span: launched outside it (start-up), by processes outside it, without a launch call in the export. */
   leftOut: { ops: number; ns: number; otherProcessOps: number; noLaunchOps: number };
   notes: string[];
-  /** The span's samples (time windows, kernel instances), when the request asks (`spanSamples`). */
+  /** The span's samples (kernel instances), when the request asks (`spanSamples`). */
   samples?: SpanSamples;
 }
 

@@ -84,7 +84,7 @@ export interface AnalysisRequest {
   deviceId?: number;
   /** `kernels`: group by the demangled or short name; add whole-graph launches. */
   kernels?: Pick<KernelSummaryOptions, 'nameBy' | 'includeGraphs'>;
-  /** `servingSpan`: add the span's samples (time windows, kernel instances: `compare`'s basis without iterations). */
+  /** `servingSpan`: add the span's samples (kernel instances: `compare`'s basis without iterations). */
   spanSamples?: boolean;
   /** `rankFigures`: the category holding the collectives (default `communication`). */
   communicationCategory?: string;

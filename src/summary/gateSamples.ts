@@ -7,7 +7,7 @@ import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 
 /**
  * What a summary's numbers can be compared on: per-iteration samples by phase (iteration markers),
- * or the serving span's kernel instances and time windows (no markers).
+ * or the serving span's kernel instances (no markers).
  */
 export type GateBasis = 'iterations' | 'kernel instances';
 

@@ -5,8 +5,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultCategoryClassifier } from '../../src/categories/rules.js';
 import type { Comparison, MetricDelta } from '../../src/compare/compareRuns.js';
-import { runCli } from '../helpers/cli.js';
-import { fixture } from '../helpers/fixtures.js';
+import { runCli, runEntry } from '../helpers/cli.js';
+import { CLI_BUNDLE, fixture } from '../helpers/fixtures.js';
 
 const before = fixture('external', 'nsys2026.2_mfu_2gpu_before_nsysai.sqlite');
 const after = fixture('external', 'nsys2026.2_mfu_2gpu_after_nsysai.sqlite');
@@ -118,6 +118,19 @@ describe('compare without iteration markers (kernel instances)', () => {
       expect(view(fromBaseline)).toEqual(view(direct));
       expect(JSON.parse(readFileSync(baseline, 'utf8')).basis).toBe('kernel instances');
     });
+  });
+});
+
+describe('the job summary', () => {
+  it('shows the comparability notes and each delta with its interval and sample counts', () => {
+    const summary = join(mkdtempSync(join(tmpdir(), 'iterscope-job-')), 'summary.md');
+    writeFileSync(summary, '');
+    const r = runEntry(CLI_BUNDLE, ['compare', before, after, '--format', 'md'], { GITHUB_STEP_SUMMARY: summary });
+    expect([0, 1]).toContain(r.status);
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toContain('### Comparability (basis: kernel instances of the serving span)');
+    expect(md).toContain('| no GPU names in either file: the GPU model is not checked |');
+    expect(md).toMatch(/\| unchanged \| span \| at::native::\\<…>::vectorized_layer_norm_kernel\\<…> per instance \| ns \| [\d.]+ us \| [\d.]+ us \| 0\.3% \| \+0\.\d%\.\.\+0\.\d% \| 102\/90 \|/);
   });
 });
 
