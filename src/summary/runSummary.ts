@@ -1,7 +1,7 @@
 import type { ExportHandle } from '../export/openExport.js';
 import { aq, column, op } from '../math/arqueroOps.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
-import { PHASES, type IterationAnalysis, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
+import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
 import { captureFactsOf, gateSamplesOf, type CaptureFacts, type GateBasis, type GateSamples } from './gateSamples.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { VLLM_EXECUTE_STEP, VLLM_EXECUTE_STEP_OLD } from '../iterations/sources/vllm.js';
@@ -205,8 +205,10 @@ export const SUMMARY_PARTS: readonly AnalysisPart[] = ['info', 'iterations', 'ga
 
 /** The request `summarizeExport` makes: the summary's parts, kernels with whole-graph launches. */
 export function summaryRequest(request: Omit<AnalysisRequest, 'parts'> = {}): AnalysisRequest {
-  // Iterations when the capture has markers; the serving span's samples always (any basis).
-  return { ...request, parts: SUMMARY_PARTS, kernels: { includeGraphs: true }, requireIterations: false, spanSamples: true };
+  // Iterations when the capture has markers; the serving span's samples always (any basis). An
+  // iteration range or numbering asked for by name must be found: never a silent other basis.
+  const asked = request.selection?.rangeSpec !== undefined || request.selection?.firstIter !== undefined || !!request.selection?.profileRanges?.length;
+  return { ...request, parts: SUMMARY_PARTS, kernels: { includeGraphs: true }, requireIterations: asked, spanSamples: true };
 }
 
 /** Builds the summary from an analysis of `SUMMARY_PARTS` (iterations with their idle causes, kernel and NVTX totals). */
@@ -214,13 +216,15 @@ export function summarizeRun(a: ExportAnalysis, version = '0.1.0', tokens: Summa
   if (!a.kernels || !a.nvtx || !a.info) throw new Error(`summarizeRun needs the parts ${SUMMARY_PARTS.join(', ')} (got ${a.parts.join(', ')})`);
   const noGpuWork = a.health?.noGpuWork ?? (a.servingSpan ? null : 'no GPU work could be placed in a serving span');
   if (noGpuWork) throw new EmptyCaptureError(a.file, noGpuWork);
-  const analysis = a.iterations ?? noIterations(a);
+  const analysis = a.iterations;
+  // Without iterations: no rows; the categories the serving span's kernels fall in.
+  const categories = analysis?.categories ?? Object.keys(a.servingSpan?.categoryNs ?? {});
   const settings = a.capture;
-  const rows = analysis.iterations;
+  const rows = analysis?.iterations ?? [];
   const phases: RunSummary['phases'] = {};
   for (const p of PHASES) {
     const rs = rows.filter((r) => r.phase === p);
-    if (rs.length) phases[p] = phaseFigures(rs, analysis.categories);
+    if (rs.length) phases[p] = phaseFigures(rs, categories);
   }
   const pr = settings.environment.ENABLE_PERFECT_ROUTER;
   const kernels = a.kernels.rows.slice(0, 50).map((k) => ({ name: k.name, totalNs: k.total, instances: k.count }));
@@ -236,13 +240,13 @@ export function summarizeRun(a: ExportAnalysis, version = '0.1.0', tokens: Summa
       profileStartStop: settings.profileStartStop,
       perfectRouter: pr === undefined ? null : pr === '1' || pr.toLowerCase() === 'true',
       iterationsFound: rows.length,
-      iterationsJoined: analysis.coverage.joined,
+      iterationsJoined: analysis?.coverage.joined ?? 0,
       firstIter: iters.length ? Math.min(...iters) : null,
       lastIter: iters.length ? Math.max(...iters) : null,
-      ...(a.iterations ? { engine: analysis.coverage.source.engine, iterationSource: analysis.coverage.source.id } : {}),
+      ...(analysis ? { engine: analysis.coverage.source.engine, iterationSource: analysis.coverage.source.id } : {}),
     },
-    categories: analysis.categories,
-    overall: phaseFigures(rows, analysis.categories),
+    categories,
+    overall: phaseFigures(rows, categories),
     phases,
     iterations: rows.slice(0, rows.length > MAX_ITERATION_ROWS ? 0 : rows.length).map((r) => ({
       iter: r.iter,
@@ -274,11 +278,6 @@ export interface SummaryTokens {
   source: string;
 }
 
-/** The iteration analysis's shape for a capture without iterations: no rows, the classifier's categories. */
-function noIterations(a: ExportAnalysis): Pick<IterationAnalysis, 'iterations' | 'categories' | 'coverage'> {
-  const categories = Object.keys(a.servingSpan?.categoryNs ?? {});
-  return { iterations: [], categories, coverage: { joined: 0 } as IterationAnalysis['coverage'] };
-}
 
 /** Analyses an open export (iterations with their idle causes, kernels, NVTX) and summarises it. */
 export function summarizeExport(handle: ExportHandle, request: Omit<AnalysisRequest, 'parts'> = {}, tokens: SummaryTokens | null = null): RunSummary {

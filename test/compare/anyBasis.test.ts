@@ -61,6 +61,8 @@ describe('compare without iteration markers (kernel instances)', () => {
     expect(k.samples).toEqual({ base: 3986, head: 3577 });
     expect(k.interval!.lo).toBe(k.interval!.hi);
     const md = runCli(['compare', before, after, '--format', 'md']);
+    // Deterministic: the same inputs give byte-identical output (fixed bootstrap seeds).
+    expect(runCli(['compare', before, after, '--format', 'md']).stdout).toBe(md.stdout);
     expect(md.stdout).toMatch(/\| Verdict \| Scope \| Metric \| Unit \| Base \| Head \| Change \(%\) \| Interval \| Samples \(base\/head\) \|/);
   });
 
@@ -157,5 +159,13 @@ describe('baseline size', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'iterscope-long-')), 'baseline.json');
     expect(runCli(['summarize', fixture('pytorch-dense-long', 'trace.sqlite'), '-o', out]).status).toBe(0);
     expect(statSync(out).size).toBeLessThan(200_000);
+  });
+});
+
+describe('iteration options given by name', () => {
+  it('summarize with an --iteration-range that matches nothing: exit 2, never a silent other basis', () => {
+    const r = runCli(['summarize', plain, '--iteration-range', 'no such range']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("no NVTX ranges match --iteration-range no such range");
   });
 });
