@@ -155,10 +155,13 @@ describe('summary versions', () => {
 });
 
 describe('baseline size', () => {
-  it.skipIf(process.env.ITERSCOPE_LONG !== '1')('summarize of pytorch-dense-long stays under 200 kB (ITERSCOPE_LONG=1: 130 MB export)', () => {
+  it.skipIf(process.env.ITERSCOPE_LONG !== '1')('pytorch-dense-long (ITERSCOPE_LONG=1: 130 MB export): a baseline under 200 kB giving the verdicts of the export itself', () => {
+    const long = fixture('pytorch-dense-long', 'trace.sqlite');
     const out = join(mkdtempSync(join(tmpdir(), 'iterscope-long-')), 'baseline.json');
-    expect(runCli(['summarize', fixture('pytorch-dense-long', 'trace.sqlite'), '-o', out]).status).toBe(0);
+    expect(runCli(['summarize', long, '-o', out]).status).toBe(0);
     expect(statSync(out).size).toBeLessThan(200_000);
+    const view = (r: { stdout: string }) => (JSON.parse(r.stdout) as Comparison).metrics.map((m) => [m.scope, m.metric, m.verdict, m.interval, m.samples]);
+    expect(view(runCli(['compare', out, long, '--format', 'json']))).toEqual(view(runCli(['compare', long, long, '--format', 'json'])));
   });
 });
 
