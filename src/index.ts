@@ -59,7 +59,7 @@ export type { GapAnalysis, GapRow, DeviceGapSummary, IterationGapSummary, PhaseG
 export type { IterationMetricsResult } from './metrics/iterationMetrics.js';
 
 // Summaries, comparison and the CI gate.
-export { summarizeRun, summarizeExport, summaryRequest, SUMMARY_PARTS, SUMMARY_SCHEMA, type RunSummary } from './summary/runSummary.js';
+export { summarizeRun, summarizeExport, summaryRequest, SUMMARY_PARTS, SUMMARY_SCHEMA, type RunSummary, type SummaryTokens } from './summary/runSummary.js';
 export { loadRun, readSummaryFile } from './compare/loadRun.js';
 export { compareRuns, type Comparison } from './compare/compareRuns.js';
 export { compareEngines, type EngineComparison, type EngineFigures } from './compare/engineComparison.js';

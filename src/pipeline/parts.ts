@@ -23,6 +23,7 @@ import { analyzeIterations, findWindows, type FoundWindows, type IterationAnalys
 import { foundRangesOf, type FoundRangesData } from '../iterations/sources/index.js';
 import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
 import { servingSpan, type ServingSpan } from '../iterations/servingSpan.js';
+import { spanSamples } from '../compare/spanSamples.js';
 import { summarizeByPhase, type PhaseSummary } from '../iterations/summary.js';
 import { hasPytorchHostSide, pytorchHostSide, type PytorchHostSide } from '../kineto/pytorchHostSide.js';
 import type { ReportLogFile } from '../logs/logRecords.js';
@@ -297,7 +298,10 @@ const servingSpanPart = part({
   needs: ['launches', 'iterationRun', 'healthLaunches'],
   loads: GPU_OPS_AND_CALLS,
   when: (_, d) => d.launches.gpuOps > 0,
-  compute: ({ loaded, capture, classifier }, d) => servingSpan(loaded, { iterations: d.iterationRun.analysis, launches: d.healthLaunches, capture, classifier }),
+  compute: ({ loaded, capture, classifier, request }, d) => {
+    const span = servingSpan(loaded, { iterations: d.iterationRun.analysis, launches: d.healthLaunches, capture, classifier });
+    return span && request.spanSamples ? { ...span, samples: spanSamples(loaded, span, classifier) } : span;
+  },
 });
 
 // `info` counts ranges per domain from the NVTX summary when there is one.

@@ -86,6 +86,8 @@ export interface AnalysisRequest {
   deviceId?: number;
   /** `kernels`: group by the demangled or short name; add whole-graph launches. */
   kernels?: Pick<KernelSummaryOptions, 'nameBy' | 'includeGraphs'>;
+  /** `servingSpan`: add the span's samples (kernel instances: `compare`'s basis without iterations). */
+  spanSamples?: boolean;
   /** `rankFigures`: the category holding the collectives (default `communication`). */
   communicationCategory?: string;
   /** `findings`: rule thresholds replacing the defaults (`--thresholds`). */

@@ -53,6 +53,7 @@ import type {
   ReportCoverage,
   ReportLogFile,
   RunSummary,
+  SummaryTokens,
   ServingSpan,
   Timeline,
 } from '../../src/index.js';
@@ -93,6 +94,7 @@ expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
   minGapNs?: number;
   deviceId?: number;
   kernels?: Pick<KernelSummaryOptions, 'nameBy' | 'includeGraphs'>;
+  spanSamples?: boolean;
   communicationCategory?: string;
   findingThresholds?: Partial<FindingThresholds>;
   kernelNames?: KernelNames;
@@ -167,7 +169,7 @@ expectTypeOf<keyof ExportInfo>().toEqualTypeOf<
   | 'activeDevices' | 'processes' | 'rowCounts' | 'nvtxDomains' | 'graphTraceModeConfigured' | 'graphTraceMode' | 'gilTraced' | 'gcTraced' | 'profilerApiGated'
   | 'profileStartStop' | 'environment' | 'engine'
 >();
-expectTypeOf<keyof RunSummary>().toEqualTypeOf<'schema' | 'createdBy' | 'run' | 'categories' | 'overall' | 'phases' | 'iterations' | 'kernels' | 'nvtx' | 'findings'>();
+expectTypeOf<keyof RunSummary>().toEqualTypeOf<'schema' | 'createdBy' | 'run' | 'categories' | 'overall' | 'phases' | 'iterations' | 'kernels' | 'nvtx' | 'findings' | 'basis' | 'capture' | 'gate' | 'iterationRowsOmitted'>();
 
 // ---------------------------------------------------------------------------------------------
 // Findings
@@ -221,7 +223,7 @@ expectTypeOf<IterationRangeSpec>().toEqualTypeOf<{ kind: 'pytorch' } | { kind: '
 expectTypeOf<MetricsRequest>().branded.toEqualTypeOf<IterationSelectionOptions & { iters?: string; logs?: ParsedIterationLog[]; gpu?: string; metric?: string[] }>();
 expectTypeOf(iterscope.metricsForExport).parameters.toEqualTypeOf<[string, MetricsRequest]>();
 expectTypeOf(iterscope.metricsForExport).returns.toEqualTypeOf<MetricsCommandResult>();
-expectTypeOf(iterscope.summarizeExport).parameters.toEqualTypeOf<[ExportHandle, Omit<AnalysisRequest, 'parts'>?]>();
+expectTypeOf(iterscope.summarizeExport).parameters.toEqualTypeOf<[ExportHandle, Omit<AnalysisRequest, 'parts'>?, (SummaryTokens | null)?]>();
 expectTypeOf(iterscope.summarizeExport).returns.toEqualTypeOf<RunSummary>();
 expectTypeOf(iterscope.parseIterationLogFile).parameters.toEqualTypeOf<[string]>();
 expectTypeOf(iterscope.parseIterationLogFile).returns.toEqualTypeOf<ParsedIterationLog>();
