@@ -1,17 +1,17 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Comparison } from '../../src/compare/compareRuns.js';
 import { runCli } from '../helpers/cli.js';
-import { FIXTURES } from '../helpers/fixtures.js';
+import { captured, hasCaptured } from '../helpers/captured.js';
 
 /**
- * The CI-gate set (`generator/capture.sh gate`): fixtures/gate/, or fixtures-captured/gate/ beside
- * it while it is being moved in. Skipped where neither is present.
+ * The CI-gate set (`generator/capture.sh gate`): test/fixtures-captured/gate/ (README there), or
+ * ../shared/fixtures/gate/ where that exists (`captured` prefers it). Skipped where neither is.
  */
-const GATE = [join(FIXTURES, 'gate'), resolve(FIXTURES, '..', 'fixtures-captured', 'gate')].find((d) => existsSync(join(d, 'vllm-a', 'trace.sqlite')));
-const at = (run: string, file: string) => join(GATE!, run, file);
+const GATE = hasCaptured('gate', 'vllm-a/trace.sqlite');
+const at = (run: string, file: string) => captured('gate', run, file);
 
 function compare(kind: 'vllm' | 'plain', base: string, head: string, extra: string[] = []) {
   const inputs = kind === 'vllm' ? ['--base-log', at(`vllm-${base}`, 'vllm.log'), '--head-log', at(`vllm-${head}`, 'vllm.log')] : ['--base-benchmark', at(`plain-${base}`, 'benchmark_results.json'), '--head-benchmark', at(`plain-${head}`, 'benchmark_results.json')];
