@@ -46,10 +46,12 @@ export function githubSlug(heading: string): string {
  */
 export function reportToMarkdown(doc: ReportDocument): string {
   const out: string[] = [`# ${mdText(doc.title)}`, ''];
-  out.push(doc.sections.map((s) => `[${mdText(s.title)}](#${githubSlug(s.title)})`).join(' · '), '');
-  const titles = new Map(doc.sections.map((s) => [s.id, s.title]));
+  // A section of drawings only (the HTML report's first screen) has nothing to say in Markdown.
+  const sections = doc.sections.filter((s) => !(s.blocks.length > 0 && s.blocks.every((b) => b.kind === 'chart' || b.kind === 'overview')));
+  out.push(sections.map((s) => `[${mdText(s.title)}](#${githubSlug(s.title)})`).join(' · '), '');
+  const titles = new Map(sections.map((s) => [s.id, s.title]));
   const sectionLink = (id: string) => (titles.has(id) ? `#${githubSlug(titles.get(id)!)}` : null);
-  for (const s of doc.sections) {
+  for (const s of sections) {
     out.push(`## ${mdText(s.title)}`, '');
     for (const b of s.blocks) {
       const text = blockToMarkdown(b, sectionLink);
