@@ -128,3 +128,27 @@ export function forEachMatchingNvtxRange(handle: ExportHandle, matching: Matchin
     },
   );
 }
+
+/** One NVTX range text and how many ranges carry it (`selectMostFrequentRangeTexts`). */
+export interface RangeTextCount {
+  text: string;
+  count: number;
+}
+
+/**
+ * The most frequent NVTX range texts (`coalesce(StringIds.value, text)`), most frequent first, ties
+ * by text: what a user may pass as `--iteration-range` when no engine's markers are found.
+ */
+export function selectMostFrequentRangeTexts(handle: ExportHandle, limit: number) {
+  const text = handle.hasTable('StringIds') ? sql<string>`coalesce(s.value, n.text)` : sql<string>`n.text`;
+  let q = handle.db.selectFrom('NVTX_EVENTS as n');
+  if (handle.hasTable('StringIds')) q = q.leftJoin('StringIds as s', 's.id', 'n.textId') as typeof q;
+  return q
+    .select([text.as('text'), sql<number>`count(*)`.as('count')])
+    .where('n.eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
+    .where(sql<boolean>`${text} IS NOT NULL`)
+    .groupBy(text)
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy(text)
+    .limit(limit);
+}
