@@ -133,6 +133,8 @@ function assembleAnalysis(handle: ExportHandle, ctx: PartContext, v: Partial<Par
     timeline: v.timeline ?? null,
     logs: ctx.logs,
     timingsMs,
+    // Only when asked for: no existing output gains a key.
+    ...(v.layers ? { layers: v.layers } : {}),
   };
 }
 
