@@ -4,25 +4,40 @@ import { pidOf, tidOf } from './globalIds.js';
 import { NVTX_RANGE_EVENT_TYPES } from './schema.js';
 import { validNvtxSql } from './validRows.js';
 
+// The NVTX ranges the layer attribution reads of a module-marker capture (SGLang's
+// `--enable-layerwise-nvtx-marker`, vLLM's `--enable-layerwise-nvtx-tracing`: one range per module
+// forward, named by a dict repr `{'Module': ...}`). Texts are matched by prefix as a range of
+// strings (`value >= prefix AND value < prefix + U+FFFF`): exact case, and measured 3x faster than
+// LIKE with an OR'd textId subquery on pytorch-dense-long's 848k NVTX rows (170 ms, the bare scan).
+
+/** Upper bound of the strings starting with `prefix`. */
+const beyond = (prefix: string) => `${prefix}\uffff`;
+
+/** StringIds ids whose value starts with `prefix`. */
+export function selectStringIdsWithPrefix(handle: ExportHandle, prefix: string) {
+  return handle.db.selectFrom('StringIds').select('id').where(sql<boolean>`value >= ${prefix} AND value < ${beyond(prefix)}`);
+}
+
 /**
- * Closed NVTX ranges whose text starts with `prefix` (inline `text`, or a registered string via
- * `textId`): pid, tid, start, end, text. What the layer attribution reads of a module-marker
- * capture (SGLang's `--enable-layerwise-nvtx-marker`, vLLM's `--enable-layerwise-nvtx-tracing`:
- * one range per module forward named by a dict repr `{'Module': ...}`). The prefix is bound, and
- * matched with LIKE (no `%` or `_` of its own is expected: the callers' prefixes have none).
+ * Closed NVTX ranges whose inline `text` starts with `prefix`, or whose `textId` is one of
+ * `textIds` (registered strings): pid, tid, start, end, text (NULL for a registered one: the
+ * caller resolves its id), textId.
  */
-export function selectModuleMarkerRanges(handle: ExportHandle, opts: { prefix: string; hasTextId: boolean; hasText: boolean; hasStrings: boolean }) {
-  const like = `${opts.prefix}%`;
-  const byText = opts.hasText ? sql<boolean>`n.text LIKE ${like}` : sql<boolean>`0`;
-  const byId = opts.hasTextId && opts.hasStrings ? sql<boolean>`n.textId IN (SELECT id FROM StringIds WHERE value LIKE ${like})` : sql<boolean>`0`;
-  const text = opts.hasTextId && opts.hasStrings
-    ? sql<string | null>`coalesce((SELECT value FROM StringIds s WHERE s.id = n.textId), ${opts.hasText ? sql`n.text` : sql`NULL`})`
-    : opts.hasText ? sql<string | null>`n.text` : sql<string | null>`NULL`;
+export function selectModuleMarkerRanges(handle: ExportHandle, opts: { prefix: string; textIds: readonly number[]; hasTextId: boolean; hasText: boolean }) {
+  const byText = opts.hasText ? sql<boolean>`(n.text >= ${opts.prefix} AND n.text < ${beyond(opts.prefix)})` : sql<boolean>`0`;
+  const byId = opts.hasTextId && opts.textIds.length ? sql<boolean>`n.textId IN (${sql.join([...opts.textIds])})` : sql<boolean>`0`;
   return handle.db
     .selectFrom('NVTX_EVENTS as n')
-    .select([pidOf('n.globalTid').as('pid'), tidOf('n.globalTid').as('tid'), 'n.start as start', 'n.end as end', text.as('text')])
+    .select([
+      pidOf('n.globalTid').as('pid'),
+      tidOf('n.globalTid').as('tid'),
+      'n.start as start',
+      'n.end as end',
+      (opts.hasText ? sql<string | null>`n.text` : sql<string | null>`NULL`).as('text'),
+      (opts.hasTextId ? sql<number | null>`n.textId` : sql<number | null>`NULL`).as('textId'),
+    ])
+    .where(opts.textIds.length ? sql<boolean>`(${byText} OR ${byId})` : byText)
     .where('n.eventType', 'in', [...NVTX_RANGE_EVENT_TYPES])
-    .where(sql<boolean>`(${byText} OR ${byId})`)
     .where(sql<boolean>`n.end IS NOT NULL`)
     .where(sql<boolean>`${sql.raw(validNvtxSql('n'))}`);
 }

@@ -7,7 +7,9 @@ import { markerSegments, type MarkerSegments } from './markerSegments.js';
 import { assignStep, inferredSplit, stepFigures, type SplitContext } from './stepLayers.js';
 import { kernelsByStep, type LaunchWindow } from './stepKernels.js';
 import { summarizePhases } from './summary.js';
-import type { LayerOptions, LayerSource, LayersAnalysis, MarkerAgreement, StepLayers } from './types.js';
+import { MODULE_KINDS, type LayerOptions, type LayerSource, type LayersAnalysis, type MarkerAgreement, type StepLayers } from './types.js';
+import { kindOfCategory } from './moduleRefs.js';
+import type { NvtxColumns } from '../load/nvtxEventColumns.js';
 
 /**
  * Every step's kernels split by decoder layer and module kind: the kernels are placed in steps by
@@ -16,15 +18,26 @@ import type { LayerOptions, LayerSource, LayersAnalysis, MarkerAgreement, StepLa
  * without markers, `source: 'period'`), by the period its kernel names repeat with. `windows`
  * are the iteration rows' launch windows, index for index.
  */
-export function analyzeLayers(loaded: LoadedExport, iterations: IterationAnalysis, windows: readonly LaunchWindow[], classifier: CategoryClassifier, opts: LayerOptions = {}): LayersAnalysis {
+export function analyzeLayers(
+  loaded: LoadedExport,
+  iterations: IterationAnalysis,
+  windows: readonly LaunchWindow[],
+  classifier: CategoryClassifier,
+  opts: LayerOptions = {},
+  /** NVTX rows another part holds that include the launching threads' ranges (the host-cause rows): the markers are read from them. */
+  markerColumns?: NvtxColumns,
+): LayersAnalysis {
   const rows = iterations.iterations;
   const useMarkers = (opts.source ?? 'auto') !== 'period';
-  const markers = useMarkers ? markerSegments(readModuleMarkerRanges(loaded)) : null;
+  const markers = useMarkers ? markerSegments(readModuleMarkerRanges(loaded, markerColumns)) : null;
   const ctx: SplitContext = {
     ops: loaded.gpuOps(),
     api: loaded.apiCalls(),
     categories: classifier.categories,
     categoryOf: categoryLookup(loaded, classifier),
+    graphCategory: classifier.classify('[CUDA graph]'),
+    communication: classifier.categories.indexOf('communication'),
+    kindOfCategory: Uint8Array.from(classifier.categories, (c) => MODULE_KINDS.indexOf(kindOfCategory(c))),
     markers: markers && markers.ranges > 0 ? markers : null,
     periodMemo: new Map(),
   };
@@ -48,16 +61,15 @@ export function analyzeLayers(loaded: LoadedExport, iterations: IterationAnalysi
   return { sources, categories: classifier.categories, steps, phases: summarizePhases(steps, opts.outlierRatio), agreement: agreed, notes: layerNotes(steps, sources, agreed, markers) };
 }
 
-/** A kernel name id's category index, classified once per id. */
+/** A kernel name id's category index, classified once per id (a dense table over the ids). */
 function categoryLookup(loaded: LoadedExport, classifier: CategoryClassifier): (nameId: number) => number {
   const table = new StringIdTable(loaded.rowBound('StringIds'));
   return (nameId) => {
-    let c = table.get(nameId);
-    if (c < 0) {
-      c = classifier.classify(loaded.stringOf(nameId) ?? '');
-      table.set(nameId, c);
-    }
-    return c;
+    const c = table.get(nameId);
+    if (c >= 0) return c;
+    const fresh = classifier.classify(loaded.stringOf(nameId) ?? '');
+    table.set(nameId, fresh);
+    return fresh;
   };
 }
 

@@ -1,7 +1,8 @@
-import { selectModuleMarkerRanges } from '../../queries/moduleMarkers.js';
+import { selectModuleMarkerRanges, selectStringIdsWithPrefix } from '../../queries/moduleMarkers.js';
 import { forEachRow } from '../../queries/run.js';
+import { loadStrings } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
-import { holdingEveryRow, isNvtxRange } from './nvtxEventColumns.js';
+import { holdingEveryRow, isNvtxRange, type NvtxColumns } from './nvtxEventColumns.js';
 
 /**
  * The text every module-marker range starts with: SGLang's and vLLM's layerwise NVTX both push
@@ -23,32 +24,35 @@ export interface ModuleMarkerRows {
 }
 
 /**
- * The module-marker ranges of the export: from the shared NVTX columns when they are read and
- * hold every row, else by one query (an export without markers costs a scan of NVTX_EVENTS).
+ * The module-marker ranges of the export: from NVTX columns a part already holds (`columns`: the
+ * host-cause rows, every range with a thread but the GIL holds; else the shared NVTX columns when
+ * they hold every row), else by query (an export without markers costs one scan of NVTX_EVENTS).
  */
-export function readModuleMarkerRanges(loaded: LoadedExport): ModuleMarkerRows {
+export function readModuleMarkerRanges(loaded: LoadedExport, columns?: NvtxColumns): ModuleMarkerRows {
   if (!loaded.hasTable('NVTX_EVENTS')) return fromRows([]);
-  const cols = holdingEveryRow(loaded.sharedNvtx());
+  const cols = columns ?? holdingEveryRow(loaded.sharedNvtx());
   if (cols) {
     const wanted = cols.texts.map((t) => t.startsWith(MODULE_MARKER_PREFIX));
     const rows: [number, number, number, number, string][] = [];
+    if (!wanted.includes(true)) return fromRows(rows);
     for (let i = 0; i < cols.count; i++) {
       const t = cols.text[i];
-      if (t < 0 || !wanted[t] || !isNvtxRange(cols.eventType[i]) || Number.isNaN(cols.end[i])) continue;
+      if (t < 0 || !wanted[t] || !isNvtxRange(cols.eventType[i]) || Number.isNaN(cols.end[i]) || cols.tid[i] < 0) continue;
       rows.push([cols.pid[i], cols.tid[i], cols.start[i], cols.end[i], cols.texts[t]]);
     }
     return fromRows(rows);
   }
   const h = loaded.handle;
-  const q = selectModuleMarkerRanges(h, {
-    prefix: MODULE_MARKER_PREFIX,
-    hasTextId: h.hasColumn('NVTX_EVENTS', 'textId'),
-    hasText: h.hasColumn('NVTX_EVENTS', 'text'),
-    hasStrings: h.hasTable('StringIds'),
-  });
+  const hasTextId = h.hasColumn('NVTX_EVENTS', 'textId') && h.hasTable('StringIds');
+  const textIds: number[] = [];
+  if (hasTextId) forEachRow(h, selectStringIdsWithPrefix(h, MODULE_MARKER_PREFIX), (id: number) => textIds.push(id));
+  const q = selectModuleMarkerRanges(h, { prefix: MODULE_MARKER_PREFIX, textIds, hasTextId, hasText: h.hasColumn('NVTX_EVENTS', 'text') });
+  const registered = textIds.length ? loadStrings(h, textIds) : new Map<number, string>();
   const rows: [number, number, number, number, string][] = [];
-  forEachRow(h, q, (pid: number, tid: number, start: number, end: number, text: string | null) => {
-    if (text !== null) rows.push([pid, tid, start, end, text]);
+  forEachRow(h, q, (pid: number, tid: number, start: number, end: number, text: string | null, textId: number | null) => {
+    // A registered string wins over inline text, as coalesce(StringIds.value, text) does.
+    const value = (textId !== null ? registered.get(textId) : undefined) ?? text;
+    if (value !== null && value.startsWith(MODULE_MARKER_PREFIX)) rows.push([pid, tid, start, end, value]);
   });
   return fromRows(rows);
 }

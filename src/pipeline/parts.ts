@@ -359,10 +359,12 @@ const phases = part({
 const layers = part({
   name: 'layers',
   needs: ['iterationRun'],
+  // The host-cause rows (the gaps') hold the launching threads' ranges: the markers among them, no query.
+  uses: ['hostCauseRows'],
   loads: GPU_OPS_AND_CALLS,
   reads: ['nvtx'],
   when: (_, d) => !!d.iterationRun.analysis && !!d.iterationRun.windows && !d.iterationRun.analysis.noGpuWork,
-  compute: ({ loaded, request, classifier }, d) => analyzeLayers(loaded, d.iterationRun.analysis!, d.iterationRun.windows!, classifier, request.layers),
+  compute: ({ loaded, request, classifier }, d) => analyzeLayers(loaded, d.iterationRun.analysis!, d.iterationRun.windows!, classifier, request.layers, d.hostCauseRows?.rows),
 });
 
 const rankFigures = part({
