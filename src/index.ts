@@ -93,6 +93,9 @@ export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
 export type { Timeline, KernelNames } from './analysis/timeline.js';
 
+// Inside the step: kernel time per decoder layer and module kind (the `layers` part).
+export type { LayersAnalysis, LayerOptions, LayerSource, LayerSourceOption, StepLayers, LayerFigures, PhaseLayers, OutlierLayer, PeriodFit, MarkerAgreement, ModuleKind } from './layers/types.js';
+
 // Presentation (pure): tables and documents from the analysis's parts.
 export {
   render,

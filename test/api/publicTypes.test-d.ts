@@ -55,6 +55,8 @@ import type {
   RunSummary,
   ServingSpan,
   Timeline,
+  LayerOptions,
+  LayersAnalysis,
 } from '../../src/index.js';
 import type { CrossRankView } from '../../src/index.js';
 // Reachable from the public types: named by the index too.
@@ -81,7 +83,7 @@ expectTypeOf(iterscope.ANALYSIS_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf(iterscope.REPORT_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf<AnalysisPart>().toEqualTypeOf<
   | 'info' | 'kernels' | 'nvtx' | 'nvtxGpu' | 'iterations' | 'phases' | 'gaps' | 'metrics' | 'host' | 'categories' | 'coverage' | 'health' | 'rankFigures' | 'servingSpan'
-  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline'
+  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline' | 'layers'
 >();
 
 expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
@@ -98,7 +100,9 @@ expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
   kernelNames?: KernelNames;
   torchTrace?: string;
   nvtxRead?: NvtxReadMode;
+  layers?: LayerOptions;
 }>();
+expectTypeOf<LayerOptions>().toEqualTypeOf<{ source?: 'auto' | 'period'; outlierRatio?: number }>();
 expectTypeOf<NvtxReadMode>().toEqualTypeOf<'auto' | 'background' | 'inline' | 'release'>();
 expectTypeOf<KernelNames>().toEqualTypeOf<'short' | 'demangled'>();
 
@@ -132,6 +136,7 @@ expectTypeOf<ExportAnalysis>().toEqualTypeOf<{
   servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
   timingsMs: Record<string, number>;
+  layers?: LayersAnalysis;
 }>();
 // One export per rank (`report`): the first export's report analysis with the cross-rank view, composed by src/ranks.
 expectTypeOf<iterscope.ReportAcrossRanks>().toEqualTypeOf<iterscope.ReportData & { crossRank?: CrossRankView | null }>();
