@@ -13,18 +13,22 @@ import { validNvtxSql } from './validRows.js';
 /** Upper bound of the strings starting with `prefix`. */
 const beyond = (prefix: string) => `${prefix}\uffff`;
 
-/** StringIds ids whose value starts with `prefix`. */
-export function selectStringIdsWithPrefix(handle: ExportHandle, prefix: string) {
-  return handle.db.selectFrom('StringIds').select('id').where(sql<boolean>`value >= ${prefix} AND value < ${beyond(prefix)}`);
+/** `column` starts with one of `prefixes` (a range of strings each). */
+const startsWithAny = (column: string, prefixes: readonly string[]) =>
+  sql<boolean>`(${sql.join(prefixes.map((p) => sql`(${sql.ref(column)} >= ${p} AND ${sql.ref(column)} < ${beyond(p)})`), sql` OR `)})`;
+
+/** StringIds ids whose value starts with one of `prefixes`. */
+export function selectStringIdsWithPrefix(handle: ExportHandle, prefixes: readonly string[]) {
+  return handle.db.selectFrom('StringIds').select('id').where(startsWithAny('value', prefixes));
 }
 
 /**
- * Closed NVTX ranges whose inline `text` starts with `prefix`, or whose `textId` is one of
+ * Closed NVTX ranges whose inline `text` starts with one of `prefixes`, or whose `textId` is one of
  * `textIds` (registered strings): pid, tid, start, end, text (NULL for a registered one: the
  * caller resolves its id), textId.
  */
-export function selectModuleMarkerRanges(handle: ExportHandle, opts: { prefix: string; textIds: readonly number[]; hasTextId: boolean; hasText: boolean }) {
-  const byText = opts.hasText ? sql<boolean>`(n.text >= ${opts.prefix} AND n.text < ${beyond(opts.prefix)})` : sql<boolean>`0`;
+export function selectModuleMarkerRanges(handle: ExportHandle, opts: { prefixes: readonly string[]; textIds: readonly number[]; hasTextId: boolean; hasText: boolean }) {
+  const byText = opts.hasText ? startsWithAny('n.text', opts.prefixes) : sql<boolean>`0`;
   const byId = opts.hasTextId && opts.textIds.length ? sql<boolean>`n.textId IN (${sql.join([...opts.textIds])})` : sql<boolean>`0`;
   return handle.db
     .selectFrom('NVTX_EVENTS as n')

@@ -53,7 +53,7 @@ export function analyzeLayers(
     steps.push(step);
     sources[a.source] = (sources[a.source] ?? 0) + 1;
     // Where markers split the step, the inference is checked against them.
-    if (a.source === 'layerwise-nvtx') checkInference(ctx, opIdx, a.layer, step.layers.length, agreement);
+    if (a.source !== 'period') checkInference(ctx, opIdx, a.layer, step.layers.length, agreement);
   }
   const agreed: MarkerAgreement | null = agreement.steps
     ? { steps: agreement.steps, sameLayerCount: agreement.same, minShareSameLayer: agreement.min, meanShareSameLayer: agreement.sum / agreement.steps }
@@ -93,8 +93,10 @@ function checkInference(ctx: SplitContext, opIdx: Int32Array, markerLayer: Int32
 
 function layerNotes(steps: readonly StepLayers[], sources: Partial<Record<LayerSource, number>>, agreement: MarkerAgreement | null, markers: MarkerSegments | null): string[] {
   const notes: string[] = [];
-  if (markers) notes.push(markers.ranges ? `${markers.ranges} layerwise NVTX module ranges read` : 'no layerwise NVTX module ranges in the export');
+  const what = markers?.source === 'torch-modules' ? 'PyTorch-profiler module spans (nn.Module: ...)' : 'layerwise NVTX module ranges';
+  if (markers) notes.push(markers.ranges ? `${markers.ranges} ${what} read` : 'no layerwise NVTX module ranges in the export');
   if (sources['layerwise-nvtx']) notes.push(`${sources['layerwise-nvtx']} steps split by the layerwise NVTX markers their launches ran in`);
+  if (sources['torch-modules']) notes.push(`${sources['torch-modules']} steps split by the PyTorch-profiler module spans their launches ran in`);
   const inferred = steps.filter((s) => s.source === 'period');
   if (inferred.length) {
     const split = inferred.filter((s) => s.fit);

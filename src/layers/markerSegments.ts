@@ -19,6 +19,8 @@ export interface MarkerSegments {
   byThread: Map<number, ThreadSegments>;
   /** Marker ranges read (with a module path). */
   ranges: number;
+  /** What the ranges are: the PyTorch profiler's module spans, or layerwise NVTX markers. */
+  source: 'torch-modules' | 'layerwise-nvtx';
 }
 
 const TWO_24 = 16777216;
@@ -41,26 +43,53 @@ export function markerSegments(rows: ModuleMarkerRows): MarkerSegments {
     list.push(i);
   }
   const byThread = new Map<number, ThreadSegments>();
-  for (const [key, list] of byKey) byThread.set(key, flatten(rows, list, (i) => moduleOfText[rows.text[i]]));
-  return { modules, byThread, ranges };
+  const within = withinLayer(modules);
+  for (const [key, list] of byKey) byThread.set(key, flatten(rows, list, (i) => moduleOfText[rows.text[i]], within, (i) => modules[moduleOfText[rows.text[i]]]));
+  const torch = rows.texts.some((t) => t.startsWith('nn.Module: '));
+  return { modules, byThread, ranges, source: torch ? 'torch-modules' : 'layerwise-nvtx' };
+}
+
+/**
+ * A module without a layer index of its own inside a range that has one (a PyTorch-profiler
+ * `Attention_3` span inside `DecoderLayer_3`'s): that module in that layer, added to `modules`
+ * once per pair.
+ */
+function withinLayer(modules: ModuleRef[]): (module: number, layer: number) => number {
+  const made = new Map<string, number>();
+  return (module, layer) => {
+    const key = `${module}:${layer}`;
+    let m = made.get(key);
+    if (m === undefined) made.set(key, (m = modules.push({ ...modules[module], layer }) - 1));
+    return m;
+  };
 }
 
 /**
  * Nested ranges (push/pop on one thread) as disjoint innermost segments: sorted by start (the
  * longer first on a tie: the outer), swept with a stack of open ranges.
  */
-function flatten(rows: ModuleMarkerRows, list: number[], moduleOf: (row: number) => number): ThreadSegments {
+function flatten(rows: ModuleMarkerRows, list: number[], moduleOf: (row: number) => number, within: (module: number, layer: number) => number, refOf: (row: number) => ModuleRef): ThreadSegments {
   list.sort((a, b) => rows.start[a] - rows.start[b] || rows.end[b] - rows.end[a]);
   const s: number[] = [];
   const e: number[] = [];
   const m: number[] = [];
+  const stack: number[] = [];
+  // The layer of the innermost range on the stack (below `row`) that names one, or null.
+  const layerAround = (row: number): number | null => {
+    for (let k = stack.length - 1; k >= 0; k--) {
+      const layer = refOf(stack[k]).layer;
+      if (stack[k] !== row && layer !== null) return layer;
+    }
+    return null;
+  };
   const emit = (from: number, to: number, row: number) => {
     if (to <= from) return;
     s.push(from);
     e.push(to);
-    m.push(moduleOf(row));
+    const mod = moduleOf(row);
+    const around = refOf(row).layer === null ? layerAround(row) : null;
+    m.push(around === null ? mod : within(mod, around));
   };
-  const stack: number[] = [];
   let cursor = -Infinity;
   const closeUntil = (t: number) => {
     while (stack.length && rows.end[stack[stack.length - 1]] <= t) {

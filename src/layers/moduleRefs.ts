@@ -11,12 +11,21 @@ import type { ModuleKind, ModuleRef } from './types.js';
  * model `Torch Compiled Module (input):<Class>`.
  */
 export function modulePathOf(text: string): string | null {
+  // The PyTorch profiler's module span (`with_stack`): `nn.Module: <Class>_<instance>`.
+  if (text.startsWith('nn.Module: ')) return text.slice('nn.Module: '.length) || null;
   const m = /^\{'Module': '([^']*)'/.exec(text) ?? /^\{'Module': "([^"]*)"/.exec(text);
   return m ? m[1] : null;
 }
 
 /** A decoder layer's index in a module path: `model.layers.17.mlp` -> 17 (also `h.N`, `blocks.N`). */
 const LAYER_INDEX = /(?:^|\.)(?:layers|layer|h|blocks|decoder_layers)\.(\d+)(?=\.|$)/;
+/**
+ * A decoder layer's index in a PyTorch-profiler module name: `<Class>_<instance>` of a layer or
+ * block class (`Qwen3DecoderLayer_17`): the profiler numbers each class's instances in creation
+ * order, which is layer order for a model's layer list. Other classes (`Attention_3`) take the
+ * layer of the layer span around them.
+ */
+const TORCH_LAYER_INDEX = /^\w*(?:Layer|Block)_(\d+)$/;
 
 /** Kinds by the name of one path component, first match wins (tested from the leaf up). */
 const KIND_RULES: readonly [RegExp, ModuleKind][] = [
@@ -32,7 +41,7 @@ const KIND_RULES: readonly [RegExp, ModuleKind][] = [
 
 /** What a module path says: its layer index and kind (from the innermost component that names one). */
 export function moduleRefOf(path: string): ModuleRef {
-  const m = LAYER_INDEX.exec(path);
+  const m = LAYER_INDEX.exec(path) ?? TORCH_LAYER_INDEX.exec(path);
   const layer = m ? Number(m[1]) : null;
   const parts = path.split('.');
   for (let i = parts.length - 1; i >= 0; i--) {

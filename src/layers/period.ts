@@ -131,7 +131,9 @@ function layersOf(names: Int32Array, p: number): (Omit<PeriodSplit, 'fitShare'> 
       layers = Math.max(layers, count);
       runs++;
     }
-    k = Math.max(b, a + count * p);
+    // Scanning resumes after the layers taken: a run bridged into the next stretch (a decode replay
+    // after a prefill) must not swallow that stretch's first layer.
+    k = count >= MIN_LAYERS ? a + count * p : b;
   }
   if (runs === 0) return null;
   return { period: p, layerOf, layers, runs, follow: following(names, layerOf, p) };

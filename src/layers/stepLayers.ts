@@ -3,7 +3,7 @@ import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import type { IterationRow } from '../iterations/analyzeIterations.js';
 import { moduleAt, type MarkerSegments } from './markerSegments.js';
 import { kindOfCategory } from './moduleRefs.js';
-import { splitByPeriod, type PeriodSplit } from './period.js';
+import { MIN_PERIOD, splitByPeriod, type PeriodSplit } from './period.js';
 import { MODULE_KINDS, type LayerFigures, type LayerSource, type ModuleKind, type StepLayers } from './types.js';
 
 /** What splitting every step reads, shared across steps. */
@@ -57,10 +57,38 @@ export function assignStep(ctx: SplitContext, opIdx: Int32Array, callIdx: Int32A
     // Collectives are communication wherever they run (o_proj's all-reduce is in self_attn).
     kind[k] = c === ctx.communication ? ctx.kindOfCategory[c] : ref && ref.kind !== 'other' ? kindIndex(ref.kind) : ctx.kindOfCategory[c];
   }
-  if (marked > 0) return { source: 'layerwise-nvtx', layer, category, kind, split: null };
+  if (marked > 0) {
+    inferUnmarked(ctx, opIdx, layer);
+    return { source: markers!.source, layer, category, kind, split: null };
+  }
   const split = inferredSplit(ctx, opIdx);
   if (split) for (let k = 0; k < n; k++) layer[k] = ops.kind[opIdx[k]] === GpuOpKind.Kernel ? split.layerOf[k] : -1;
   return { source: 'period', layer, category, kind, split };
+}
+
+/**
+ * A marked step's kernels outside every marked layer, split by their period where a stretch of
+ * them repeats as many times as the markers have layers: a mixed step whose prefill ran eagerly
+ * inside module markers and whose decode replayed a CUDA graph (no host marker during a replay).
+ */
+function inferUnmarked(ctx: SplitContext, opIdx: Int32Array, layer: Int32Array): void {
+  const n = opIdx.length;
+  const markedLayers = new Set<number>();
+  for (let k = 0; k < n; k++) if (layer[k] >= 0) markedLayers.add(layer[k]);
+  for (let a = 0; a < n; ) {
+    if (layer[a] >= 0) {
+      a++;
+      continue;
+    }
+    let b = a;
+    while (b < n && layer[b] < 0) b++;
+    if (b - a >= MIN_PERIOD * 2) {
+      const names = Int32Array.from(opIdx.subarray(a, b), (i) => (ctx.ops.kind[i] === GpuOpKind.Kernel ? ctx.ops.nameId[i] : -1));
+      const split = splitByPeriod(names);
+      if (split && split.layers === markedLayers.size) for (let k = a; k < b; k++) layer[k] = split.layerOf[k - a];
+    }
+    a = b;
+  }
 }
 
 /** The period split of a step's kernel names, inferred once per distinct sequence. */

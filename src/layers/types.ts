@@ -11,9 +11,10 @@ export const MODULE_KINDS: readonly ModuleKind[] = ['attention', 'mlp', 'moe', '
  * Where a step's layers came from:
  * - `layerwise-nvtx`: SGLang's `--enable-layerwise-nvtx-marker` / vLLM's
  *   `--enable-layerwise-nvtx-tracing` ranges (`{'Module': 'model.layers.3.self_attn', ...}`);
+ * - `torch-modules`: the PyTorch profiler's module spans (`with_stack`: `nn.Module: DecoderLayer_3`);
  * - `period`: inferred, no marker in the step (the kernels of a decoder repeat once per layer).
  */
-export type LayerSource = 'layerwise-nvtx' | 'period';
+export type LayerSource = 'layerwise-nvtx' | 'torch-modules' | 'period';
 
 /** Which layer source `analyzeLayers` uses: markers where a step has them (`auto`), or inference only. */
 export type LayerSourceOption = 'auto' | 'period';

@@ -2,6 +2,7 @@ import { selectModuleMarkerRanges, selectStringIdsWithPrefix } from '../../queri
 import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
+import { TORCH_MODULE_PREFIX } from '../export/kineto/eventWriter.js';
 import { holdingEveryRow, isNvtxRange, type NvtxColumns } from './nvtxEventColumns.js';
 
 /**
@@ -10,6 +11,13 @@ import { holdingEveryRow, isNvtxRange, type NvtxColumns } from './nvtxEventColum
  * `construct_marker_dict_and_push`, which SGLang's PytHooks copies).
  */
 export const MODULE_MARKER_PREFIX = "{'Module': ";
+
+/**
+ * Every prefix a module range's text starts with: the layerwise NVTX dict repr, and the PyTorch
+ * profiler's module spans (`nn.Module: DecoderLayer_3`, written as ranges by the Kineto conversion).
+ */
+export const MODULE_MARKER_PREFIXES: readonly string[] = [MODULE_MARKER_PREFIX, TORCH_MODULE_PREFIX];
+const isModuleText = (t: string) => MODULE_MARKER_PREFIXES.some((p) => t.startsWith(p));
 
 /** Closed module-marker ranges, in columns (any order: the caller sorts per thread). */
 export interface ModuleMarkerRows {
@@ -32,7 +40,7 @@ export function readModuleMarkerRanges(loaded: LoadedExport, columns?: NvtxColum
   if (!loaded.hasTable('NVTX_EVENTS')) return fromRows([]);
   const cols = columns ?? holdingEveryRow(loaded.sharedNvtx());
   if (cols) {
-    const wanted = cols.texts.map((t) => t.startsWith(MODULE_MARKER_PREFIX));
+    const wanted = cols.texts.map(isModuleText);
     const rows: [number, number, number, number, string][] = [];
     if (!wanted.includes(true)) return fromRows(rows);
     for (let i = 0; i < cols.count; i++) {
@@ -45,14 +53,14 @@ export function readModuleMarkerRanges(loaded: LoadedExport, columns?: NvtxColum
   const h = loaded.handle;
   const hasTextId = h.hasColumn('NVTX_EVENTS', 'textId') && h.hasTable('StringIds');
   const textIds: number[] = [];
-  if (hasTextId) forEachRow(h, selectStringIdsWithPrefix(h, MODULE_MARKER_PREFIX), (id: number) => textIds.push(id));
-  const q = selectModuleMarkerRanges(h, { prefix: MODULE_MARKER_PREFIX, textIds, hasTextId, hasText: h.hasColumn('NVTX_EVENTS', 'text') });
+  if (hasTextId) forEachRow(h, selectStringIdsWithPrefix(h, MODULE_MARKER_PREFIXES), (id: number) => textIds.push(id));
+  const q = selectModuleMarkerRanges(h, { prefixes: MODULE_MARKER_PREFIXES, textIds, hasTextId, hasText: h.hasColumn('NVTX_EVENTS', 'text') });
   const registered = textIds.length ? loadStrings(h, textIds) : new Map<number, string>();
   const rows: [number, number, number, number, string][] = [];
   forEachRow(h, q, (pid: number, tid: number, start: number, end: number, text: string | null, textId: number | null) => {
     // A registered string wins over inline text, as coalesce(StringIds.value, text) does.
     const value = (textId !== null ? registered.get(textId) : undefined) ?? text;
-    if (value !== null && value.startsWith(MODULE_MARKER_PREFIX)) rows.push([pid, tid, start, end, value]);
+    if (value !== null && isModuleText(value)) rows.push([pid, tid, start, end, value]);
   });
   return fromRows(rows);
 }
