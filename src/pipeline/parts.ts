@@ -486,6 +486,7 @@ const coverage = part({
 const findings = part({
   name: 'findings',
   needs: ['info', 'kernels', 'iterations', 'iterationRun', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory', 'health'],
+  uses: ['layers'],
   compute: ({ loaded, request, capture, logs }, d) =>
     findFindings(
       {
@@ -503,6 +504,7 @@ const findings = part({
         logs,
         health: d.health,
         capture,
+        ...(d.layers ? { layers: d.layers } : {}),
       },
       { thresholds: request.findingThresholds },
     ),
