@@ -51,6 +51,8 @@ export function registerLayers(program: Command): void {
       note('no steps with GPU work: nothing to split by layer');
       return emit(opts, [], { file, layers: null });
     }
-    emit(opts, layersTables(layers, opts.steps === true), { file, ...layers });
+    // The notes on stderr, as `iterations` prints its own (not under a table: JSON and CSV keep them out of stdout).
+    for (const n of layers.notes) note(n);
+    emit(opts, layersTables(layers, opts.steps === true).map((t) => ({ ...t, notes: [] })), { file, ...layers });
   });
 }
