@@ -64,10 +64,10 @@ export const REMEDIES: Record<string, Remedy> = {
     unknown: 'Preallocate at warm-up and reuse buffers; raw `cudaMalloc` in the loop synchronizes the device.',
   },
   'layer-outlier': {
-    'tensorrt-llm': 'An MoE layer above the others is routing imbalance: compare with ENABLE_PERFECT_ROUTER=1 to separate routing from kernel speed, and spread hot experts (expert load balancer); a dense layer above the others points at its kernels (shapes, a fallback).',
-    vllm: 'An MoE layer above the others is routing imbalance: enable the expert-parallel load balancer (`--enable-eplb`) or replicate hot experts; a dense layer above the others points at its kernels.',
-    sglang: 'An MoE layer above the others is routing imbalance: enable the expert-parallel load balancer (`--enable-eplb`) or redundant experts; a dense layer above the others points at its kernels.',
-    unknown: "An MoE layer above the others is routing imbalance (tokens crowd a few experts); a dense layer above the others points at that layer's kernels.",
+    'tensorrt-llm': 'An MoE layer above the others is routing imbalance: compare with ENABLE_PERFECT_ROUTER=1 to separate routing from kernel speed, and spread hot experts (expert load balancer); a layer whose time is mostly collectives waits for a slower rank (see `ranks`); a dense layer above the others points at its kernels (shapes, a fallback).',
+    vllm: 'An MoE layer above the others is routing imbalance: enable the expert-parallel load balancer (`--enable-eplb`) or replicate hot experts; a layer whose time is mostly collectives waits for a slower rank; a dense layer above the others points at its kernels.',
+    sglang: 'An MoE layer above the others is routing imbalance: enable the expert-parallel load balancer (`--enable-eplb`) or redundant experts; a layer whose time is mostly collectives waits for a slower rank; a dense layer above the others points at its kernels.',
+    unknown: "An MoE layer above the others is routing imbalance (tokens crowd a few experts); a layer whose time is mostly collectives waits for a slower rank; a dense layer above the others points at that layer's kernels.",
   },
   'outside-layers': {
     'tensorrt-llm': 'Look at the kernels outside the layers per step (`iterscope layers --steps`): sampling, the LM head and embedding; sampling on the GPU and a fused LM head shrink them.',

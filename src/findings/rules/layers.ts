@@ -1,4 +1,4 @@
-import type { LayersAnalysis, PhaseLayers, StepLayers } from '../../layers/types.js';
+import type { LayersAnalysis, ModuleKind, PhaseLayers, StepLayers } from '../../layers/types.js';
 import type { Evidence, Finding, RuleContext } from '../finding.js';
 import { formatNs, makeFinding } from './common.js';
 
@@ -43,9 +43,9 @@ function outlierLayers(ctx: RuleContext, layers: LayersAnalysis): Finding[] {
       excess += Math.max(0, f.kernelNs - med);
       restsOn += f.kernelNs;
     }
-    const moe = isMoeHeavy(p, o.layer);
+    const why = mostlyKind(p, o.layer, 'moe') ? ' (mostly MoE kernels: routing imbalance)' : mostlyKind(p, o.layer, 'communication') ? ' (mostly collectives: waiting for another rank)' : '';
     evidence.push({
-      text: `${p.phase}: layer ${o.layer} takes ${formatNs(o.meanNs)} per step, ${o.overMedian.toFixed(2)}x the median layer ${formatNs(p.medianLayerNs)}${moe ? ' (mostly MoE kernels: routing imbalance)' : ''}; steps ${o.steps.join(', ')}`,
+      text: `${p.phase}: layer ${o.layer} takes ${formatNs(o.meanNs)} per step, ${o.overMedian.toFixed(2)}x the median layer ${formatNs(p.medianLayerNs)}${why}; steps ${o.steps.join(', ')}`,
       valueNs: o.meanNs - p.medianLayerNs,
     });
   }
@@ -65,10 +65,10 @@ function outlierLayers(ctx: RuleContext, layers: LayersAnalysis): Finding[] {
   ];
 }
 
-/** Whether MoE kernels are most of `layer`'s time in the phase. */
-function isMoeHeavy(p: PhaseLayers, layer: number): boolean {
+/** Whether kernels of `kind` are most of `layer`'s time in the phase. */
+function mostlyKind(p: PhaseLayers, layer: number, kind: ModuleKind): boolean {
   const l = p.layers.find((x) => x.layer === layer);
-  return !!l && (l.kindNs.moe ?? 0) > 0.5 * l.meanNs;
+  return !!l && (l.kindNs[kind] ?? 0) > 0.5 * l.meanNs;
 }
 
 /** Phases where a large share of the kernel time runs outside every layer (embedding, LM head, sampling, copies around them). */
