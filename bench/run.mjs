@@ -49,9 +49,13 @@ const TARGET_RATIO = 3;
 const GROWTH_TARGET = [7.5, 12.5];
 const PARALLEL_TARGET = 0.6;
 const RSS_TARGET_MB = 1024;
-/** Where the `trace` entry writes (removed when the bench ends). */
+/** Where the `trace` and `report-html` entries write (removed when the bench ends). */
 const TRACE_OUT = join(tmpdir(), `iterscope-bench-trace-${process.pid}.json`);
-process.on('exit', () => rmSync(TRACE_OUT, { force: true }));
+const HTML_OUT = join(tmpdir(), `iterscope-bench-report-${process.pid}.html`);
+process.on('exit', () => {
+  rmSync(TRACE_OUT, { force: true });
+  rmSync(HTML_OUT, { force: true });
+});
 /** A 200 MB Kineto trace is streamed: peak RSS below this. */
 const KINETO_RSS_TARGET_MB = 500;
 /** `kernels` on a 50 MB Kineto trace: wall at most this times `JSON.parse` of the same file, peak RSS below the second (issue 31). */
@@ -120,6 +124,13 @@ const BENCHMARKS = [
     // Issue 30: 1x at most the shell's wall time and 1.5x its CPU time; 10x at most 1.5x its wall.
     targetRatio: { '1x': 1.0, '10x': 1.5 },
     cpuTargetRatio: { '1x': 1.5 },
+  },
+  {
+    name: 'report-html',
+    // Issue 57: the same report as one HTML page (iterations chart, step timeline, the charts),
+    // written to a scratch file; target: within 1.1x of `report` (Markdown), measured by alternating runs.
+    args: (F) => ['report', F, '--log', join(dirname(F), 'iteration_log.txt'), '--format', 'html', '-o', HTML_OUT],
+    shellSql: REPORT_ROWS,
   },
   {
     name: 'report-library',

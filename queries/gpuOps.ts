@@ -107,7 +107,7 @@ export function selectGpuOpsOf(handle: ExportHandle, source: GpuOpSource, opts: 
   if (opts.launchIdUpper) columns.push(sql<number | null>`CASE WHEN ${globalPidSql} & 16777215 = 0 THEN ${globalPidSql} >> 48 END`.as('launchIdUpper'));
   if (opts.trafficColumns && source.kind === GpuOpKind.Memcpy) {
     const kinds = handle.hasColumn(t, 'srcKind') && handle.hasColumn(t, 'dstKind');
-    columns.push('bytes', 'copyKind', ...(kinds ? ['srcKind', 'dstKind'] : [sql<null>`NULL`.as('srcKind'), sql<null>`NULL`.as('dstKind')]));
+    columns.push(sql<number | null>`${col('bytes')}`.as('bytes'), sql<number | null>`${col('copyKind')}`.as('copyKind'), ...(kinds ? ['srcKind', 'dstKind'] : [sql<null>`NULL`.as('srcKind'), sql<null>`NULL`.as('dstKind')]));
   }
   const zeroLengthFrom = opts.keepZeroLengthAtStart && opts.startNs !== undefined ? opts.startNs : undefined;
   const filters = zeroLengthFrom === undefined ? opts : { ...opts, startNs: undefined };

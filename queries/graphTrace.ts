@@ -3,6 +3,7 @@ import type { ExportHandle, QueryOptions } from './handle.js';
 import { activityFilters } from './filters.js';
 import { globalPidColumn, gpuRowGlobalPid, pidOf } from './globalIds.js';
 import { validIntervalSql } from './validRows.js';
+import { columnOrNull } from './optionalColumns.js';
 
 /**
  * Whole-graph launches (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`, `--cuda-graph-trace graph`): the GPU
@@ -12,7 +13,18 @@ export function selectGraphTraces(handle: ExportHandle, opts: QueryOptions = {})
   const table = 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE';
   return handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_GRAPH_TRACE as g')
-    .select(['g.start', 'g.end', 'g.deviceId', 'g.contextId', 'g.streamId', 'g.correlationId', globalPidColumn(handle, table, 'g.globalPid'), 'g.graphId', 'g.graphExecId'])
+    .select([
+      'g.start',
+      'g.end',
+      'g.deviceId',
+      columnOrNull<number>(handle, table, 'contextId', 'g.contextId').as('contextId'),
+      'g.streamId',
+      'g.correlationId',
+      globalPidColumn(handle, table, 'g.globalPid'),
+      // Optional (contract.ts): without graphId, `kernels --graphs` sums every launch in one row.
+      columnOrNull<number>(handle, table, 'graphId', 'g.graphId').as('graphId'),
+      columnOrNull<number>(handle, table, 'graphExecId', 'g.graphExecId').as('graphExecId'),
+    ])
     .where((eb) => activityFilters(eb, opts, { start: 'g.start', end: 'g.end', id: gpuRowGlobalPid(handle, table, 'g.globalPid'), device: 'g.deviceId' }))
     .where(sql<boolean>`${sql.raw(validIntervalSql('g'))}`);
 }

@@ -1,18 +1,22 @@
 import { sql } from 'kysely';
 import type { ExportHandle } from './handle.js';
+import { gpuRowGlobalPid, idRef } from './globalIds.js';
+import { hasColumns } from './optionalColumns.js';
 
 /**
  * Every memcpy in table order, for `forEachRow`: pid, GPU start/end, bytes, direction
  * (`copyKind`) and the host memory kinds `srcKind`/`dstKind` (NULL where this nsys version does
- * not record them); null without the table.
+ * not record them); null without the table, or without `bytes` and `copyKind` (a minimal export:
+ * the traffic is then unknown, not zero, and contract.ts's note says so). The pid as the GPU ops
+ * read it (`gpuRowGlobalPid`: the one API-calling process's where the column is absent).
  */
 export function selectMemcpyTraffic(handle: ExportHandle) {
-  if (!handle.hasTable('CUPTI_ACTIVITY_KIND_MEMCPY')) return null;
+  if (!hasColumns(handle, 'CUPTI_ACTIVITY_KIND_MEMCPY', ['bytes', 'copyKind'])) return null;
   const kinds = handle.hasColumn('CUPTI_ACTIVITY_KIND_MEMCPY', 'srcKind') && handle.hasColumn('CUPTI_ACTIVITY_KIND_MEMCPY', 'dstKind');
   return handle.db
     .selectFrom('CUPTI_ACTIVITY_KIND_MEMCPY')
     .select([
-      sql<number>`(coalesce(globalPid, 0) >> 24) & 16777215`.as('pid'),
+      sql<number>`(coalesce(${idRef(gpuRowGlobalPid(handle, 'CUPTI_ACTIVITY_KIND_MEMCPY'))}, 0) >> 24) & 16777215`.as('pid'),
       'start',
       'end',
       'bytes',

@@ -1,4 +1,5 @@
-import type { Comparison } from '../src/compare/compareRuns.js';
+import type { Comparison, MetricDelta, SpanKernelFigures } from '../src/compare/compareRuns.js';
+import { shortKernelName } from './kernelName.js';
 import type { EngineComparison, EngineFigures } from '../src/compare/engineComparison.js';
 import type { RunSummary } from '../src/summary/runSummary.js';
 import { keyValueTable, type DataTable } from './table.js';
@@ -9,11 +10,13 @@ const pct = (x: number | null) => (x == null ? null : x * 100);
 export function comparisonTables(c: Comparison): DataTable[] {
   const tables = [
     runsTable(c),
+    comparabilityTable(c),
     engineTable(c.engines),
     gatedMetricsTable(c),
-    changesTable('Top kernel changes (total ns per iteration)', c.kernelChanges),
-    changesTable('Top NVTX range changes (CPU ns per iteration)', c.nvtxChanges),
+    changesTable(`Top kernel changes (total ns per ${c.changesPer})`, c.kernelChanges, c.changesPer),
+    changesTable(`Top NVTX range changes (CPU ns per ${c.changesPer})`, c.nvtxChanges, c.changesPer),
   ];
+  if (c.span) tables.splice(4, 0, spanKernelsTable(c.span));
   if (c.moeRouting) tables.push(moeRoutingTable(c.moeRouting));
   if (c.findings) tables.push(findingChangesTable(c.findings));
   return tables;
@@ -33,47 +36,131 @@ function runsTable(c: Comparison): DataTable {
       { field: 'joined to logs', base: String(c.base.iterationsJoined), head: String(c.head.iterationsJoined) },
       { field: 'engine', base: c.engines.base.engine, head: c.engines.head.engine },
       { field: 'perfect router', base: String(c.base.perfectRouter ?? 'unknown'), head: String(c.head.perfectRouter ?? 'unknown') },
+      { field: 'basis', base: c.basis, head: c.basis },
     ],
   };
 }
 
-/** The gated metrics, regressions first, with the gate in the title. */
-function gatedMetricsTable(c: Comparison): DataTable {
-  const ordered = [...c.metrics].sort((a, b) => Number(b.regressed) - Number(a.regressed));
+/** What differs between the captures that matters for the numbers: printed before any delta. */
+function comparabilityTable(c: Comparison): DataTable {
   return {
-    title: `Per-iteration means (gate: +${(c.threshold * 100).toFixed(1)}% and +${c.minDeltaNs} ns)`,
+    title: `Comparability (basis: ${c.basis === 'iterations' ? 'iterations by phase' : 'kernel instances of the serving span'})`,
+    columns: [{ key: 'note', header: 'Note', kind: 'text' }],
+    rows: c.comparability.length ? c.comparability.map((note) => ({ note })) : [{ note: 'nothing found that makes the numbers incomparable' }],
+  };
+}
+
+const VERDICT_ORDER = ['regressed', 'inconclusive', 'improved', 'unchanged'];
+const signedPct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+const fourDigits = (x: number) => Number(x.toPrecision(4));
+
+/**
+ * A metric's value as its unit reads in the ns columns: durations (per iteration, instance, second
+ * or token) as ns, shares as percentages, counts as text to 4 digits (never printed as a duration).
+ */
+function valueCell(m: MetricDelta, x: number): string | number {
+  if (m.unit === 'share') return `${(x * 100).toFixed(1)}%`;
+  if (m.unit.startsWith('count')) return String(fourDigits(x));
+  return m.unit === 'ns' ? Math.round(x) : fourDigits(x);
+}
+
+function statusOf(m: MetricDelta): string {
+  if (m.regressed) return 'REGRESSED';
+  if (!m.verdict) return '';
+  if (!m.gated) return `(${m.verdict})`;
+  return m.verdict === 'inconclusive' ? 'INCONCLUSIVE' : m.verdict;
+}
+
+/** `<kernel> per instance` with the kernel name readable; other metrics as they are. */
+const metricCell = (m: MetricDelta) => (m.scope === 'span' && m.metric.endsWith(' per instance') ? `${shortKernelName(m.metric.slice(0, -' per instance'.length))} per instance` : m.metric);
+
+/** Every metric with its verdict and interval, regressions first, then inconclusive ones, with the gate in the title. */
+function gatedMetricsTable(c: Comparison): DataTable {
+  const rank = (m: MetricDelta) => (m.regressed ? 0 : m.gated && m.verdict ? VERDICT_ORDER.indexOf(m.verdict) : 4);
+  const ordered = [...c.metrics].sort((a, b) => rank(a) - rank(b));
+  const notes = [
+    c.regressions.length ? `${c.regressions.length} gated metrics regressed: ${c.regressions.map((r) => `${r.metric} [${r.scope}]`).join('; ')}` : 'no gated metric regressed',
+    ...(c.inconclusive.length ? [`${c.inconclusive.length} gated metrics inconclusive (the samples cannot tell noise from change): ${c.inconclusive.map((m) => `${m.metric} [${m.scope}] ${m.samples?.base ?? 0} vs ${m.samples?.head ?? 0} samples`).join('; ')}`] : []),
+    `interval: ${c.intervals}; regressed/improved = the whole interval beyond the threshold (and the change past the floor), unchanged = within it, inconclusive = too few samples or an interval across it; (verdict) = not gated`,
+  ];
+  return {
+    title: `${c.basis === 'iterations' ? 'Per-iteration means by phase' : 'Serving span: per generated token (or second of span) by category, per instance by kernel'} (gate: ${(c.threshold * 100).toFixed(1)}% and ${c.minDeltaNs} ns)`,
     columns: [
-      { key: 'status', header: 'Status', kind: 'text' },
+      { key: 'status', header: 'Verdict', kind: 'text' },
       { key: 'scope', header: 'Scope', kind: 'text' },
       { key: 'metric', header: 'Metric', kind: 'text' },
+      { key: 'unit', header: 'Unit', kind: 'text' },
       { key: 'base', header: 'Base', kind: 'ns' },
       { key: 'head', header: 'Head', kind: 'ns' },
-      { key: 'delta', header: 'Delta', kind: 'ns' },
       { key: 'relative', header: 'Change (%)', kind: 'percent' },
+      { key: 'interval', header: 'Interval', kind: 'text' },
+      { key: 'samples', header: 'Samples (base/head)', kind: 'text' },
     ],
     rows: ordered.map((m) => ({
-      status: m.regressed ? 'REGRESSED' : m.gated ? 'ok' : '',
+      status: statusOf(m),
       scope: m.scope,
-      metric: m.metric,
-      // Shares print as percentages in the ns columns' place: keep them readable.
-      base: m.unit === 'share' ? `${(m.base * 100).toFixed(1)}%` : Math.round(m.base),
-      head: m.unit === 'share' ? `${(m.head * 100).toFixed(1)}%` : Math.round(m.head),
-      delta: m.unit === 'share' ? `${(m.delta * 100).toFixed(1)} pt` : Math.round(m.delta),
+      metric: metricCell(m),
+      unit: m.unit,
+      base: valueCell(m, m.base),
+      head: valueCell(m, m.head),
       relative: pct(m.relative),
+      interval: m.interval ? `${signedPct(m.interval.lo)}..${signedPct(m.interval.hi)}` : '',
+      samples: m.samples ? `${m.samples.base}/${m.samples.head}` : '',
     })),
-    notes: c.regressions.length ? [`${c.regressions.length} gated metrics regressed: ${c.regressions.map((r) => `${r.metric} [${r.scope}]`).join('; ')}`] : ['no gated metric regressed'],
+    notes,
   };
 }
 
-/** Kernel or NVTX range changes, per iteration. */
-function changesTable(title: string, list: Comparison['kernelChanges']): DataTable {
+/** The serving spans' top kernel names side by side: instances, total, mean and median per instance, instances per second of span. */
+function spanKernelsTable(span: NonNullable<Comparison['span']>): DataTable {
+  const tokens = (s: typeof span.base) => (s.generatedTokens == null ? 'unknown' : `${s.generatedTokens} (${s.tokenSource})`);
+  const cell = (f: SpanKernelFigures | null, k: keyof SpanKernelFigures) => (f == null ? null : k === 'perSecond' ? fourDigits(f[k]) : Math.round(f[k]));
+  return {
+    title: 'Serving span kernels, base vs head (top names by total time)',
+    columns: [
+      { key: 'name', header: 'Kernel', kind: 'text', display: 'kernel-name' },
+      { key: 'category', header: 'Category', kind: 'text' },
+      { key: 'baseInstances', header: 'Base instances', kind: 'int' },
+      { key: 'headInstances', header: 'Head instances', kind: 'int' },
+      { key: 'baseTotal', header: 'Base total', kind: 'ns' },
+      { key: 'headTotal', header: 'Head total', kind: 'ns' },
+      { key: 'baseMean', header: 'Base mean', kind: 'ns' },
+      { key: 'headMean', header: 'Head mean', kind: 'ns' },
+      { key: 'baseMedian', header: 'Base median', kind: 'ns' },
+      { key: 'headMedian', header: 'Head median', kind: 'ns' },
+      { key: 'basePerSecond', header: 'Base / s of span', kind: 'float' },
+      { key: 'headPerSecond', header: 'Head / s of span', kind: 'float' },
+    ],
+    rows: span.kernels.map((k) => ({
+      name: k.name,
+      category: k.category,
+      baseInstances: k.base?.instances ?? null,
+      headInstances: k.head?.instances ?? null,
+      baseTotal: cell(k.base, 'totalNs'),
+      headTotal: cell(k.head, 'totalNs'),
+      baseMean: cell(k.base, 'meanNs'),
+      headMean: cell(k.head, 'meanNs'),
+      baseMedian: cell(k.base, 'medianNs'),
+      headMedian: cell(k.head, 'medianNs'),
+      basePerSecond: cell(k.base, 'perSecond'),
+      headPerSecond: cell(k.head, 'perSecond'),
+    })),
+    notes: [
+      `spans: base ${(span.base.spanNs / 1e9).toFixed(3)} s (${span.base.boundary}), GPU busy ${(span.base.busyShare * 100).toFixed(1)}%, generated tokens ${tokens(span.base)}; head ${(span.head.spanNs / 1e9).toFixed(3)} s (${span.head.boundary}), GPU busy ${(span.head.busyShare * 100).toFixed(1)}%, generated tokens ${tokens(span.head)}`,
+    ],
+  };
+}
+
+/** Kernel or NVTX range changes, per iteration or per second of span. */
+function changesTable(title: string, list: Comparison['kernelChanges'], per: Comparison['changesPer']): DataTable {
+  const unit = per === 'iteration' ? 'iter' : 's';
   return {
     title,
     columns: [
       { key: 'name', header: 'Name', kind: 'text' },
-      { key: 'baseNsPerIter', header: 'Base / iter', kind: 'ns' },
-      { key: 'headNsPerIter', header: 'Head / iter', kind: 'ns' },
-      { key: 'deltaNsPerIter', header: 'Delta / iter', kind: 'ns' },
+      { key: 'baseNsPerIter', header: `Base / ${unit}`, kind: 'ns' },
+      { key: 'headNsPerIter', header: `Head / ${unit}`, kind: 'ns' },
+      { key: 'deltaNsPerIter', header: `Delta / ${unit}`, kind: 'ns' },
     ],
     rows: list.map((k) => ({ name: k.name, baseNsPerIter: Math.round(k.baseNsPerIter), headNsPerIter: Math.round(k.headNsPerIter), deltaNsPerIter: Math.round(k.deltaNsPerIter) })),
   };
@@ -112,7 +199,7 @@ export function summaryTables(s: RunSummary): DataTable[] {
   const phases = Object.entries(s.phases);
   return [
     {
-      title: `Run summary (${s.run.file})`,
+      title: `Run summary (${s.run.file}; basis: ${s.basis})`,
       columns: [
         { key: 'scope', header: 'Scope', kind: 'text' },
         { key: 'iterations', header: 'Iterations', kind: 'int' },

@@ -34,3 +34,11 @@ function withPlainMembers(v: object): object {
   }
   return copy ?? v;
 }
+
+/**
+ * `toJson` with every array of plain numbers on one line: a summary's sketches (hundreds of
+ * numbers) stay a few lines each, so a baseline in git stays small and its diffs readable.
+ */
+export function toJsonNumberRows(value: unknown): string {
+  return toJson(value).replace(/\[\s*(-?\d[\d.eE+-]*(?:,\s*-?\d[\d.eE+-]*)*)\s*\]/g, (_m, body: string) => `[${body.split(/,\s*/).join(',')}]`);
+}

@@ -24,6 +24,8 @@ function blockToMarkdown(block: ReportBlock, sectionLink: (id: string) => string
         .join('\n\n');
     }
     case 'chart':
+    case 'overview':
+    case 'timeline':
       // Charts are SVG and live in the HTML report (`--format html`); the tables carry their numbers.
       return null;
   }

@@ -17,7 +17,8 @@ export type ErrorCode =
   | 'E_EMPTY_CAPTURE' // an nsys export (or trace) with no GPU work: nothing to analyse per iteration, summarize or compare
   | 'E_NOT_KINETO' // JSON or gzip, but not a complete PyTorch profiler (Kineto) trace
   | 'E_NSYS_REP' // an Nsight Systems report (.nsys-rep) where an SQLite export is needed
-  | 'E_REGRESSION'; // a gate found a regression
+  | 'E_REGRESSION' // a gate found a regression
+  | 'E_INCONCLUSIVE'; // a gate could not tell noise from change (only with --fail-on-inconclusive)
 
 export class IterscopeError extends Error {
   readonly code: ErrorCode;
@@ -98,12 +99,16 @@ export class EmptyCaptureError extends IterscopeError {
   }
 }
 
-/** Exit codes documented in the README: 0 ok, 1 regression found by a gate, 2 bad usage or input. */
+/**
+ * Exit codes documented in the README: 0 ok, 1 regression found by a gate, 2 bad usage or input,
+ * 3 a gate that could not decide (inconclusive metrics, with `--fail-on-inconclusive` only).
+ */
 export const EXIT_OK = 0;
 export const EXIT_REGRESSION = 1;
 export const EXIT_BAD_INPUT = 2;
+export const EXIT_INCONCLUSIVE = 3;
 
 export function exitCodeFor(err: unknown): number {
-  if (err instanceof IterscopeError) return err.code === 'E_REGRESSION' ? EXIT_REGRESSION : EXIT_BAD_INPUT;
+  if (err instanceof IterscopeError) return err.code === 'E_REGRESSION' ? EXIT_REGRESSION : err.code === 'E_INCONCLUSIVE' ? EXIT_INCONCLUSIVE : EXIT_BAD_INPUT;
   return EXIT_BAD_INPUT;
 }

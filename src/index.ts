@@ -59,7 +59,7 @@ export type { GapAnalysis, GapRow, DeviceGapSummary, IterationGapSummary, PhaseG
 export type { IterationMetricsResult } from './metrics/iterationMetrics.js';
 
 // Summaries, comparison and the CI gate.
-export { summarizeRun, summarizeExport, summaryRequest, SUMMARY_PARTS, SUMMARY_SCHEMA, type RunSummary } from './summary/runSummary.js';
+export { summarizeRun, summarizeExport, summaryRequest, SUMMARY_PARTS, SUMMARY_SCHEMA, type RunSummary, type SummaryTokens } from './summary/runSummary.js';
 export { loadRun, readSummaryFile } from './compare/loadRun.js';
 export { compareRuns, type Comparison } from './compare/compareRuns.js';
 export { compareEngines, type EngineComparison, type EngineFigures } from './compare/engineComparison.js';
@@ -92,6 +92,7 @@ export type { MoeRoutingReading } from './findings/moeRoutingReading.js';
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './pipeline/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
 export type { Timeline, KernelNames } from './analysis/timeline.js';
+export type { StepTimeline, TimelineStep, StepHostRange, StepReason } from './analysis/stepTimeline.js';
 
 // Inside the step: kernel time per decoder layer and module kind (the `layers` part).
 export type { LayersAnalysis, LayerOptions, LayerSource, LayerSourceOption, StepLayers, LayerFigures, PhaseLayers, OutlierLayer, PeriodFit, MarkerAgreement, ModuleKind } from './layers/types.js';

@@ -16,6 +16,8 @@ import type { ReportAcrossRanks } from '../../src/ranks/ranksFromExports.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './layout.js';
 import type { FindingsResult } from '../../src/findings/finding.js';
 import { recordedText, tracedText } from '../infoReport.js';
+import type { StepTimeline } from '../../src/analysis/stepTimeline.js';
+import { iterationOverview, type IterationOverview } from './overview.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */
 export type ReportBlock =
@@ -24,7 +26,11 @@ export type ReportBlock =
   | { kind: 'list'; items: string[] }
   | { kind: 'chart'; chart: ReportChart }
   /** Ranked findings; each links to the section its evidence is in. */
-  | { kind: 'findings'; findings: FindingsResult };
+  | { kind: 'findings'; findings: FindingsResult }
+  /** Every iteration at a glance (HTML only: Markdown draws no charts). */
+  | { kind: 'overview'; overview: IterationOverview }
+  /** A few steps at kernel level, zoomable (HTML only). */
+  | { kind: 'timeline'; timeline: StepTimeline };
 
 export interface ReportSection {
   /** Stable anchor (`run`, `kernels`, `categories`, `iterations`, `idle`, `nvtx`, `host`, `metrics`, `coverage`). */
@@ -125,11 +131,21 @@ function kernelsSection(d: ReportData, layout: ReportLayout): ReportSection {
   return { id: 'kernels', title: 'Top kernels', blocks: [table({ ...limit(t, layout.top, 'kernel names'), notes: [] })] };
 }
 
-function categoriesSection(d: ReportData, layout: ReportLayout): ReportSection {
+/** The per-iteration charts, made once: their sections and the iterations chart draw the same data. */
+interface IterationCharts {
+  gpu: ReportChart;
+  idle: ReportChart | null;
+}
+
+function iterationCharts(d: ReportData, layout: ReportLayout): IterationCharts | null {
+  return layout.charts && d.iterations && d.iterations.iterations.length ? { gpu: gpuTimeByCategoryChart(d.iterations), idle: idleByIterationChart(d.iterations) } : null;
+}
+
+function categoriesSection(d: ReportData, layout: ReportLayout, charts: IterationCharts | null): ReportSection {
   const blocks: ReportBlock[] = [];
   if (d.iterations || d.categories.captureKernelNs > 0) blocks.push(table(categoryTable(d.categories)));
   if (layout.charts && d.iterations && d.iterations.iterations.length) {
-    blocks.push({ kind: 'chart', chart: gpuTimeByCategoryChart(d.iterations) });
+    blocks.push({ kind: 'chart', chart: charts!.gpu });
     const m = gpuMetricsChart(d.iterations);
     if (m) blocks.push({ kind: 'chart', chart: m });
   }
@@ -146,12 +162,12 @@ function iterationsSection(d: ReportData, layout: ReportLayout): ReportSection |
   };
 }
 
-function idleSection(d: ReportData, layout: ReportLayout): ReportSection {
+function idleSection(d: ReportData, layout: ReportLayout, charts: IterationCharts | null): ReportSection {
   const [top, devices, causes, phases] = gapsTables(d.gaps, layout.top);
   const blocks: ReportBlock[] = [table(devices), table(causes), ...(layout.charts ? [{ kind: 'chart' as const, chart: idleByCauseChart(d.gaps, fragmentedLabel(d.gaps.minGapNs)) }] : []), table(top)];
   if (phases) blocks.push(table(phases));
   if (layout.charts && d.iterations) {
-    const c = idleByIterationChart(d.iterations);
+    const c = charts?.idle ?? null;
     if (c) blocks.push({ kind: 'chart', chart: c });
   }
   return { id: 'idle', title: 'GPU idle time and its causes', blocks };
@@ -237,16 +253,31 @@ function findingsSection(d: ReportData): ReportSection {
   return { id: 'findings', title: 'Findings', blocks: [{ kind: 'findings', findings }] };
 }
 
+/** The iterations at a glance: the HTML report's first screen (charts only). */
+function overviewSection(d: ReportData, charts: IterationCharts | null): ReportSection | null {
+  if (!charts || !d.iterations) return null;
+  return { id: 'overview', title: 'Iterations at a glance', blocks: [{ kind: 'overview', overview: iterationOverview(d.iterations, d.findings, charts) }] };
+}
+
+/** The steps that matter at kernel level, when the analysis made them (`stepTimeline`; charts only). */
+function timelineSection(d: ReportData, layout: ReportLayout): ReportSection | null {
+  if (!layout.charts || !d.stepTimeline?.steps.length) return null;
+  return { id: 'timeline', title: 'Step timeline', blocks: [{ kind: 'timeline', timeline: d.stepTimeline }] };
+}
+
 export function reportDocument(d: ReportAcrossRanks, layout: Partial<ReportLayout> = {}): ReportDocument {
   const l: ReportLayout = { ...DEFAULT_REPORT_LAYOUT, ...layout };
+  const charts = iterationCharts(d, l);
   const sections = [
+    overviewSection(d, charts),
     findingsSection(d),
+    timelineSection(d, l),
     runSection(d),
     kernelsSection(d, l),
-    categoriesSection(d, l),
+    categoriesSection(d, l, charts),
     iterationsSection(d, l),
     crossRankSection(d),
-    idleSection(d, l),
+    idleSection(d, l, charts),
     nvtxSection(d, l),
     hostSection(d),
     pytorchHostSection(d, l),

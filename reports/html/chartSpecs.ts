@@ -11,7 +11,7 @@ export const CHART_WIDTH = 720;
 export const MAX_ITERATION_BARS = 300;
 
 /** 20 distinguishable colours (Tableau 20 order, darker tones first), assigned in series order. */
-const PALETTE = [
+export const PALETTE = [
   '#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac',
   '#a0cbe8', '#ffbe7d', '#ff9d9a', '#86bcb6', '#8cd17d', '#f1ce63', '#d4a6c8', '#fabfd2', '#d7b5a6', '#79706e',
 ];

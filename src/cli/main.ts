@@ -25,7 +25,7 @@ import { setCommandForMessages } from '../export/contract.js';
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
   const program = new Command('iterscope')
-    .description('Where an LLM-serving engine spends its GPU time, iteration by iteration (Nsight Systems SQLite exports + TensorRT-LLM iteration logs).\nExit codes: 0 success, 1 regression found by a gate, 2 bad usage or unreadable input.\nInputs may be .nsys-rep reports: exported once to SQLite with nsys (on PATH, or --nsys PATH), reused while newer than the report.')
+    .description('Where an LLM-serving engine spends its GPU time, iteration by iteration (Nsight Systems SQLite exports + TensorRT-LLM iteration logs).\nExit codes: 0 success, 1 regression found by a gate, 2 bad usage or unreadable input, 3 a gate that cannot decide (compare --fail-on-inconclusive).\nInputs may be .nsys-rep reports: exported once to SQLite with nsys (on PATH, or --nsys PATH), reused while newer than the report.')
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
@@ -55,7 +55,7 @@ export function buildProgram(): Command {
 }
 
 /** Options naming files a command reads. */
-const INPUT_FILE_OPTIONS = ['log', 'baseLog', 'headLog', 'categories', 'benchmark'] as const;
+const INPUT_FILE_OPTIONS = ['log', 'baseLog', 'headLog', 'categories', 'benchmark', 'baseBenchmark', 'headBenchmark'] as const;
 
 /** An option value and, for `EXPORT=FILE` values (`engines --log`), the text after each `=`: the file it may name. */
 function withPairedFiles(value: string): string[] {

@@ -57,10 +57,53 @@ export function validateSummary(json: unknown, path: string): void {
     ns(k.totalNs, `kernels[${i}].totalNs`);
     count(k.instances, `kernels[${i}].instances`);
   });
+  gate(s, { fail, obj, arr, ns, count, str });
   arr(s.nvtx, 'nvtx').forEach((v, i) => {
     const r = obj(v, `nvtx[${i}]`);
     str(r.range, `nvtx[${i}].range`);
     ns(r.totalNs, `nvtx[${i}].totalNs`);
     count(r.instances, `nvtx[${i}].instances`);
+  });
+}
+
+type Checks = {
+  fail: (where: string, what: string, got: unknown) => never;
+  obj: (v: unknown, where: string) => Record<string, unknown>;
+  arr: (v: unknown, where: string) => unknown[];
+  ns: (v: unknown, where: string) => void;
+  count: (v: unknown, where: string) => void;
+  str: (v: unknown, where: string) => void;
+};
+
+/** The gate's samples: every sketch a count, an exact sum and at most n finite, non-negative, sorted points. */
+function gate(s: Record<string, unknown>, c: Checks): void {
+  if (s.basis !== 'iterations' && s.basis !== 'kernel instances') c.fail('basis', "'iterations' or 'kernel instances'", s.basis);
+  c.obj(s.capture, 'capture');
+  const g = c.obj(s.gate, 'gate');
+  const sketch = (v: unknown, where: string) => {
+    const k = c.obj(v, where);
+    c.count(k.n, `${where}.n`);
+    c.ns(k.sum, `${where}.sum`);
+    const points = c.arr(k.points, `${where}.points`);
+    points.forEach((x, i) => c.ns(x, `${where}.points[${i}]`));
+    if (points.length > (k.n as number)) c.fail(`${where}.points`, `at most n (${k.n}) points`, points.length);
+    for (let i = 1; i < points.length; i++) if ((points[i] as number) < (points[i - 1] as number)) c.fail(`${where}.points`, 'sorted points', `unsorted at ${i}`);
+  };
+  if (g.iterations !== null) for (const [p, m] of Object.entries(c.obj(g.iterations, 'gate.iterations'))) for (const [k, v] of Object.entries(c.obj(m, `gate.iterations.${p}`))) sketch(v, `gate.iterations.${p}.${k}`);
+  if (g.span === null) return;
+  const span = c.obj(g.span, 'gate.span');
+  for (const k of ['spanNs', 'kernelNs'] as const) c.ns(span[k], `gate.span.${k}`);
+  if (span.generatedTokens !== null) c.count(span.generatedTokens, 'gate.span.generatedTokens');
+  for (const [k, v] of Object.entries(c.obj(span.categories, 'gate.span.categories'))) {
+    const cat = c.obj(v, `gate.span.categories.${k}`);
+    c.count(cat.instances, `gate.span.categories.${k}.instances`);
+    c.ns(cat.totalNs, `gate.span.categories.${k}.totalNs`);
+    c.ns(cat.withinNameSqNs, `gate.span.categories.${k}.withinNameSqNs`);
+  }
+  c.arr(span.kernelNames, 'gate.span.kernelNames').forEach((v, i) => {
+    const k = c.obj(v, `gate.span.kernelNames[${i}]`);
+    c.str(k.name, `gate.span.kernelNames[${i}].name`);
+    c.ns(k.meanNs, `gate.span.kernelNames[${i}].meanNs`);
+    sketch(k.durations, `gate.span.kernelNames[${i}].durations`);
   });
 }

@@ -4,6 +4,7 @@ import { countNonTextStrings } from '../../queries/strings.js';
 import { countNullRows } from '../../queries/validRows.js';
 import { apiProcessCount } from '../../queries/globalIds.js';
 import { SchemaError } from '../errors.js';
+import { NSYS_TABLE_DDL } from '../../queries/nsysDdl.js';
 import { noteExcludedRows } from '../load/excludedRows.js';
 
 /**
@@ -14,11 +15,14 @@ import { noteExcludedRows } from '../load/excludedRows.js';
  * declaration against the `table_info` probe of the open export (no extra query beyond a tiny
  * `StringIds` storage-class probe) before the analysis runs, so a dropped, renamed or retyped
  * column is exit 2 with one line naming the file, the table, the column(s), the export's nsys and
- * schema versions and the command — not a crash half-way.
+ * schema versions and the command — not a crash half-way. Every other column a loader reads is
+ * optional (`OPTIONAL_COLUMNS`: read as NULL, one note on what is lost), and a few supporting
+ * tables are optional (`OPTIONAL_TABLES`): see there and docs/robustness.md §4.
  *
  * Rows whose values are of the wrong storage class (NULL, REAL, TEXT or BLOB times, `end < start`,
  * times beyond 2^53, a NULL `eventType`) are a different matter: the readers exclude them
- * (rowChecks.ts) and they are counted in a note.
+ * (rowChecks.ts) and they are counted in a note; so are kernels whose name column holds no integer
+ * id (excludedRows.ts `NON_INTEGER_NAME_ID`).
  */
 
 export type StorageClass = 'integer' | 'text';
@@ -111,6 +115,87 @@ const projectionOps = (table: string): TableNeed => ({
 const THREADS: TableNeed = { table: 'ThreadNames', required: ['nameId', 'globalTid'], classes: { nameId: 'integer', globalTid: 'integer' } };
 const GPUS: TableNeed = { table: 'TARGET_INFO_GPU', required: ['id', 'name'], classes: { name: 'text' } };
 
+/**
+ * Columns the analyses read when they are there and do without when they are not: a column the
+ * export lacks is read as NULL (queries/optionalColumns.ts), and what the output then lacks is
+ * said in one note per entry (`optionalColumnNotes`); every number that does not need it stays
+ * the same (test/robustness/leanExport.test.ts drops each one in turn from real fixtures and
+ * checks both). No export nsys wrote lacks them (every fixture, nsys 2021 to 2026.2, has them
+ * all): a lean or edited export does.
+ */
+export interface OptionalColumns {
+  table: string;
+  columns: readonly string[];
+  /** What the output lacks without any one of them (the note's words). */
+  degrades: string;
+}
+
+export const OPTIONAL_COLUMNS: readonly OptionalColumns[] = [
+  {
+    table: 'TARGET_INFO_GPU',
+    columns: ['busLocation', 'totalMemory', 'smCount', 'clockRate', 'uuid', 'chipName', 'computeMajor', 'computeMinor'],
+    degrades: "the GPUs' bus location, memory, SM count, clock, UUID, chip and compute capability are shown as unknown",
+  },
+  { table: 'TARGET_INFO_GPU', columns: ['cuDevice', 'vmId'], degrades: 'GPU metric samples are matched to CUDA devices by TARGET_INFO_CUDA_DEVICE alone, else by device id' },
+  { table: 'TARGET_INFO_CUDA_DEVICE', columns: ['pid', 'cudaId', 'gpuId'], degrades: 'the table is not read: GPU metric samples are matched to CUDA devices by TARGET_INFO_GPU.cuDevice, else by device id' },
+  { table: 'TARGET_INFO_SESSION_START_TIME', columns: ['utcEpochNs', 'utcTime', 'localTime'], degrades: 'the wall-clock session start is unknown (as without the table)' },
+  { table: 'ANALYSIS_DETAILS', columns: ['globalVid', 'duration', 'startTime', 'stopTime'], degrades: 'the capture length is taken from the last CUDA API call (as without the table)' },
+  { table: 'PROCESSES', columns: ['globalPid', 'pid', 'name'], degrades: 'processes may be shown without names' },
+  { table: 'ThreadNames', columns: ['priority'], degrades: 'thread priorities are shown as unknown' },
+  { table: 'META_DATA_EXPORT', columns: ['name', 'value'], degrades: 'the table is not read: the nsys version and export schema are unknown' },
+  { table: 'EXPORT_META_DATA', columns: ['name', 'value'], degrades: 'the table is not read: the nsys version and export schema are unknown' },
+  { table: 'META_DATA_CAPTURE', columns: ['name', 'value'], degrades: 'the table is not read: what nsys was asked to trace is unknown (as without the table)' },
+  { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', columns: ['bytes', 'copyKind'], degrades: 'memcpy traffic (bytes by direction) is unknown and left out; copy times are counted as always' },
+  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', columns: ['graphNodeId'], degrades: 'kernels run as CUDA-graph nodes are not told apart (the graph trace mode reads as none)' },
+  { table: 'CUPTI_ACTIVITY_KIND_KERNEL', columns: ['shortName'], degrades: 'trace slices are named by the demangled name, and kernels --by short is refused' },
+  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', columns: ['graphId'], degrades: 'kernels --graphs sums every whole-graph launch in one row [CUDA graph null]' },
+  { table: 'CUPTI_ACTIVITY_KIND_GRAPH_TRACE', columns: ['graphExecId'], degrades: 'trace slices of whole-graph launches do not show their executable graph' },
+  { table: 'CUPTI_ACTIVITY_KIND_MEMCPY', columns: ['srcKind', 'dstKind'], degrades: 'pageable host memory in copies is not told apart' },
+];
+
+/**
+ * Tables the analyses read when they are there and do without, silently: exports nsys wrote lack
+ * them (trimmed exports have no TARGET_INFO_GPU, nsys 2021 no PROCESSES or session start), and the
+ * output shows what is then unknown (no GPU names, no thread names) where it shows them. Activity
+ * tables (kernels, NVTX, OS runtime, GPU metrics, ...) are not listed: absent means "not
+ * recorded", which the capture health says. leanExport.test.ts drops each in turn too.
+ */
+export const OPTIONAL_TABLES: readonly { table: string; degrades: string }[] = [
+  { table: 'TARGET_INFO_GPU', degrades: 'GPUs are not named' },
+  { table: 'TARGET_INFO_CUDA_DEVICE', degrades: 'GPU metric samples are matched to CUDA devices by TARGET_INFO_GPU.cuDevice, else by device id' },
+  { table: 'TARGET_INFO_SESSION_START_TIME', degrades: 'the wall-clock session start is unknown' },
+  { table: 'ANALYSIS_DETAILS', degrades: 'the capture length is taken from the last CUDA API call' },
+  { table: 'PROCESSES', degrades: 'processes are shown without names' },
+  { table: 'ThreadNames', degrades: 'threads are shown without names' },
+  { table: 'META_DATA_CAPTURE', degrades: 'what nsys was asked to trace is unknown' },
+  { table: 'ENUM_CUDA_MEMCPY_OPER', degrades: 'memcpy directions are named from the ids nsys keeps stable (others as kind N)' },
+  { table: 'ENUM_CUDA_MEM_KIND', degrades: 'memory kinds are named from the ids nsys keeps stable' },
+];
+
+/** One note per `OPTIONAL_COLUMNS` entry the export lacks a column of (its table present). */
+export function optionalColumnNotes(handle: ExportHandle): string[] {
+  const notes: string[] = [];
+  for (const need of OPTIONAL_COLUMNS) {
+    if (!handle.hasTable(need.table)) continue;
+    const absent = need.columns.filter((c) => !handle.hasColumn(need.table, c));
+    if (absent.length === 0) continue;
+    notes.push(`${handle.path}: ${need.table} has no ${absent.join(', ')} column${absent.length > 1 ? 's' : ''} (${exportVersionText(handle)}, a lean or edited export): ${need.degrades}`);
+  }
+  return notes;
+}
+
+// GPU metrics (`--gpu-metrics-devices`): every column of the samples and of their names is the
+// measurement or says which GPU and metric it is: cannot. TARGET_INFO_GPU id and name as above.
+const GPU_METRICS: TableNeed = { table: 'GPU_METRICS', required: ['timestamp', 'typeId', 'metricId', 'value'], classes: { timestamp: 'integer', typeId: 'integer', metricId: 'integer' } };
+const GPU_METRIC_NAMES: TableNeed = { table: 'TARGET_INFO_GPU_METRICS', required: ['typeId', 'metricId', 'metricName'], classes: { typeId: 'integer', metricId: 'integer', metricName: 'text' } };
+// `--cuda-memory-usage` events: the time, process, device, size, kind and whether it allocates or
+// frees are what the allocation figures are made of: cannot.
+const MEMORY_USAGE: TableNeed = {
+  table: 'CUDA_GPU_MEMORY_USAGE_EVENTS',
+  required: ['start', 'globalPid', 'deviceId', 'bytes', 'memKind', 'memoryOperationType'],
+  classes: { start: 'integer', globalPid: 'integer', deviceId: 'integer', bytes: 'integer', memKind: 'integer', memoryOperationType: 'integer' },
+};
+
 /** Per analysis, the tables and columns it reads. */
 export const ANALYSIS_CONTRACTS = {
   /** GPU ops in typed columns (iterations, gaps, trace, report, ranks). */
@@ -125,6 +210,10 @@ export const ANALYSIS_CONTRACTS = {
   nvtxGpuProjection: [NVTX, RUNTIME, ...GPU_OP_TABLES.map(projectionOps), STRINGS],
   /** `info`: threads and GPUs. */
   exportInfo: [THREADS, GPUS, STRINGS],
+  /** Sampled GPU metrics (`metrics`, iterations' and phases' metric columns). */
+  gpuMetrics: [GPU_METRICS, GPU_METRIC_NAMES, GPUS],
+  /** `--cuda-memory-usage` allocations (the memory part). */
+  memoryUsage: [MEMORY_USAGE],
 } as const satisfies Record<string, readonly TableNeed[]>;
 
 export type AnalysisName = keyof typeof ANALYSIS_CONTRACTS;
@@ -152,7 +241,7 @@ export function exportVersionText(handle: ExportHandle): string {
 
 function schemaError(handle: ExportHandle, analysis: string, problem: string): SchemaError {
   const command = process.env[COMMAND_ENV] ?? null;
-  const who = command ? `iterscope ${command}` : `the ${analysis} analysis`;
+  const who = command ? `iterscope ${command}` : analysis === 'this' ? 'this analysis' : `the ${analysis} analysis`;
   return new SchemaError(handle.path, `${problem}, needed by ${who} (${exportVersionText(handle)} in ${basename(handle.path)}); re-export it with nsys export --type sqlite`);
 }
 
@@ -214,4 +303,27 @@ const TEXT_STRINGS = '\u0000StringIds text';
 function requireTextStrings(handle: ExportHandle, analysis: string): void {
   const nonText = countNonTextStrings(handle);
   if (nonText > 0) throw schemaError(handle, analysis, `column StringIds.value holds ${nonText} non-text value${nonText > 1 ? 's' : ''} (BLOB or number) where names are expected`);
+}
+
+/** The column named in SQLite's "no such column" (`"busLocation"`, `t.priority`, `globalPid`), unquoted and unqualified. */
+function columnInSqliteMessage(message: string): string | null {
+  const m = /^no such column: (.+?)(?: - should this be|$)/.exec(message);
+  if (!m) return null;
+  return m[1].trim().replace(/^.*\./, '').replace(/^["`[]|["`\]]$/g, '');
+}
+
+/**
+ * A read no contract covers that met a missing column or table (SQLite's "no such column"), said
+ * in our words: the table (the present one whose nsys DDL declares the column but which lacks it),
+ * the column, the export's nsys version and the command. Never SQLite's own text.
+ */
+export function schemaErrorFromSqlite(handle: ExportHandle, message: string): SchemaError {
+  const table = /^no such table: (?:\w+\.)?(\w+)/.exec(message)?.[1];
+  if (table) return schemaError(handle, 'this', `table ${table} is missing`);
+  const column = columnInSqliteMessage(message);
+  // The column as the first word of a line of the table's DDL (escaped: it is matched, never run).
+  const declares = (t: string) => new RegExp(`^\\s*${(column ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s`, 'm').test(NSYS_TABLE_DDL[t] ?? '');
+  const lacking = column ? Object.keys(NSYS_TABLE_DDL).filter((t) => handle.hasTable(t) && !handle.hasColumn(t, column) && declares(t)) : [];
+  const where = lacking.length ? `table ${lacking.join(' or ')} lacks column ${column}` : `a column${column ? ` ${column}` : ''} is missing`;
+  return schemaError(handle, 'this', where);
 }

@@ -2,11 +2,13 @@ import type { ExportHandle } from '../../queries/handle.js';
 import { GPU_OP_SOURCES } from '../../queries/gpuOps.js';
 import { soleApiProcessPid } from '../../queries/globalIds.js';
 import { KINETO_NOTE_PREFIX } from '../kineto/traceNotes.js';
+import { optionalColumnNotes } from './contract.js';
 
 /**
  * What the input itself makes every analysis of it read differently, one sentence each: a
  * PyTorch profiler trace's conversion notes (kept in its META_DATA_EXPORT), and a required column
- * the export lacks but the analyses could assume (contract.ts `assumable`). Said once per input,
+ * the export lacks but the analyses could assume (contract.ts `assumable`), and optional columns it
+ * lacks (contract.ts `OPTIONAL_COLUMNS`). Said once per input,
  * where excluded rows are (`flushExcludedRowNotes`).
  */
 export function exportNotes(handle: ExportHandle): string[] {
@@ -24,5 +26,6 @@ export function exportNotes(handle: ExportHandle): string[] {
           : `one process (pid ${pid}) called the CUDA API, so its rows are taken as that process's and joined to their launch calls by correlation id alone`),
     );
   }
+  notes.push(...optionalColumnNotes(handle));
   return notes;
 }

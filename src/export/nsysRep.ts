@@ -1,6 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
+import { listTablesAndViews } from '../../queries/probe.js';
+import { hasNsysTables } from './nsysTables.js';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, extname, join, resolve } from 'node:path';
 import { InputError } from '../errors.js';
@@ -59,6 +62,54 @@ export function exportPathFor(report: string, isWritable: (dir: string) => boole
   return join(exportCacheDir(), `${basename(report, extname(report))}-${hash}.sqlite`);
 }
 
+const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/** What the 100-byte header says is wrong with a file meant to be an SQLite database (size `size`), or null. */
+function headerProblem(header: Buffer, size: number): string | null {
+  if (size === 0) return 'empty (0 bytes)';
+  if (header.subarray(0, 16).toString('latin1') !== SQLITE_MAGIC) {
+    return header.every((b) => b === 0) ? 'zero-filled: an interrupted export' : 'not an SQLite database';
+  }
+  if (size < 100) return `truncated: ${size} bytes, less than the SQLite header`;
+  const raw = header.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  // The header's page count is valid when its "version valid for" equals the change counter (sqlite.org/fileformat.html §1.3.7).
+  const pages = header.readUInt32BE(28);
+  if (pages > 0 && header.readUInt32BE(92) === header.readUInt32BE(24) && size < pages * pageSize) return `truncated: ${size} of ${pages * pageSize} bytes`;
+  return null;
+}
+
+/**
+ * Why `file` cannot be the SQLite export of a report, or null when it can: empty, zero-filled,
+ * not SQLite, shorter than its header says (an interrupted or killed export), not openable, or
+ * without nsys tables. Its time alone says nothing: an interrupted export is newer than the report.
+ */
+export function unusableExportReason(file: string): string | null {
+  let header = Buffer.alloc(100);
+  let size: number;
+  const fd = openSync(file, 'r');
+  try {
+    size = fstatSync(fd).size;
+    header = header.subarray(0, readSync(fd, header, 0, 100, 0));
+  } finally {
+    closeSync(fd);
+  }
+  const problem = headerProblem(Buffer.concat([header, Buffer.alloc(100 - header.length)]), size);
+  if (problem) return problem;
+  // A WAL-mode file would get -shm/-wal files beside it when opened: nsys writes none, openExport reads it from memory.
+  if (header[18] === 2 || header[19] === 2) return null;
+  try {
+    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+    try {
+      return hasNsysTables(new Set(listTablesAndViews(db))) ? null : 'no nsys tables';
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    return `cannot be opened as SQLite: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`;
+  }
+}
+
 /** True when `exported` exists and was written after `report` last changed. */
 function upToDate(exported: string, report: string): boolean {
   try {
@@ -86,11 +137,19 @@ export function resolveNsysReport(path: string, opts: NsysRepOptions = {}): stri
   const notify = opts.notify ?? ((m: string) => process.stderr.write(`iterscope: ${m}\n`));
   if (!existsSync(path)) throw new InputError('E_INPUT_MISSING', path, 'no such file');
   const out = exportPathFor(path);
-  if (upToDate(out, path)) {
+  const fresh = upToDate(out, path);
+  const unusable = fresh ? unusableExportReason(out) : null;
+  if (fresh && !unusable) {
     notify(`${path}: using its SQLite export ${out} (newer than the report)`);
     return out;
   }
   const nsys = findNsys(opts.nsys);
+  if (unusable) {
+    // Never reused, never deleted by us without nsys: the user is told which file and what to run.
+    const again = `nsys export --type sqlite -o ${out} --force-overwrite true ${path}`;
+    if (!nsys) throw new InputError('E_NSYS_REP', path, `its SQLite export ${out} is unusable (${unusable}) and nsys is not on PATH: export it again with \`${again}\` (or pass --nsys PATH)`);
+    notify(`${path}: its SQLite export ${out} is unusable (${unusable}): exporting it again`);
+  }
   const manual = `nsys export --type sqlite -o ${join(dirname(path), `${basename(path, extname(path))}.sqlite`)} ${path}`;
   if (!nsys) throw new InputError('E_NSYS_REP', path, `is an Nsight Systems report and nsys is not on PATH: export it with \`${manual}\` (or pass --nsys PATH)`);
   mkdirSync(dirname(out), { recursive: true });
@@ -99,6 +158,8 @@ export function resolveNsysReport(path: string, opts: NsysRepOptions = {}): stri
   try {
     execFileSync(nsys, ['export', '--type', 'sqlite', '--force-overwrite', 'true', '-o', tmp, path], { stdio: ['ignore', 'ignore', 'pipe'] });
     if (!existsSync(tmp)) throw new Error(`nsys wrote no ${tmp}`);
+    const bad = unusableExportReason(tmp);
+    if (bad) throw new Error(`nsys wrote an unusable export: ${bad}`);
     renameSync(tmp, out);
   } catch (err) {
     rmSync(tmp, { force: true });

@@ -1,10 +1,10 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { InputError, SchemaError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { convertKinetoTraceSync } from './kineto/convertSync.js';
 import { detectInput } from './detectInput.js';
-import { exportVersionText } from './contract.js';
+import { schemaErrorFromSqlite } from './contract.js';
 import { flushExcludedRowNotes } from '../load/excludedRows.js';
 import { exportNotes } from './exportNotes.js';
 import type { Database } from '../../queries/schema.js';
@@ -14,29 +14,7 @@ import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
 export type { ExportHandle, ExportMetadata };
 import { limitPageCache, listTablesAndViews, readMetadataRows, setQueryOnly, tableColumns } from '../../queries/probe.js';
 import { resolveNsysReport } from './nsysRep.js';
-
-/**
- * Tables whose presence marks a file as an nsys export (at least one, plus StringIds or metadata).
- * nsys writes `StringIds`, `ANALYSIS_FILE` and `ProcessStreams` (the program's output) even when a
- * program exited before any CUDA, NVTX or OS event: such an export is read, and says so.
- */
-const NSYS_MARKER_TABLES = [
-  'META_DATA_EXPORT',
-  'EXPORT_META_DATA',
-  'META_DATA_CAPTURE',
-  'CUPTI_ACTIVITY_KIND_KERNEL',
-  'CUPTI_ACTIVITY_KIND_RUNTIME',
-  'NVTX_EVENTS',
-  'TARGET_INFO_SESSION_START_TIME',
-  'ANALYSIS_DETAILS',
-  'ANALYSIS_FILE',
-  'ProcessStreams',
-  'DIAGNOSTIC_EVENT',
-  'TARGET_INFO_GPU',
-  'TARGET_INFO_SYSTEM_ENV',
-  'PROCESSES',
-  'ThreadNames',
-];
+import { hasNsysTables } from './nsysTables.js';
 
 /** Checks the path before SQLite sees it, so each failure gets its own message. */
 function assertReadableFile(path: string): void {
@@ -56,8 +34,15 @@ function sqliteMessage(err: unknown): string {
   return msg.split('\n')[0];
 }
 
+/** A metadata table is read by its name/value columns: without them, as no metadata (contract.ts `OPTIONAL_COLUMNS`). */
+function readableMetadataTable(sqlite: BetterSqlite3.Database, table: 'META_DATA_EXPORT' | 'EXPORT_META_DATA', tables: Set<string>): boolean {
+  if (!tables.has(table)) return false;
+  const names = tableColumns(sqlite, table).map((c) => c.name);
+  return names.includes('name') && names.includes('value');
+}
+
 function readMetadata(sqlite: BetterSqlite3.Database, tables: Set<string>): ExportMetadata {
-  const metadataTable = tables.has('META_DATA_EXPORT') ? 'META_DATA_EXPORT' : tables.has('EXPORT_META_DATA') ? 'EXPORT_META_DATA' : null;
+  const metadataTable = readableMetadataTable(sqlite, 'META_DATA_EXPORT', tables) ? 'META_DATA_EXPORT' : readableMetadataTable(sqlite, 'EXPORT_META_DATA', tables) ? 'EXPORT_META_DATA' : null;
   const values = new Map<string, string | null>();
   if (metadataTable) {
     for (const row of readMetadataRows(sqlite, metadataTable)) {
@@ -137,8 +122,7 @@ export function openExport(input: string): ExportHandle {
     sqlite.close();
     throw new InputError('E_NOT_SQLITE', path, `not an SQLite database or damaged: ${sqliteMessage(err)}`);
   }
-  const isNsys = NSYS_MARKER_TABLES.some((t) => tables.has(t)) && (tables.has('StringIds') || tables.has('META_DATA_EXPORT') || tables.has('EXPORT_META_DATA'));
-  if (!isNsys) {
+  if (!hasNsysTables(tables)) {
     sqlite.close();
     throw new InputError('E_NOT_NSYS', path, tables.size === 0 ? 'SQLite database with no tables, not an nsys export' : 'SQLite database, but not an nsys export (no StringIds, metadata or CUPTI/NVTX tables)');
   }
@@ -240,9 +224,7 @@ export function withExport<T>(path: string, fn: (handle: ExportHandle) => T, opt
   } catch (err) {
     if (isDamagedFileError(err)) throw new InputError('E_NOT_SQLITE', path, `damaged SQLite database: ${sqliteMessage(err)}`);
     // A table or column no declared contract (contract.ts) covers: still one line, not a crash.
-    if (err instanceof BetterSqlite3.SqliteError && /^no such (column|table)/.test(err.message)) {
-      throw new SchemaError(path, `${sqliteMessage(err)} (${exportVersionText(handle)}): a table or column this analysis reads is missing`);
-    }
+    if (err instanceof BetterSqlite3.SqliteError && /^no such (column|table)/.test(err.message)) throw schemaErrorFromSqlite(handle, sqliteMessage(err));
     throw err;
   } finally {
     handle.close();

@@ -1,4 +1,5 @@
 import type { LoadedExport } from '../load/loadedExport.js';
+import type { SpanSamples } from '../compare/spanSamples.js';
 import { profilerApiStarted } from '../load/healthReads.js';
 import type { LaunchPhases } from '../analysis/captureHealth.js';
 import type { CaptureSettings } from '../load/captureSettings.js';
@@ -78,6 +79,8 @@ export interface ServingSpan {
   /** GPU ops not in the span: launched outside it (start-up), by processes outside it, without a launch call in the export. */
   leftOut: { ops: number; ns: number; otherProcessOps: number; noLaunchOps: number };
   notes: string[];
+  /** The span's samples (kernel instances), when the request asks (`spanSamples`). */
+  samples?: SpanSamples;
 }
 
 export interface ServingSpanInput {

@@ -1,4 +1,4 @@
-import { selectCaptureMetadata } from '../../queries/session.js';
+import { hasCaptureMetadata, selectCaptureMetadata } from '../../queries/session.js';
 import { allRows } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
 
@@ -12,7 +12,7 @@ function captureValues(loaded: LoadedExport): { values: Map<string, string>; env
   const values = new Map<string, string>();
   const multi = new Map<string, string[]>();
   const env: Record<string, string> = {};
-  if (!loaded.hasTable('META_DATA_CAPTURE')) return { values, env, multi };
+  if (!hasCaptureMetadata(loaded.handle)) return { values, env, multi };
   for (const row of allRows(loaded.handle, selectCaptureMetadata(loaded.handle))) {
     const name = String(row.name);
     const value = row.value == null ? '' : String(row.value);

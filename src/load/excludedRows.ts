@@ -14,6 +14,9 @@ export { MAX_SAFE_NS, validIntervalSql, validNvtxSql, isValidNvtxTimes } from '.
 /** Why rows were excluded, as the note says it: by default their times. */
 export const UNUSABLE_TIMES = 'NULL, non-integer, end-before-start or beyond-2^53 start/end';
 
+/** Why kernels whose name column holds no StringIds id (TEXT, REAL: an edited export) were excluded. */
+export const NON_INTEGER_NAME_ID = 'a name that is not an integer StringIds id (text or a fraction where nsys writes an id)';
+
 /** Why rows of a table with one time per row (`column`: a sample's or an event's) were excluded. */
 export function unusableTime(column: string): string {
   return `NULL, non-integer or beyond-2^53 ${column}`;

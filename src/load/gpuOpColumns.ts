@@ -5,7 +5,7 @@ import { GpuOpKind, presentGpuOpSources, selectGpuOpsOf, type GpuOpSource } from
 /** The kinds of GPU op (`GpuOpColumns.kind`), their names, and the tables they are read from. */
 export { GpuOpKind, GPU_OP_KIND_NAMES, GPU_OP_SOURCES } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
-import { noteExcludedRows } from './excludedRows.js';
+import { NON_INTEGER_NAME_ID, noteExcludedRows } from './excludedRows.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
 import { MemcpyTrafficBuilder, type MemcpyTrafficColumns } from './memcpyTrafficColumns.js';
@@ -126,6 +126,7 @@ export function loadGpuOpColumns(
     const withTraffic = traffic !== null && kind === GpuOpKind.Memcpy;
     const q = selectGpuOpsOf(handle, src, { globalPid: false, kind: false, checkTimes: false, deviceId: opts.deviceId, launchIdUpper: checkIds, trafficColumns: withTraffic, ...(kernelName ? { sliceColumns: { kernelName } } : {}) });
     let invalid = 0;
+    let wrongName = 0;
     const before = n;
     /** Appends one op and returns its index; -1 for a row with unusable times (counted, left out). */
     const row = (s: number, e: number, d: number, st: number | null, c: number | null, p: number, nm: number | null, up?: number | null): number => {
@@ -133,6 +134,8 @@ export function loadGpuOpColumns(
         invalid++;
         return -1;
       }
+      // A kernel name that is not a StringIds id (text or a fraction) would become another id in Int32.
+      if (nm !== null && (nm | 0) !== nm) return (wrongName++, -1);
       if (checkIds) ids.see(up ?? null);
       if (n === cap) {
         for (const col of cols.all) col.ensure(n + 1);
@@ -157,8 +160,9 @@ export function loadGpuOpColumns(
       forEachRow(handle, q, row);
     }
     noteExcludedRows(handle, src.table, invalid);
-    invalidRows[kind] = invalid;
-    tableRows[kind] = n - before + invalid;
+    noteExcludedRows(handle, src.table, wrongName, NON_INTEGER_NAME_ID);
+    invalidRows[kind] = invalid + wrongName;
+    tableRows[kind] = n - before + invalid + wrongName;
   }
   // Every row of the tables went through the scan: `info` and the projection need no count(*).
   const everyRow = opts.deviceId === undefined;

@@ -46,6 +46,7 @@ export function forEachMemcpy(
  * counted in the export's notes.
  */
 export function* memoryUsageEvents(loaded: LoadedExport): Iterable<MemoryUsageRow> {
+  loaded.requireContract('memoryUsage');
   let invalid = 0;
   for (const e of selectMemoryUsageEvents(loaded.handle)) {
     if (isTimeNs(e.start)) yield e;

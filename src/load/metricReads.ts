@@ -10,6 +10,8 @@ import {
   selectMetricGpus,
 } from '../../queries/gpuMetrics.js';
 import { allRows } from '../../queries/run.js';
+import { hasCaptureMetadata } from '../../queries/session.js';
+import { hasColumns } from '../../queries/optionalColumns.js';
 import type { LoadedExport } from './loadedExport.js';
 
 /**
@@ -68,6 +70,8 @@ function noMetrics(reason: string): MetricCatalog {
 
 /** Reads the metric catalog (once per export). Never throws for an export without metrics: `available` is false and `reason` says why. */
 export function readMetricCatalog(loaded: LoadedExport): MetricCatalog {
+  // Sampled metrics whose tables lack a column the catalog reads: exit 2, one line (contract.ts).
+  if (hasGpuMetricTables(loaded.handle)) loaded.requireContract('gpuMetrics');
   return loaded.cached('metricCatalog', () => catalogOf(loaded.handle));
 }
 
@@ -114,7 +118,7 @@ function catalogOf(handle: ExportHandle): MetricCatalog {
   });
 
   let samplingHz: number | null = null;
-  if (handle.hasTable('META_DATA_CAPTURE')) {
+  if (hasCaptureMetadata(handle)) {
     for (const r of allRows(handle, selectGpuMetricsOptions(handle))) {
       if (r.name === 'GPU_METRICS_OPTIONS:SAMPLING_FREQUENCY' && r.value != null && Number(r.value) > 0) samplingHz = Number(r.value);
     }
@@ -125,7 +129,8 @@ function catalogOf(handle: ExportHandle): MetricCatalog {
 
 /** `TARGET_INFO_CUDA_DEVICE` rows (pid, CUDA ordinal -> GPU id), read once; none without the table. */
 export function cudaDeviceGpus(loaded: LoadedExport): { pid: unknown; cudaId: unknown; gpuId: unknown }[] {
-  if (!loaded.hasTable('TARGET_INFO_CUDA_DEVICE')) return [];
+  // All three or none: a row without its pid, ordinal or GPU id maps nothing (the table is read as absent).
+  if (!hasColumns(loaded.handle, 'TARGET_INFO_CUDA_DEVICE', ['pid', 'cudaId', 'gpuId'])) return [];
   return loaded.cached('cudaDeviceGpus', () => allRows(loaded.handle, selectCudaDeviceGpus(loaded.handle)));
 }
 

@@ -131,6 +131,7 @@ function assembleAnalysis(handle: ExportHandle, ctx: PartContext, v: Partial<Par
     memory: v.memory ?? null,
     findings: v.findings ?? null,
     timeline: v.timeline ?? null,
+    ...(ctx.asked.has('stepTimeline') ? { stepTimeline: v.stepTimeline ?? null } : {}),
     logs: ctx.logs,
     timingsMs,
     // Only when asked for: no existing output gains a key.

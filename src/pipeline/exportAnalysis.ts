@@ -22,6 +22,7 @@ import type { FindingsInput, FindingsResult } from '../findings/finding.js';
 import type { CaptureHealth } from '../analysis/captureHealth.js';
 import type { ServingSpan } from '../iterations/servingSpan.js';
 import type { LayersAnalysis } from '../layers/types.js';
+import type { StepTimeline } from '../analysis/stepTimeline.js';
 
 export type { ReportLogFile };
 
@@ -65,6 +66,8 @@ export interface ExportAnalysis {
   pytorchHost: PytorchHostSide | null;
   /** Every GPU op and aten op with its slice columns, in start order (`trace`); typed arrays, not for JSON. */
   timeline: Timeline | null;
+  /** A few steps at kernel level (the HTML report's timeline); null unless asked for, or without iterations. */
+  stepTimeline?: StepTimeline | null;
   /** Per process with iterations: what the cross-rank view needs. */
   rankFigures: RankFigures[] | null;
   /**

@@ -6,6 +6,7 @@ import { kernelSummaryNotes, summarizeKernels, type KernelSummary } from '../ana
 import { projectionCoverageNotes, projectNvtxOntoGpu, type NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import { nvtxSummaryNotes, summarizeNvtxWithDomains, type NvtxSummaryWithDomains } from '../analysis/nvtxSummary.js';
 import { buildTimeline, type Timeline } from '../analysis/timeline.js';
+import { stepTimeline, type StepTimeline } from '../analysis/stepTimeline.js';
 import { describeCaptureHealth, launchPhases, type CaptureHealth, type LaunchPhases } from '../analysis/captureHealth.js';
 import { analyzeMemoryTraffic, type MemoryTraffic } from '../analysis/memoryTraffic.js';
 import { reportCoverage, type ReportCoverage } from '../analysis/reportCoverage.js';
@@ -24,6 +25,7 @@ import { analyzeLayers, type LayersAnalysis } from '../layers/index.js';
 import { foundRangesOf, type FoundRangesData } from '../iterations/sources/index.js';
 import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
 import { servingSpan, type ServingSpan } from '../iterations/servingSpan.js';
+import { spanSamples } from '../compare/spanSamples.js';
 import { summarizeByPhase, type PhaseSummary } from '../iterations/summary.js';
 import { hasPytorchHostSide, pytorchHostSide, type PytorchHostSide } from '../kineto/pytorchHostSide.js';
 import type { ReportLogFile } from '../logs/logRecords.js';
@@ -99,6 +101,7 @@ export interface PartValues {
   coverage: ReportCoverage;
   findings: FindingsResult;
   layers: LayersAnalysis | null;
+  stepTimeline: StepTimeline | null;
 }
 
 export type PartName = keyof PartValues;
@@ -301,7 +304,10 @@ const servingSpanPart = part({
   needs: ['launches', 'iterationRun', 'healthLaunches'],
   loads: GPU_OPS_AND_CALLS,
   when: (_, d) => d.launches.gpuOps > 0,
-  compute: ({ loaded, capture, classifier }, d) => servingSpan(loaded, { iterations: d.iterationRun.analysis, launches: d.healthLaunches, capture, classifier }),
+  compute: ({ loaded, capture, classifier, request }, d) => {
+    const span = servingSpan(loaded, { iterations: d.iterationRun.analysis, launches: d.healthLaunches, capture, classifier });
+    return span && request.spanSamples ? { ...span, samples: spanSamples(loaded, span, classifier) } : span;
+  },
 });
 
 // `info` counts ranges per domain from the NVTX summary when there is one.
@@ -510,6 +516,25 @@ const findings = part({
     ),
 });
 
+// After the findings (it draws the steps they cite): the GPU ops and API calls are held until here
+// when it is asked for (the HTML report), not otherwise.
+const stepTimelinePart = part({
+  name: 'stepTimeline',
+  needs: ['launches', 'iterations', 'gaps', 'hostCauseRows', 'findings'],
+  uses: ['hostRanges'],
+  loads: GPU_OPS_AND_CALLS,
+  when: (_, d) => !!d.iterations?.iterations.length,
+  compute: ({ loaded, classifier }, d) =>
+    stepTimeline(loaded, {
+      rows: d.iterations!.iterations,
+      findings: d.findings,
+      gaps: d.gaps.analysis,
+      nvtx: d.hostCauseRows?.rows ?? null,
+      gil: d.hostRanges?.gilCandidates ?? [],
+      classifier,
+    }),
+});
+
 /**
  * Every part, in an order where each comes after what it reads. Where it matters for memory and
  * time: the NVTX summary before the GPU ops and API calls are read; the NVTX GPU projection right
@@ -549,5 +574,6 @@ export const PARTS: readonly PartEntry[] = [
   categories,
   health,
   findings,
+  stepTimelinePart,
   coverage,
 ];

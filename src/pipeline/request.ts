@@ -56,10 +56,12 @@ export type AnalysisPart =
   | 'findings'
   /** Every GPU op and aten op with its slice columns, in start order (what `trace` writes). */
   | 'timeline'
+  /** A few steps at kernel level (the slowest, the median, those the findings cite): the HTML report's timeline. */
+  | 'stepTimeline'
   /** Each step split by decoder layer and module kind (`layers`, `iterations --layers`). */
   | 'layers';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'servingSpan', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline', 'layers'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'servingSpan', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline', 'stepTimeline', 'layers'];
 
 /** Everything `iterscope report` shows. */
 export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
@@ -87,6 +89,8 @@ export interface AnalysisRequest {
   deviceId?: number;
   /** `kernels`: group by the demangled or short name; add whole-graph launches. */
   kernels?: Pick<KernelSummaryOptions, 'nameBy' | 'includeGraphs'>;
+  /** `servingSpan`: add the span's samples (kernel instances: `compare`'s basis without iterations). */
+  spanSamples?: boolean;
   /** `rankFigures`: the category holding the collectives (default `communication`). */
   communicationCategory?: string;
   /** `findings`: rule thresholds replacing the defaults (`--thresholds`). */
@@ -125,6 +129,8 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   gilHolders: ['gaps', 'info'],
   memory: ['gaps'],
   findings: ['info', 'kernels', 'iterations', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory', 'health'],
+  // The steps it draws are those the findings cite.
+  stepTimeline: ['iterations', 'gaps', 'findings'],
 };
 
 /** The requested parts plus everything they are computed from. */

@@ -2,6 +2,7 @@ import type { ExportHandle } from '../export/openExport.js';
 import { aq, column, op } from '../math/arqueroOps.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
+import { captureFactsOf, gateSamplesOf, type CaptureFacts, type GateBasis, type GateSamples } from './gateSamples.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { VLLM_EXECUTE_STEP, VLLM_EXECUTE_STEP_OLD } from '../iterations/sources/vllm.js';
 import { isSglangStepSpan } from '../iterations/sglangSteps.js';
@@ -13,7 +14,10 @@ import { digestFindings, type FindingDigest } from '../findings/digest.js';
 import { EmptyCaptureError } from '../errors.js';
 
 /** Bumped when a field changes meaning; `compare` refuses summaries of another major version. */
-export const SUMMARY_SCHEMA = 'iterscope.summary/1';
+export const SUMMARY_SCHEMA = 'iterscope.summary/2';
+
+/** Per-iteration rows kept in a summary (for `merge`) up to this many iterations: a baseline stays bounded. */
+export const MAX_ITERATION_ROWS = 256;
 
 /** Mean per-iteration figures of a set of iterations (a phase, or all). */
 export interface PhaseFigures {
@@ -82,6 +86,13 @@ export interface RunSummary {
   nvtx: { range: string; style: string; totalNs: number; instances: number }[];
   /** The run's findings (`iterscope findings`), when the summary was made with them; absent in older summaries. */
   findings?: FindingDigest[];
+  /** What the numbers can be compared on, and the capture facts checked before any delta. */
+  basis: GateBasis;
+  capture: CaptureFacts;
+  /** The samples of every gated metric, sketched (bounded). */
+  gate: GateSamples;
+  /** Iterations left out of `iterations` (more than MAX_ITERATION_ROWS). */
+  iterationRowsOmitted: number;
 }
 
 /** Column of category `c` in the per-iteration table (prefixed: a category may be named like a field). */
@@ -190,28 +201,36 @@ function collapseIterationLabels(rows: RunSummary['nvtx']): RunSummary['nvtx'] {
 }
 
 /** What a summary is built from. */
-export const SUMMARY_PARTS: readonly AnalysisPart[] = ['iterations', 'gaps', 'kernels', 'nvtx', 'findings'];
+export const SUMMARY_PARTS: readonly AnalysisPart[] = ['info', 'iterations', 'gaps', 'kernels', 'nvtx', 'servingSpan', 'findings'];
 
 /** The request `summarizeExport` makes: the summary's parts, kernels with whole-graph launches. */
 export function summaryRequest(request: Omit<AnalysisRequest, 'parts'> = {}): AnalysisRequest {
-  return { ...request, parts: SUMMARY_PARTS, kernels: { includeGraphs: true }, requireIterations: true };
+  // Iterations when the capture has markers; the serving span's samples always (any basis). An
+  // iteration range or numbering asked for by name must be found: never a silent other basis.
+  const asked = request.selection?.rangeSpec !== undefined || request.selection?.firstIter !== undefined || !!request.selection?.profileRanges?.length;
+  return { ...request, parts: SUMMARY_PARTS, kernels: { includeGraphs: true }, requireIterations: asked, spanSamples: true };
 }
 
 /** Builds the summary from an analysis of `SUMMARY_PARTS` (iterations with their idle causes, kernel and NVTX totals). */
-export function summarizeRun(a: ExportAnalysis, version = '0.1.0'): RunSummary {
-  if (!a.iterations || !a.kernels || !a.nvtx) throw new Error(`summarizeRun needs the parts ${SUMMARY_PARTS.join(', ')} (got ${a.parts.join(', ')})`);
+export function summarizeRun(a: ExportAnalysis, version = '0.1.0', tokens: SummaryTokens | null = null): RunSummary {
+  if (!a.kernels || !a.nvtx || !a.info) throw new Error(`summarizeRun needs the parts ${SUMMARY_PARTS.join(', ')} (got ${a.parts.join(', ')})`);
+  const noGpuWork = a.health?.noGpuWork ?? (a.servingSpan ? null : 'no GPU work could be placed in a serving span');
+  if (noGpuWork) throw new EmptyCaptureError(a.file, noGpuWork);
   const analysis = a.iterations;
+  // Without iterations: no rows; the categories the serving span's kernels fall in.
+  const categories = analysis?.categories ?? Object.keys(a.servingSpan?.categoryNs ?? {});
   const settings = a.capture;
-  const rows = analysis.iterations;
+  const rows = analysis?.iterations ?? [];
   const phases: RunSummary['phases'] = {};
   for (const p of PHASES) {
     const rs = rows.filter((r) => r.phase === p);
-    if (rs.length) phases[p] = phaseFigures(rs, analysis.categories);
+    if (rs.length) phases[p] = phaseFigures(rs, categories);
   }
   const pr = settings.environment.ENABLE_PERFECT_ROUTER;
   const kernels = a.kernels.rows.slice(0, 50).map((k) => ({ name: k.name, totalNs: k.total, instances: k.count }));
   const nvtx = collapseIterationLabels(a.nvtx.rows.map((r) => ({ range: r.range, style: r.style, totalNs: r.total, instances: r.count }))).slice(0, 50);
   const iters = rows.map((r) => r.iter);
+  const gate = gateSamplesOf(a, tokens);
   return {
     schema: SUMMARY_SCHEMA,
     createdBy: `iterscope ${version}`,
@@ -221,16 +240,15 @@ export function summarizeRun(a: ExportAnalysis, version = '0.1.0'): RunSummary {
       profileStartStop: settings.profileStartStop,
       perfectRouter: pr === undefined ? null : pr === '1' || pr.toLowerCase() === 'true',
       iterationsFound: rows.length,
-      iterationsJoined: analysis.coverage.joined,
+      iterationsJoined: analysis?.coverage.joined ?? 0,
       firstIter: iters.length ? Math.min(...iters) : null,
       lastIter: iters.length ? Math.max(...iters) : null,
-      engine: analysis.coverage.source.engine,
-      iterationSource: analysis.coverage.source.id,
+      ...(analysis ? { engine: analysis.coverage.source.engine, iterationSource: analysis.coverage.source.id } : {}),
     },
-    categories: analysis.categories,
-    overall: phaseFigures(rows, analysis.categories),
+    categories,
+    overall: phaseFigures(rows, categories),
     phases,
-    iterations: rows.map((r) => ({
+    iterations: rows.slice(0, rows.length > MAX_ITERATION_ROWS ? 0 : rows.length).map((r) => ({
       iter: r.iter,
       phase: r.phase,
       wallNs: r.wallNs,
@@ -247,13 +265,24 @@ export function summarizeRun(a: ExportAnalysis, version = '0.1.0'): RunSummary {
     kernels,
     nvtx,
     ...(a.findings ? { findings: digestFindings(a.findings) } : {}),
+    basis: gate.basis,
+    capture: captureFactsOf(a),
+    gate,
+    iterationRowsOmitted: rows.length > MAX_ITERATION_ROWS ? rows.length : 0,
   };
 }
 
+/** A generated-token count given for the run (`--tokens`, `--benchmark`), and where it came from. */
+export interface SummaryTokens {
+  count: number;
+  source: string;
+}
+
+
 /** Analyses an open export (iterations with their idle causes, kernels, NVTX) and summarises it. */
-export function summarizeExport(handle: ExportHandle, request: Omit<AnalysisRequest, 'parts'> = {}): RunSummary {
+export function summarizeExport(handle: ExportHandle, request: Omit<AnalysisRequest, 'parts'> = {}, tokens: SummaryTokens | null = null): RunSummary {
   try {
-    return summarizeRun(analyzeExport(handle, summaryRequest(request)));
+    return summarizeRun(analyzeExport(handle, summaryRequest(request)), '0.1.0', tokens);
   } catch (err) {
     // An empty capture is never a baseline (nor a passing head): one line, exit 2.
     throw err instanceof EmptyCaptureError ? err.withConsequence('nothing to summarize') : err;

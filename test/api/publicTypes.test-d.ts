@@ -53,6 +53,7 @@ import type {
   ReportCoverage,
   ReportLogFile,
   RunSummary,
+  SummaryTokens,
   ServingSpan,
   Timeline,
   LayerOptions,
@@ -83,7 +84,7 @@ expectTypeOf(iterscope.ANALYSIS_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf(iterscope.REPORT_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf<AnalysisPart>().toEqualTypeOf<
   | 'info' | 'kernels' | 'nvtx' | 'nvtxGpu' | 'iterations' | 'phases' | 'gaps' | 'metrics' | 'host' | 'categories' | 'coverage' | 'health' | 'rankFigures' | 'servingSpan'
-  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline' | 'layers'
+  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline' | 'stepTimeline' | 'layers'
 >();
 
 expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
@@ -95,6 +96,7 @@ expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
   minGapNs?: number;
   deviceId?: number;
   kernels?: Pick<KernelSummaryOptions, 'nameBy' | 'includeGraphs'>;
+  spanSamples?: boolean;
   communicationCategory?: string;
   findingThresholds?: Partial<FindingThresholds>;
   kernelNames?: KernelNames;
@@ -132,6 +134,7 @@ expectTypeOf<ExportAnalysis>().toEqualTypeOf<{
   findings: FindingsResult | null;
   pytorchHost: PytorchHostSide | null;
   timeline: Timeline | null;
+  stepTimeline?: iterscope.StepTimeline | null;
   rankFigures: RankFigures[] | null;
   servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
@@ -143,11 +146,11 @@ expectTypeOf<iterscope.ReportAcrossRanks>().toEqualTypeOf<iterscope.ReportData &
 expectTypeOf<ReportLogFile>().toEqualTypeOf<{ file: string; records: number; skippedLines: number; formats: Partial<Record<iterscope.LogFormat, number>> }>();
 
 // The parts' fields (names; their types are the parts' own).
-expectTypeOf<keyof IterationAnalysis>().toEqualTypeOf<'file' | 'categories' | 'metricNames' | 'iterations' | 'coverage'>();
+expectTypeOf<keyof IterationAnalysis>().toEqualTypeOf<'file' | 'categories' | 'noGpuWork' | 'metricNames' | 'iterations' | 'coverage'>();
 expectTypeOf<keyof IterationRow>().toEqualTypeOf<
   | 'iter' | 'pid' | 'startNs' | 'endNs' | 'wallNs' | 'gpuBusyNs' | 'gpuIdleNs' | 'kernelNs' | 'kernelCount' | 'categoryNs' | 'memcpyNs' | 'memcpyCount' | 'memsetNs' | 'memsetCount'
   | 'graphLaunches' | 'otherThreadOps' | 'label' | 'labelCounts' | 'contextRequests' | 'contextTokens' | 'generationRequests' | 'generationTokens' | 'phase' | 'phaseBasis'
-  | 'captureOrder' | 'log' | 'matched' | 'labelMatchesLog' | 'idleByCauseNs' | 'metrics'
+  | 'captureOrder' | 'log' | 'matched' | 'labelMatchesLog' | 'idleByCauseNs' | 'metrics' | 'tokenDetail' | 'kvTokens' | 'attentionNsPer1kKvTokens'
 >();
 expectTypeOf<Pick<IterationRow, 'iter' | 'startNs' | 'endNs' | 'gpuBusyNs' | 'gpuIdleNs' | 'categoryNs' | 'phase'>>().toEqualTypeOf<{
   iter: number;
@@ -171,7 +174,7 @@ expectTypeOf<keyof ExportInfo>().toEqualTypeOf<
   | 'activeDevices' | 'processes' | 'rowCounts' | 'nvtxDomains' | 'graphTraceModeConfigured' | 'graphTraceMode' | 'gilTraced' | 'gcTraced' | 'profilerApiGated'
   | 'profileStartStop' | 'environment' | 'engine'
 >();
-expectTypeOf<keyof RunSummary>().toEqualTypeOf<'schema' | 'createdBy' | 'run' | 'categories' | 'overall' | 'phases' | 'iterations' | 'kernels' | 'nvtx' | 'findings'>();
+expectTypeOf<keyof RunSummary>().toEqualTypeOf<'schema' | 'createdBy' | 'run' | 'categories' | 'overall' | 'phases' | 'iterations' | 'kernels' | 'nvtx' | 'findings' | 'basis' | 'capture' | 'gate' | 'iterationRowsOmitted'>();
 
 // ---------------------------------------------------------------------------------------------
 // Findings
@@ -225,7 +228,7 @@ expectTypeOf<IterationRangeSpec>().toEqualTypeOf<{ kind: 'pytorch' } | { kind: '
 expectTypeOf<MetricsRequest>().branded.toEqualTypeOf<IterationSelectionOptions & { iters?: string; logs?: ParsedIterationLog[]; gpu?: string; metric?: string[] }>();
 expectTypeOf(iterscope.metricsForExport).parameters.toEqualTypeOf<[string, MetricsRequest]>();
 expectTypeOf(iterscope.metricsForExport).returns.toEqualTypeOf<MetricsCommandResult>();
-expectTypeOf(iterscope.summarizeExport).parameters.toEqualTypeOf<[ExportHandle, Omit<AnalysisRequest, 'parts'>?]>();
+expectTypeOf(iterscope.summarizeExport).parameters.toEqualTypeOf<[ExportHandle, Omit<AnalysisRequest, 'parts'>?, (SummaryTokens | null)?]>();
 expectTypeOf(iterscope.summarizeExport).returns.toEqualTypeOf<RunSummary>();
 expectTypeOf(iterscope.parseIterationLogFile).parameters.toEqualTypeOf<[string]>();
 expectTypeOf(iterscope.parseIterationLogFile).returns.toEqualTypeOf<ParsedIterationLog>();

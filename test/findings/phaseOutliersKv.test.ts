@@ -56,8 +56,9 @@ describe('phase outliers read against the KV length (issue #54)', () => {
     const rows = KV.map((kv, i) => decodeStep(i, kv, i === 6 ? 80_000 : 0));
     const [f] = phaseOutliers(context(rows));
     expect(f.evidence.map((e) => e.iter)).toEqual([6]);
-    // Expected for step 6: 1 us per token x 16 + 10 ns per KV token x 1950; the excess is the 80 us added.
-    expect(f.evidence[0].valueNs).toBe(80_000);
+    // Step 6 is expected to take the larger of the phase's median per token x 16 (2281.25 ns x 16 =
+    // 36.5 us) and 1 us x 16 + 10 ns x 1950 KV tokens (35.5 us): the excess over 36.5 us.
+    expect(f.evidence[0].valueNs).toBe(16_000 + 19_500 + 80_000 - 36_500);
     expect(f.evidence[0].text).toContain('1950 KV tokens');
     expect(f.estimate).toMatch(/attention ns per KV token x KV tokens/);
   });

@@ -33,9 +33,9 @@ describe('report starts with the findings (pytorch-moe-window)', () => {
     expect(section).toMatch(/GC pauses: .* worst in iteration 107/);
   });
 
-  it('HTML: findings as cards first, linking to sections that exist', () => {
-    const firstSection = /<section id="([^"]+)">/.exec(html)![1];
-    expect(firstSection).toBe('findings');
+  it('HTML: findings as cards right after the iterations chart, linking to sections that exist', () => {
+    const firstSections = [...html.matchAll(/<section id="([^"]+)">/g)].slice(0, 2).map((m) => m[1]);
+    expect(firstSections).toEqual(['overview', 'findings']);
     const cards = [...html.matchAll(/<article class="finding sev-(\w+)" id="finding-([^"]+)">/g)];
     const expected = findFindings(data).findings;
     expect(cards.map((c) => c[2])).toEqual(expected.map((f) => f.id));

@@ -45,17 +45,11 @@ export function captured(name: string, ...parts: string[]): string {
 
 export const CAPTURED_SKIP_REASON = 'captured fixture not present (test/fixtures-captured/README.md says how to make it)';
 
-/** Where the lead unpacks fixtures captured for this work while they are not in git yet. */
-const SHARED_CAPTURED = join(FIXTURES, '..', 'fixtures-captured');
-
 /**
- * Path of a captured fixture's file for the layer tests: `../shared/fixtures-captured/<name>/`
- * first (where new captures land before they are committed), else `captured`'s places; with
- * `missing`, why it is not there (tests `it.skipIf(!!missing)` and print it).
+ * Path of a captured fixture's file for the layer tests, with `missing`: why it is not there
+ * (tests `it.skipIf(!!missing)` and print it).
  */
 export function capturedFixture(name: string, file = 'trace.sqlite'): { path: string; missing: string | null } {
-  const unpacked = join(SHARED_CAPTURED, name, file);
-  if (existsSync(unpacked)) return { path: unpacked, missing: null };
   const p = locate(name, file);
-  return p ? { path: p, missing: null } : { path: unpacked, missing: `${name}/${file}: ${CAPTURED_SKIP_REASON}` };
+  return p ? { path: p, missing: null } : { path: join(CAPTURED, name, file), missing: `${name}/${file}: ${CAPTURED_SKIP_REASON}` };
 }

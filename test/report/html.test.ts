@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,21 +25,31 @@ describe('iterscope report --format html', () => {
   let html: string;
   let md: string;
   let data: ReportData;
+  let mdData: ReportData;
   beforeAll(async () => {
     const r = await runReport(DENSE, { log: LOGS, format: 'html' });
     html = r.text;
     data = r.data;
-    md = (await runReport(DENSE, { log: LOGS })).text;
+    const m = await runReport(DENSE, { log: LOGS });
+    md = m.text;
+    mdData = m.data;
   });
 
-  it('is one self-contained page: no scripts, no external src/href/url(), a CSP that forbids fetching', () => {
+  it('is one self-contained page: one inline script allowed by its hash, no external src/href/url(), a CSP that forbids fetching', () => {
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
-    expect(html).not.toMatch(/<script|<link|<iframe|<img|@import/i);
+    expect(html).not.toMatch(/<link|<iframe|<img|@import/i);
     expect(externalRefs(html)).toEqual([]);
     // The only absolute URLs are SVG namespace declarations.
     const urls = [...html.matchAll(/https?:\/\/[^\s"'<>]+/g)].map((m) => m[0]);
-    expect(new Set(urls)).toEqual(new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xlink']));
-    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`);
+    expect(urls).toContain('http://www.w3.org/2000/svg');
+    expect(urls.filter((u) => u !== 'http://www.w3.org/2000/svg' && u !== 'http://www.w3.org/1999/xlink')).toEqual([]);
+    // Scripts: the timeline's JSON data (never run) and the page script, which the CSP allows by its
+    // sha256 and nothing else (no 'unsafe-inline' for scripts, no source to fetch from).
+    const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((m) => m[1])).toEqual([' type="application/json" id="timeline-data"', '']);
+    expect((html.match(/<script/g) ?? []).length).toBe(2);
+    const hash = createHash('sha256').update(scripts[1][2], 'utf8').digest('base64');
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${hash}'"`);
   });
 
   it('has the charts as inline SVG with drawn marks', () => {
@@ -57,9 +68,12 @@ describe('iterscope report --format html', () => {
   it('holds the same sections and tables as the Markdown', () => {
     const mdSections = md.split('\n').filter((l) => l.startsWith('## ')).map((l) => l.slice(3));
     const htmlSections = [...html.matchAll(/<h2>([^<]*)<\/h2>/g)].map((m) => m[1]);
-    // The page leads with the findings, then the sections with charts, then the rest (document order within each group).
+    // The page leads with the iterations chart, the findings and the step timeline, then the sections
+    // with charts, then the rest (document order within each group).
     expect(htmlSections).toEqual([
+      'Iterations at a glance',
       'Findings',
+      'Step timeline',
       'GPU time by kernel category',
       'GPU idle time and its causes',
       'Run',
@@ -69,11 +83,71 @@ describe('iterscope report --format html', () => {
       'Python GC and GIL',
       'Coverage and notes',
     ]);
-    expect([...htmlSections].sort()).toEqual([...mdSections].sort());
+    // The two picture sections are the HTML's own; every other section is the Markdown's.
+    expect(htmlSections.filter((t) => t !== 'Iterations at a glance' && t !== 'Step timeline').sort()).toEqual([...mdSections].sort());
     const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
     for (const title of md.split('\n').filter((l) => l.startsWith('### ')).map((l) => l.slice(4))) expect(html).toContain(`<caption>${escape(title)}</caption>`);
     expect(html).toContain('<td class="num">97.12 ms</td>');
     expect(html).toContain('<td class="num">68.11 ms</td>');
+  });
+
+  it('opens with the iterations chart: one column per iteration, hover text with its batch, slow and cited ones marked', () => {
+    const rows = data.iterations!.iterations;
+    const fig = /<figure class="overview" id="overview-chart" data-bars="(\d+)">[\s\S]*?<\/figure>/.exec(html)!;
+    expect(/<section id="([^"]+)">/.exec(html)![1]).toBe('overview');
+    expect(Number(fig[1])).toBe(120);
+    const cols = [...fig[0].matchAll(/<g class="it" data-i="\d+" data-iter="(\d+)"(?: data-open-step="\d+")? data-tip="([^"]*)">([\s\S]*?)<\/g>/g)];
+    expect(cols.map((c) => Number(c[1]))).toEqual(rows.map((r) => r.iter));
+    const unescape = (t: string) => t.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    for (const [i, r] of rows.entries()) {
+      // The batch as the iterations table has it (ctx/gen requests and tokens), written out here.
+      const gen = `gen ${r.generationRequests} req${r.generationTokens == null ? '' : ` / ${r.generationTokens} tok`}`;
+      expect(unescape(cols[i][2]).split('\n')[1], `iteration ${r.iter}`).toBe(`ctx ${r.contextRequests} req / ${r.contextTokens} tok · ${gen}`);
+    }
+    const walls = rows.map((r) => r.wallNs).sort((a, b) => b - a);
+    const slow = rows.filter((r) => r.wallNs >= walls[5]).map((r) => r.iter);
+    expect(cols.filter((c) => c[3].includes('mark-slow')).map((c) => Number(c[1]))).toEqual(slow);
+    const cited = new Set(data.findings.findings.flatMap((f) => f.evidence.flatMap((e) => (e.iter === undefined ? [] : [e.iter]))));
+    expect(cited.size).toBeGreaterThan(0);
+    expect(cols.filter((c) => c[3].includes('mark-cited')).map((c) => Number(c[1]))).toEqual(rows.filter((r) => cited.has(r.iter)).map((r) => r.iter));
+  });
+
+  it('has the step timeline: the slowest, the median and cited steps (at most 8), each with every op it launched', () => {
+    expect(html).toMatch(/<div class="timeline" data-timeline /);
+    const payload = JSON.parse(/<script type="application\/json" id="timeline-data">([\s\S]*?)<\/script>/.exec(html)![1]) as {
+      categories: string[];
+      steps: { iter: number; reasons: string[]; ops: number[]; window: number[] }[];
+    };
+    const rows = data.iterations!.iterations;
+    const byWall = [...rows].sort((a, b) => b.wallNs - a.wallNs);
+    expect(payload.steps.length).toBeLessThanOrEqual(8);
+    expect(payload.steps[0].iter).toBe(byWall[0].iter);
+    expect(payload.steps[0].reasons[0]).toBe('slowest');
+    const median = payload.steps.find((s) => s.reasons.includes('median'))!;
+    expect(median.iter).toBe(byWall[Math.floor((rows.length - 1) / 2)].iter);
+    for (const s of payload.steps) {
+      const row = rows.find((r) => r.iter === s.iter)!;
+      expect(s.window[1] - s.window[0]).toBe(row.wallNs);
+      expect(s.ops.length / 8, `iteration ${s.iter}`).toBe(row.kernelCount + row.memcpyCount + row.memsetCount);
+      // Kernel time by category over the step's ops: the iterations table's per-category columns.
+      const byCat: Record<string, number> = {};
+      for (let i = 0; i < s.ops.length; i += 8) {
+        const cat = payload.categories[s.ops[i + 4]];
+        if (cat !== 'memcpy' && cat !== 'memset') byCat[cat] = (byCat[cat] ?? 0) + (s.ops[i + 1] - s.ops[i]);
+      }
+      for (const [cat, ns] of Object.entries(row.categoryNs)) if (ns > 0) expect(byCat[cat], `${s.iter} ${cat}`).toBeCloseTo(ns, -1);
+    }
+    // Every finding card that cites iterations links each to its timeline (or to the chart).
+    const links = [...html.matchAll(/<a href="#timeline" data-open-step="(\d+)">/g)].map((m) => Number(m[1]));
+    expect(links.length).toBeGreaterThan(0);
+    for (const it of links) expect(payload.steps.map((s) => s.iter)).toContain(it);
+  });
+
+  it('Markdown neither asks for nor holds the step timeline', () => {
+    expect(data.stepTimeline?.steps.length).toBeGreaterThan(0);
+    expect(mdData.parts).not.toContain('stepTimeline');
+    expect('stepTimeline' in mdData).toBe(false);
+    expect(md).not.toMatch(/Iterations at a glance|Step timeline/);
   });
 
   it("chart data are the tables' numbers", () => {

@@ -47,7 +47,8 @@ export async function runReport(input: string | readonly string[], opts: Partial
     torchTrace: opts.torchTrace,
   };
   // Several exports: the first one's figures for the cross-rank view too.
-  const parts = files.length > 1 ? [...REPORT_PARTS, 'rankFigures' as const] : REPORT_PARTS;
+  // HTML draws a few steps at kernel level too (`stepTimeline`); Markdown has no use for them.
+  const parts = [...REPORT_PARTS, ...(files.length > 1 ? ['rankFigures' as const] : []), ...(format === 'html' ? ['stepTimeline' as const] : [])];
   const first = withExport(files[0], (h) => analyzeExport(h, { ...request, parts }));
   if (!isReportData(first)) throw new Error(`report: the pipeline did not return every report part (${first.parts.join(', ')})`);
   const analysis = files.length > 1 ? await reportAcrossRanks(files, first, request) : first;

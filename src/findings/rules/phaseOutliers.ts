@@ -23,22 +23,23 @@ interface Scored {
 }
 
 /**
- * The GPU busy time each iteration of a phase is expected to take. Without KV lengths: the phase's
- * median busy ns per token times its tokens. With them (vLLM's detailed annotation, on every
- * iteration of the phase): attention grows with the KV tokens it reads, the rest with the tokens,
- * so expected = median non-attention busy ns per token x tokens + median attention ns per KV
- * token x KV tokens; a long-context step is then not called slow for the attention its KV explains.
+ * The GPU busy time each iteration of a phase is expected to take: the phase's median busy ns per
+ * token times its tokens. With KV lengths (vLLM's detailed annotation, on every iteration of the
+ * phase) attention grows with the KV tokens it reads and the rest with the tokens, so a second
+ * prediction is the median non-attention busy ns per token x tokens + the median attention ns per
+ * KV token x KV tokens; the larger of the two is expected. A long-context step is then not called
+ * slow for the attention its KV explains, and no step is called slow that the per-token median
+ * alone would not call slow.
  */
 function expectedBusy(l: readonly { r: IterationRow; tokens: number }[]): { scored: Scored[]; byKv: boolean } {
+  const med = median(l.map((x) => x.r.gpuBusyNs / x.tokens));
   const byKv = l.every((x) => x.r.kvTokens != null && x.r.kvTokens > 0 && x.r.categoryNs.attention !== undefined);
-  if (!byKv) {
-    const med = median(l.map((x) => x.r.gpuBusyNs / x.tokens));
-    return { scored: l.map((x) => ({ ...x, expectedNs: med * x.tokens })), byKv };
-  }
+  if (!byKv) return { scored: l.map((x) => ({ ...x, expectedNs: med * x.tokens })), byKv };
   const attn = (r: IterationRow) => Math.min(r.categoryNs.attention ?? 0, r.gpuBusyNs);
   const restPerToken = median(l.map((x) => (x.r.gpuBusyNs - attn(x.r)) / x.tokens));
   const attnPerKv = median(l.map((x) => attn(x.r) / (x.r.kvTokens as number)));
-  return { scored: l.map((x) => ({ ...x, expectedNs: restPerToken * x.tokens + attnPerKv * (x.r.kvTokens as number) })), byKv };
+  const scored = l.map((x) => ({ ...x, expectedNs: Math.max(med * x.tokens, restPerToken * x.tokens + attnPerKv * (x.r.kvTokens as number)) }));
+  return { scored, byKv };
 }
 
 /** Iterations whose GPU busy time is far above what their phase's median predicts for their batch. */
@@ -83,7 +84,7 @@ function outlierFinding(ctx: RuleContext, outliers: { r: IterationRow; perToken:
     recoverableNs: excess,
     restsOnNs: busy,
     estimate: kvModel
-      ? "GPU busy time above what the phase's medians predict (non-attention ns per token x tokens + attention ns per KV token x KV tokens), summed over the outlier iterations (tokens and KV tokens from vLLM's detailed step annotation)"
+      ? "GPU busy time above what the phase's medians predict (the larger of median ns per token x tokens and median non-attention ns per token x tokens + median attention ns per KV token x KV tokens), summed over the outlier iterations (tokens and KV tokens from the step annotation)"
       : "GPU busy time above the phase's median ns per token, summed over the outlier iterations (tokens = context tokens + generation requests, from the log or the NVTX label)",
     evidence,
     section: 'iterations',

@@ -1,0 +1,341 @@
+import type { LoadedExport } from '../load/loadedExport.js';
+import { GpuOpKind } from '../load/gpuOpColumns.js';
+import type { NvtxColumns } from '../load/nvtxEventColumns.js';
+import type { GilRange } from '../load/hostRangeReads.js';
+import type { CategoryClassifier } from '../categories/rules.js';
+import type { FindingsResult } from '../findings/finding.js';
+import type { GapAnalysis } from '../gaps/analyzeGaps.js';
+import { GC_RANGE, GIL_WAIT_RANGE, isBlockingSyncApi } from '../gaps/hostCauses.js';
+import type { IterationRow } from '../iterations/analyzeIterations.js';
+
+/** At most this many steps get a timeline: the slowest, the median, then those the findings cite. */
+export const MAX_TIMELINE_STEPS = 8;
+/** GPU ops kept per step (in launch order); the rest are counted in `droppedOps`, so the page stays small. */
+export const MAX_STEP_OPS = 5000;
+/** Host ranges (NVTX, GC, GIL, sync calls) kept per step. */
+export const MAX_STEP_HOST_RANGES = 4000;
+
+/** Why a step has a timeline. */
+export type StepReason = 'slowest' | 'median' | `finding:${string}`;
+
+/** One host-side range of a step: an NVTX range, a GC pause, a GIL wait or hold, a blocking CUDA call. */
+export interface StepHostRange {
+  tid: number;
+  kind: 'nvtx' | 'gc' | 'gil_wait' | 'gil_hold' | 'sync';
+  /** Index into `StepTimeline.names`. */
+  name: number;
+  startNs: number;
+  endNs: number;
+}
+
+/**
+ * One iteration at kernel level. The GPU ops are columns (same index = same op), in session ns;
+ * `launchStartNs`/`launchTid` are the API call that launched the op (the launch-to-kernel link).
+ */
+export interface TimelineStep {
+  iter: number;
+  pid: number;
+  reasons: StepReason[];
+  label: string;
+  /** The iteration window. */
+  startNs: number;
+  endNs: number;
+  /** The window, widened to the end of the last op it launched. */
+  viewStartNs: number;
+  viewEndNs: number;
+  executorTid: number | null;
+  ops: { startNs: Float64Array; endNs: Float64Array; deviceId: Int32Array; streamId: Int32Array; category: Int32Array; name: Int32Array; launchStartNs: Float64Array; launchTid: Int32Array };
+  /** Ops launched in the window beyond `MAX_STEP_OPS`, and host ranges beyond `MAX_STEP_HOST_RANGES`. */
+  droppedOps: number;
+  droppedHostRanges: number;
+  /** The reported gaps (>= the minimum gap) of the step's process in the view, with their primary cause. */
+  gaps: { deviceId: number; startNs: number; endNs: number; cause: string }[];
+  host: StepHostRange[];
+}
+
+export interface StepTimeline {
+  steps: TimelineStep[];
+  /** Category names the ops' `category` indexes (the classifier's, then memcpy and memset unless it has them). */
+  categories: string[];
+  /** Kernel and range names the steps index. */
+  names: string[];
+  /** Distinct iterations the findings cite, of which those that fit `MAX_TIMELINE_STEPS` have a timeline. */
+  citedIterations: number;
+}
+
+/** The rows to draw: the slowest, the median (by wall time), then each cited by a finding, in finding order. */
+export function pickTimelineSteps(rows: readonly IterationRow[], findings: FindingsResult | null, max = MAX_TIMELINE_STEPS): { picks: { row: IterationRow; reasons: StepReason[] }[]; cited: number } {
+  const picks: { row: IterationRow; reasons: StepReason[] }[] = [];
+  const add = (row: IterationRow | undefined, reason: StepReason) => {
+    if (!row) return;
+    const have = picks.find((p) => p.row === row);
+    if (have) {
+      if (!have.reasons.includes(reason)) have.reasons.push(reason);
+    } else if (picks.length < max) picks.push({ row, reasons: [reason] });
+  };
+  const byWall = rows.map((r, i) => ({ r, i })).sort((a, b) => b.r.wallNs - a.r.wallNs || a.i - b.i);
+  add(byWall[0]?.r, 'slowest');
+  add(byWall[Math.floor((byWall.length - 1) / 2)]?.r, 'median');
+  const cited = new Set<number>();
+  for (const f of findings?.findings ?? []) {
+    for (const e of f.evidence) {
+      if (e.iter === undefined) continue;
+      cited.add(e.iter);
+      add(rows.find((r) => r.iter === e.iter), `finding:${f.id}`);
+    }
+  }
+  return { picks, cited: cited.size };
+}
+
+/** Interns names: the page holds each kernel and range name once. */
+class Names {
+  readonly list: string[] = [];
+  private readonly index = new Map<string, number>();
+  of(name: string): number {
+    let i = this.index.get(name);
+    if (i === undefined) this.index.set(name, (i = this.list.push(name) - 1));
+    return i;
+  }
+}
+
+function emptyStep(row: IterationRow, reasons: StepReason[], executorTid: number | null): TimelineStep {
+  return {
+    iter: row.iter,
+    pid: row.pid,
+    reasons,
+    label: row.label,
+    startNs: row.startNs,
+    endNs: row.endNs,
+    viewStartNs: row.startNs,
+    viewEndNs: row.endNs,
+    executorTid,
+    ops: emptyOps(0),
+    droppedOps: 0,
+    droppedHostRanges: 0,
+    gaps: [],
+    host: [],
+  };
+}
+
+/**
+ * The API calls made in a step's window, by process and correlation id, with their step: a few
+ * thousand, found in one pass over the call columns, so the pass over the (many more) GPU ops is
+ * one small-map lookup per op instead of an index lookup and a window search.
+ */
+function callsInSteps(loaded: LoadedExport, steps: TimelineStep[]): Map<number, Map<number, { call: number; step: TimelineStep }>> {
+  const api = loaded.apiCalls();
+  const from = Math.min(...steps.map((s) => s.startNs));
+  const to = Math.max(...steps.map((s) => s.endNs));
+  const out = new Map<number, Map<number, { call: number; step: TimelineStep }>>(steps.map((s) => [s.pid, new Map()]));
+  // The columns as locals: these loops run once per call and once per op (hundreds of thousands).
+  const { start, pid, correlationId } = api;
+  for (let i = 0, n = api.count; i < n; i++) {
+    const t = start[i];
+    if (t < from || t >= to) continue;
+    // A plain loop over the (at most MAX_TIMELINE_STEPS) windows.
+    for (const step of steps) {
+      if (t >= step.startNs && t < step.endNs && pid[i] === step.pid) {
+        out.get(step.pid)!.set(correlationId[i], { call: i, step });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** An op's category index and name: a kernel's by its name (classified once per name id). */
+type OpNamer = (kind: number, nameId: number) => [category: number, name: string];
+
+function opNamer(loaded: LoadedExport, classifier: CategoryClassifier, categories: string[]): OpNamer {
+  const byNameId = new Map<number, [number, string]>();
+  const graph: [number, string] = [classifier.classify('[CUDA graph]'), '[CUDA graph]'];
+  const memcpy: [number, string] = [categories.indexOf('memcpy'), 'memcpy'];
+  const memset: [number, string] = [categories.indexOf('memset'), 'memset'];
+  return (kind, nameId) => {
+    if (kind === GpuOpKind.Graph) return graph;
+    if (kind === GpuOpKind.Memcpy) return memcpy;
+    if (kind === GpuOpKind.Memset) return memset;
+    let v = byNameId.get(nameId);
+    if (!v) {
+      const name = loaded.stringOf(nameId) ?? 'kernel';
+      byNameId.set(nameId, (v = [classifier.classify(name), name]));
+    }
+    return v;
+  };
+}
+
+/**
+ * The GPU ops launched in each step's window (by the API call that launched them, as the
+ * iteration attribution places them): one pass over the op columns picks them (`pickOps`), then
+ * their columns are copied (`fillOps`).
+ */
+function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: CategoryClassifier, names: Names, categories: string[]): void {
+  const picked = pickOps(loaded, callsInSteps(loaded, steps));
+  fillOps(loaded, picked, opNamer(loaded, classifier, categories), names);
+}
+
+/**
+ * (op, call, step) index triples of the ops launched in the steps' windows. Kept apart from the
+ * copying: this loop runs over every op and only collects small integers, so V8 optimizes it once
+ * (pushing the doubles of the copies in the same loop deoptimized it again and again, ~0.5 s).
+ */
+function pickOps(loaded: LoadedExport, calls: Map<number, Map<number, { call: number; step: TimelineStep }>>): { op: number; call: number; step: TimelineStep }[] {
+  const ops = loaded.gpuOps();
+  const api = loaded.apiCalls();
+  // Each step's correlation ids span a range (ids grow with launches): most ops fall outside all
+  // of them, tested with a few compares before any map lookup.
+  const bounds = new Map<TimelineStep, [number, number]>();
+  for (const m of calls.values()) {
+    for (const { call, step } of m.values()) {
+      const b = bounds.get(step) ?? [Infinity, -Infinity];
+      const c = api.correlationId[call];
+      bounds.set(step, [Math.min(b[0], c), Math.max(b[1], c)]);
+    }
+  }
+  const ranges = Float64Array.from([...bounds.values()].flat());
+  const nr = ranges.length;
+  const corr = ops.correlationId;
+  const opPid = ops.pid;
+  const out: { op: number; call: number; step: TimelineStep }[] = [];
+  for (let i = 0, n = ops.count; i < n; i++) {
+    const c = corr[i];
+    let k = 0;
+    while (k < nr && !(c >= ranges[k] && c <= ranges[k + 1])) k += 2;
+    if (k >= nr) continue;
+    const hit = calls.get(opPid[i])?.get(c);
+    if (hit) out.push({ op: i, call: hit.call, step: hit.step });
+  }
+  return out;
+}
+
+/**
+ * Copies the picked ops' columns into their steps (at most `MAX_STEP_OPS` each; the rest counted),
+ * into typed arrays sized first: pushing doubles into growing arrays deoptimized this loop.
+ */
+function fillOps(loaded: LoadedExport, picked: readonly { op: number; call: number; step: TimelineStep }[], nameOf: OpNamer, names: Names): void {
+  const ops = loaded.gpuOps();
+  const api = loaded.apiCalls();
+  const count = new Map<TimelineStep, number>();
+  for (const { step } of picked) count.set(step, (count.get(step) ?? 0) + 1);
+  const at = new Map<TimelineStep, number>();
+  for (const [step, n] of count) {
+    const kept = Math.min(n, MAX_STEP_OPS);
+    step.droppedOps = n - kept;
+    step.ops = emptyOps(kept);
+    at.set(step, 0);
+  }
+  for (const { op: i, call, step } of picked) {
+    const j = at.get(step)!;
+    if (j >= step.ops.startNs.length) continue;
+    at.set(step, j + 1);
+    const o = step.ops;
+    const [category, name] = nameOf(ops.kind[i], ops.nameId[i]);
+    o.startNs[j] = ops.start[i];
+    o.endNs[j] = ops.end[i];
+    o.deviceId[j] = ops.deviceId[i];
+    o.streamId[j] = ops.streamId[i];
+    o.category[j] = category;
+    o.name[j] = names.of(name);
+    o.launchStartNs[j] = api.start[call];
+    o.launchTid[j] = api.tid[call];
+    if (ops.end[i] > step.viewEndNs) step.viewEndNs = ops.end[i];
+  }
+}
+
+/** A step's op columns for `n` ops. */
+function emptyOps(n: number): TimelineStep['ops'] {
+  return {
+    startNs: new Float64Array(n),
+    endNs: new Float64Array(n),
+    deviceId: new Int32Array(n),
+    streamId: new Int32Array(n),
+    category: new Int32Array(n),
+    name: new Int32Array(n),
+    launchStartNs: new Float64Array(n),
+    launchTid: new Int32Array(n),
+  };
+}
+
+/** Overlap of [start, end] with the step's view. */
+const inView = (s: TimelineStep, start: number, end: number) => end >= s.viewStartNs && start <= s.viewEndNs;
+
+function pushHost(step: TimelineStep, range: StepHostRange): void {
+  if (step.host.length >= MAX_STEP_HOST_RANGES) step.droppedHostRanges++;
+  else step.host.push(range);
+}
+
+/** NVTX push/pop and start/end range types (marks and domain creations are not drawn). */
+const RANGE_TYPES = new Set([59, 60, 70, 71]);
+
+/** The host ranges of the step's process: NVTX (GC and GIL waits among them), the GIL holds, blocking CUDA calls. */
+function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names, nvtx: NvtxColumns | null, gil: readonly GilRange[]): void {
+  // Every step's view lies in [from, to]: a range or call outside it is passed over with two compares.
+  const from = Math.min(...steps.map((s) => s.viewStartNs));
+  const to = Math.max(...steps.map((s) => s.viewEndNs));
+  if (nvtx) {
+    const { start: starts, end: ends, eventType, tid } = nvtx;
+    for (let i = 0, n = nvtx.count; i < n; i++) {
+      const start = starts[i];
+      if (start > to || ends[i] < from || !RANGE_TYPES.has(eventType[i]) || tid[i] < 0) continue;
+      for (const s of steps) {
+        const end = nvtx.end[i] === nvtx.end[i] ? nvtx.end[i] : s.viewEndNs;
+        if (nvtx.pid[i] !== s.pid || !inView(s, start, end)) continue;
+        const text = nvtx.texts[nvtx.text[i]] ?? '';
+        const kind = text === GC_RANGE ? 'gc' : text === GIL_WAIT_RANGE ? 'gil_wait' : 'nvtx';
+        pushHost(s, { tid: nvtx.tid[i], kind, name: names.of(text), startNs: start, endNs: end });
+      }
+    }
+  }
+  for (const g of gil) {
+    if (g.wait) continue;
+    for (const s of steps) {
+      const end = g.end ?? s.viewEndNs;
+      if (g.pid === s.pid && inView(s, g.start, end)) pushHost(s, { tid: g.tid, kind: 'gil_hold', name: names.of('Holding GIL'), startNs: g.start, endNs: end });
+    }
+  }
+  const api = loaded.apiCalls();
+  const blocking = new Map<number, string | null>();
+  const { start: callStart, end: callEnd } = api;
+  for (let i = 0, n = api.count; i < n; i++) {
+    if (callStart[i] > to || callEnd[i] < from) continue;
+    const id = api.nameId[i];
+    let name = blocking.get(id);
+    if (name === undefined) {
+      const raw = loaded.stringOf(id) ?? '';
+      blocking.set(id, (name = isBlockingSyncApi(raw) ? raw : null));
+    }
+    if (name === null) continue;
+    for (const s of steps) if (api.pid[i] === s.pid && inView(s, api.start[i], api.end[i])) pushHost(s, { tid: api.tid[i], kind: 'sync', name: names.of(name), startNs: api.start[i], endNs: api.end[i] });
+  }
+}
+
+export interface StepTimelineInput {
+  rows: readonly IterationRow[];
+  findings: FindingsResult | null;
+  gaps: GapAnalysis;
+  /** The gaps' host-cause rows (every NVTX range with a thread but the GIL holds), null when not read. */
+  nvtx: NvtxColumns | null;
+  /** GIL ranges (`hostRanges.gilCandidates`): the holds that overlap another thread's wait. */
+  gil: readonly GilRange[];
+  classifier: CategoryClassifier;
+}
+
+/**
+ * Kernel-level timelines of a few steps (`pickTimelineSteps`) from the loaded columns: the GPU ops
+ * each launched, the gaps between them with their cause, and the host ranges of the same process.
+ */
+export function stepTimeline(loaded: LoadedExport, input: StepTimelineInput): StepTimeline {
+  const { picks, cited } = pickTimelineSteps(input.rows, input.findings);
+  const executors = new Map(input.gaps.threads.map((t) => [t.pid, t.executorTid]));
+  const steps = picks.map((p) => emptyStep(p.row, p.reasons, executors.get(p.row.pid) ?? null));
+  const names = new Names();
+  const categories = [...input.classifier.categories, ...['memcpy', 'memset'].filter((c) => !input.classifier.categories.includes(c))];
+  if (steps.length) {
+    addOps(loaded, steps, input.classifier, names, categories);
+    addHostRanges(loaded, steps, names, input.nvtx, input.gil);
+  }
+  for (const s of steps) {
+    s.gaps = input.gaps.gaps.filter((g) => g.pid === s.pid && inView(s, g.startNs, g.endNs)).map((g) => ({ deviceId: g.deviceId, startNs: g.startNs, endNs: g.endNs, cause: g.cause }));
+  }
+  return { steps, categories, names: names.list, citedIterations: cited };
+}

@@ -1,0 +1,186 @@
+/**
+ * Issue 57: the HTML report in a real browser, driven through playwright-core (which downloads no
+ * browser) over the system's Chromium: the iterations chart fills the first screen, hovering an
+ * iteration shows its batch, a finding's iteration opens its timeline, the keys and the wheel zoom
+ * and pan, and nothing is logged as an error. Without Chromium the tests say so and skip; in CI
+ * (`CI` set, where `.ci/run` installs it) a missing browser fails instead.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReport } from '../../src/cli/commands/report.js';
+import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
+import { PALETTE } from '../../reports/html/chartSpecs.js';
+import { gpuTimeByCategoryChart } from '../../reports/document/charts.js';
+import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
+import { runCli } from '../helpers/cli.js';
+import { CHROMIUM, chromiumAvailable, CHROMIUM_SKIP_REASON, countColor, decodePng } from './chromium.js';
+
+const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
+const SAMPLE = join(REPO_ROOT, 'sample-data', 'moe-loops-100-119.sqlite');
+const LOGS = [join(REPO_ROOT, 'sample-data', 'moe-iteration_log.txt'), join(REPO_ROOT, 'sample-data', 'moe-executor.log')];
+/** The first screen the acceptance names. */
+const VIEWPORT = { width: 1400, height: 900 };
+
+const available = chromiumAvailable();
+if (!available && !process.env.CI) console.warn(`[skip] HTML report browser (playwright) tests: ${CHROMIUM_SKIP_REASON}`);
+
+describe('the browser test runs in CI', () => {
+  it.runIf(!!process.env.CI)('finds Chromium', () => {
+    expect(available, CHROMIUM_SKIP_REASON).toBe(true);
+  });
+});
+
+describe.skipIf(!available)(`sample report in headless Chromium via playwright-core${available ? '' : ` (skipped: ${CHROMIUM_SKIP_REASON})`}`, () => {
+  let data: ReportData;
+  let ctx: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const errors: string[] = [];
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const r = await runReport(SAMPLE, { log: LOGS, format: 'html' });
+    data = r.data;
+    const file = join(ARTIFACTS, 'report-sample.html');
+    writeFileSync(file, r.text);
+    profile = mkdtempSync(join(tmpdir(), 'iterscope-playwright-'));
+    ctx = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: VIEWPORT,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await ctx.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  }, 120_000);
+  afterAll(async () => {
+    await ctx?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('shows the iterations chart in the first 1400x900 viewport (test-artifacts/report-sample-first-screen.png)', async () => {
+    const svg = await page.locator('#overview-chart svg').boundingBox();
+    expect(svg).not.toBeNull();
+    expect(svg!.y).toBeGreaterThanOrEqual(0);
+    expect(svg!.y + svg!.height).toBeLessThanOrEqual(VIEWPORT.height);
+    expect(await page.locator('#overview-chart g.it').count()).toBe(data.iterations!.iterations.length);
+    const png = join(ARTIFACTS, 'report-sample-first-screen.png');
+    await page.screenshot({ path: png });
+    const img = decodePng(png);
+    expect([img.width, img.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
+    // The stacked bars are painted: the colours of the series with the most GPU time.
+    const series = gpuTimeByCategoryChart(data.iterations!).series;
+    const colourOf = (s: string) => PALETTE[series.indexOf(s)];
+    expect(countColor(img, colourOf('gemm'))).toBeGreaterThan(2000);
+    expect(countColor(img, colourOf('elementwise'))).toBeGreaterThan(1000);
+  });
+
+  it("hovering an iteration shows its batch (the iteration's counts in the report data)", async () => {
+    for (const r of [data.iterations!.iterations[3], data.iterations!.iterations[7]]) {
+      await page.locator(`#overview-chart g.it[data-iter="${r.iter}"] rect.hit`).hover();
+      const tip = page.locator('#overview-tip');
+      expect(await tip.isVisible()).toBe(true);
+      const lines = (await tip.innerText()).split('\n');
+      expect(lines[0]).toBe(`iteration ${r.iter} (${r.phase})`);
+      const gen = `gen ${r.generationRequests} req${r.generationTokens == null ? '' : ` / ${r.generationTokens} tok`}`;
+      expect(lines[1]).toBe(`ctx ${r.contextRequests} req / ${r.contextTokens} tok · ${gen}`);
+    }
+  });
+
+  it("clicking a finding's iteration opens that iteration's timeline", async () => {
+    const root = page.locator('[data-timeline]');
+    const links = page.locator('.finding-iters a[data-open-step]');
+    expect(await links.count()).toBeGreaterThan(0);
+    // One that is not the step shown first, so opening it is seen.
+    const shown = await root.getAttribute('data-iter');
+    const iters = await links.evaluateAll((as) => as.map((a) => a.getAttribute('data-open-step')));
+    const target = iters.find((i) => i !== shown)!;
+    expect(target).toBeDefined();
+    await links.nth(iters.indexOf(target)).click();
+    expect(await root.getAttribute('data-iter')).toBe(target);
+    expect(await page.locator(`button.step[data-iter="${target}"]`).getAttribute('aria-pressed')).toBe('true');
+    const box = await root.boundingBox();
+    expect(box!.y).toBeLessThan(VIEWPORT.height);
+    expect(box!.y + 40).toBeGreaterThan(0);
+  });
+
+  it('W/S zoom, A/D pan and Ctrl+wheel zoom change the visible span', async () => {
+    const root = page.locator('[data-timeline]');
+    const view = async () => [Number(await root.getAttribute('data-view-start')), Number(await root.getAttribute('data-view-end'))];
+    await root.focus();
+    await page.keyboard.press('0');
+    const [s0, e0] = await view();
+    expect(s0).toBe(0);
+    await page.keyboard.press('w');
+    const [s1, e1] = await view();
+    expect(e1 - s1).toBeCloseTo((e0 - s0) * 0.8, -1);
+    await page.keyboard.press('d');
+    const [s2, e2] = await view();
+    expect(s2).toBeGreaterThan(s1);
+    expect(e2 - s2).toBeCloseTo(e1 - s1, -1);
+    await page.keyboard.press('a');
+    expect((await view())[0]).toBeLessThan(s2);
+    await page.keyboard.press('s');
+    await page.keyboard.press('s');
+    const [s3, e3] = await view();
+    expect(e3 - s3).toBeGreaterThan(e1 - s1);
+    const canvas = await page.locator('[data-timeline] canvas').boundingBox();
+    await page.mouse.move(canvas!.x + canvas!.width / 2, canvas!.y + 10);
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -300);
+    await page.keyboard.up('Control');
+    const [s4, e4] = await view();
+    expect(e4 - s4).toBeLessThan(e3 - s3);
+  });
+
+  it("hovering a kernel names it and its launch (the launch-to-kernel link's tip)", async () => {
+    const root = page.locator('[data-timeline]');
+    await root.focus();
+    await page.keyboard.press('0');
+    const box = (await page.locator('[data-timeline] canvas').boundingBox())!;
+    const tip = page.locator('[data-timeline] [data-role=tip]');
+    let text = '';
+    // Down the canvas at a few x positions until the pointer is over a kernel of a stream lane.
+    search: for (const fx of [0.3, 0.5, 0.7, 0.9]) {
+      for (let y = 24; y < box.height; y += 3) {
+        await page.mouse.move(box.x + box.width * fx, box.y + y);
+        if ((await tip.isVisible()) && (text = await tip.innerText()).includes('launched by thread')) break search;
+      }
+    }
+    expect(text).toMatch(/\nlaunched by thread \d+ at \+[\d.]+ (ns|us|ms|s), started [\d.]+ (ns|us|ms|s) after its launch$/);
+  });
+
+  it('logs no console error', () => {
+    expect(errors).toEqual([]);
+  });
+});
+
+describe.skipIf(!available)('the engines page opens with its chart in the first viewport', () => {
+  it('shows the first chart within 1400x900 (test-artifacts/engines-first-screen.png)', async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const out = join(ARTIFACTS, 'engines.html');
+    const args = [fixture('fieldguide-vllm', 'trace.sqlite'), fixture('plain-fieldguide', 'trace.sqlite'), '--log', fixture('fieldguide-vllm', 'vllm.log'), '--benchmark', fixture('plain-fieldguide', 'benchmark_results.json')];
+    const r = runCli(['engines', ...args, '-o', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const profile = mkdtempSync(join(tmpdir(), 'iterscope-playwright-'));
+    const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: VIEWPORT, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(pathToFileURL(out).href, { waitUntil: 'load' });
+      const box = await page.locator('figure.chart svg').first().boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.y + box!.height).toBeLessThanOrEqual(VIEWPORT.height);
+      await page.screenshot({ path: join(ARTIFACTS, 'engines-first-screen.png') });
+    } finally {
+      await ctx.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
