@@ -107,6 +107,14 @@ const BENCHMARKS = [
     targetRatio: { '1x': 0.9, '10x': TARGET_RATIO },
   },
   {
+    name: 'iterations-layers',
+    // Issue 56: the layer split beside the iterations, at most 1.2x `iterations`' wall (`relativeTo`).
+    args: (F) => ['iterations', F, '--log', join(dirname(F), 'iteration_log.txt'), '--layers', '--format', 'csv'],
+    requires: ['iterations', '--layers'],
+    shellSql: GAPS_ROWS,
+    relativeTo: { name: 'iterations', target: 1.2 },
+  },
+  {
     name: 'report',
     args: (F) => ['report', F, '--log', join(dirname(F), 'iteration_log.txt'), '--format', 'md'],
     // Everything the report shows (iterations + log join, gaps with causes, kernel and NVTX
@@ -361,6 +369,16 @@ for (const r10 of results.filter((r) => r.size === '10x')) {
   growth.push({ name: r10.name, growth: g, netGrowth: net, withinTarget: judged >= GROWTH_TARGET[0] && judged <= GROWTH_TARGET[1], shellGrowth: r1.shellS && r10.shellS ? r10.shellS / r1.shellS : null });
 }
 
+// Against another entry of the same size (`relativeTo`): best wall and least CPU, ours / theirs.
+const relativeRatios = [];
+for (const r of results) {
+  const rel = BENCHMARKS.find((b) => b.name === r.name)?.relativeTo;
+  const base = rel && results.find((x) => x.size === r.size && x.name === rel.name);
+  if (!base) continue;
+  const ratio = r.wallS / base.wallS;
+  relativeRatios.push({ size: r.size, name: r.name, of: rel.name, ratio, cpuRatio: r.cpuS != null && base.cpuS ? r.cpuS / base.cpuS : null, target: rel.target, withinTarget: ratio <= rel.target });
+}
+
 // Parallel: N exports in one call vs the sum of N single runs (the same file, N names).
 let parallel = null;
 if (PARALLEL > 1 && (!only || only.has('parallel') || only.has('iterations'))) {
@@ -520,6 +538,9 @@ if (kineto50) {
       `(target <= ${k.target}x; rounds: ${k.rounds.map((r) => r.ratio.toFixed(2)).join(', ')}; CPU ${fmt(k.cpuRatio, 2)}x), peak RSS ${fmt(k.peakRssMb, 0)} MB${k.peakRssMb != null && k.peakRssMb >= k.rssTargetMb ? ' MISSED' : ''} (target < ${k.rssTargetMb} MB)`,
   );
 }
+for (const r of relativeRatios) {
+  console.log(`${r.size} ${r.name}: ${r.ratio.toFixed(2)}x ${r.of}'s wall${r.withinTarget ? '' : ' MISSED'} (target <= ${r.target}x; CPU ${fmt(r.cpuRatio, 2)}x)`);
+}
 if (skipped.length) console.log(`note: skipped (option not registered): ${skipped.join(', ')}`);
 if (!hasShell) console.log('note: sqlite3 is not on PATH: shell baseline skipped');
 if (!gnuTime) console.log('note: GNU /usr/bin/time not used: peak RSS measured in-process (wrapper) for iterscope only');
@@ -546,6 +567,7 @@ writeFileSync(
       entries: results,
       startupS,
       growth,
+      relativeRatios,
       parallel,
       kineto,
       kineto50,

@@ -14,6 +14,7 @@ import { registerFindings } from './commands/findings.js';
 import { NSYS_ENV, takeNsysOption } from '../export/nsysRep.js';
 import { registerMerge, registerRanks } from './commands/ranks.js';
 import { registerEngines } from './commands/engines.js';
+import { registerLayers } from './commands/layers.js';
 import { expandInputs } from '../ranks/expandInputs.js';
 import { guardOutputs, note, stderrLine } from './output.js';
 import { setExcludedRowSink } from '../load/excludedRows.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerKernels(program);
   registerNvtx(program);
   registerIterations(program);
+  registerLayers(program);
   registerGaps(program);
   registerMetrics(program);
   registerReport(program);

@@ -5,6 +5,7 @@ import { gcPauses, gilContention, hostSync, lateLaunches } from './rules/hostCau
 import { launchBound } from './rules/launchBound.js';
 import { memoryTraffic } from './rules/memory.js';
 import { phaseOutliers } from './rules/phaseOutliers.js';
+import { layerFindings } from './rules/layers.js';
 import { moeRouting, stragglers } from './rules/scale.js';
 import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type HealthFindingsInput, type RuleContext, type Severity } from './finding.js';
 
@@ -57,6 +58,8 @@ export function findFindings(input: FindingsInput, opts: FindingsOptions = {}): 
     ...memoryTraffic(ctx),
     ...phaseOutliers(ctx),
     ...stragglers(ctx),
+    // Only when the layer split ran (`layers` part): no other analysis gains a finding.
+    ...layerFindings(ctx, input.layers),
     ...(opts.moeRouting ? moeRouting(ctx, opts.moeRouting) : []),
     ...coverage(ctx),
   ];

@@ -1,3 +1,4 @@
+import type { LayersAnalysis } from '../layers/types.js';
 import type { CaptureHealth } from '../analysis/captureHealth.js';
 import type { ExportInfo } from '../analysis/exportInfo.js';
 import type { KernelSummary } from '../analysis/kernelSummary.js';
@@ -36,6 +37,8 @@ export interface FindingsInput {
   capture: CaptureSettings;
   /** With one export per rank: the cross-rank view (src/ranks' `CrossRankView`), for the stragglers rule. */
   crossRank?: CrossRankReading | null;
+  /** The layer split, when it was asked for (`layers` part): the outlier-layer, outside-layers and attention-vs-KV rules. */
+  layers?: LayersAnalysis | null;
 }
 
 /** What the stragglers rule reads of the cross-rank view (src/ranks' `CrossRankView` has these fields). */

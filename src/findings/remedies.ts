@@ -63,6 +63,24 @@ export const REMEDIES: Record<string, Remedy> = {
     sglang: 'Leave memory to the pools SGLang preallocates (`--mem-fraction-static`); keep shapes fixed with CUDA-graph batch sizes (`--cuda-graph-max-bs`) and bounded prefills (`--chunked-prefill-size`).',
     unknown: 'Preallocate at warm-up and reuse buffers; raw `cudaMalloc` in the loop synchronizes the device.',
   },
+  'layer-outlier': {
+    'tensorrt-llm': 'An MoE layer above the others is routing imbalance: compare with ENABLE_PERFECT_ROUTER=1 to separate routing from kernel speed, and spread hot experts (expert load balancer); a layer whose time is mostly collectives waits for a slower rank (see `ranks`); a dense layer above the others points at its kernels (shapes, a fallback).',
+    vllm: 'An MoE layer above the others is routing imbalance: enable the expert-parallel load balancer (`--enable-eplb`) or replicate hot experts; a layer whose time is mostly collectives waits for a slower rank; a dense layer above the others points at its kernels.',
+    sglang: 'An MoE layer above the others is routing imbalance: enable the expert-parallel load balancer (`--enable-eplb`) or redundant experts; a layer whose time is mostly collectives waits for a slower rank; a dense layer above the others points at its kernels.',
+    unknown: "An MoE layer above the others is routing imbalance (tokens crowd a few experts); a layer whose time is mostly collectives waits for a slower rank; a dense layer above the others points at that layer's kernels.",
+  },
+  'outside-layers': {
+    'tensorrt-llm': 'Look at the kernels outside the layers per step (`iterscope layers --steps`): sampling, the LM head and embedding; sampling on the GPU and a fused LM head shrink them.',
+    vllm: 'Look at the kernels outside the layers per step (`iterscope layers --steps`): sampling, the LM head and embedding.',
+    sglang: 'Look at the kernels outside the layers per step (`iterscope layers --steps`): sampling, the LM head and embedding.',
+    unknown: 'Look at the kernels outside the layers per step (`iterscope layers --steps`): sampling, the LM head and embedding.',
+  },
+  'attention-kv-growth': {
+    'tensorrt-llm': 'Long contexts make attention the larger part of decode: FP8 KV cache and an attention kernel for long sequences (XQA, multi-block mode) help.',
+    vllm: 'Long contexts make attention the larger part of decode: FP8 KV cache (`--kv-cache-dtype fp8`) and FlashInfer/FlashAttention backends for long sequences help.',
+    sglang: 'Long contexts make attention the larger part of decode: FP8 KV cache (`--kv-cache-dtype fp8_e5m2`) and the attention backend for long sequences help.',
+    unknown: 'Long contexts make attention the larger part of decode: a lower-precision KV cache and long-sequence attention kernels help.',
+  },
   'phase-outliers': {
     'tensorrt-llm': 'Look at the named iterations in Perfetto (`iterscope trace --iters`): shapes without a CUDA graph (eager fallback for an uncaptured batch size), first-time autotuning, or a changed batch mix; add their batch sizes to `cuda_graph_config.batch_sizes`.',
     vllm: 'Look at the named iterations: batch sizes outside `cudagraph_capture_sizes` run eager; first-time compilation of a new shape is slow.',

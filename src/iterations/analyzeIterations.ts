@@ -394,6 +394,14 @@ function iterationRows(nw: NumberedWindows, attr: GpuAttribution, records: Map<n
  * `found`: the windows `findWindows` found with the same logs and selection (else found here).
  */
 export function analyzeIterations(loaded: LoadedExport, opts: IterationOptions = {}, found?: FoundWindows): IterationAnalysis {
+  return analyzeIterationsWithWindows(loaded, opts, found).analysis;
+}
+
+/**
+ * `analyzeIterations`, with each row's launch window (index for index with `analysis.iterations`):
+ * what the layer attribution places kernels by, as the rows' GPU work was placed.
+ */
+export function analyzeIterationsWithWindows(loaded: LoadedExport, opts: IterationOptions = {}, found?: FoundWindows): { analysis: IterationAnalysis; windows: IterationWindow[] } {
   const classifier = opts.classifier ?? defaultCategoryClassifier();
   const selection = opts.selection ?? {};
   const logs = opts.logs ?? [];
@@ -429,7 +437,7 @@ export function analyzeIterations(loaded: LoadedExport, opts: IterationOptions =
   const unclosedRanges = source.id === 'log-timestamps' ? [] : nw.windows.filter((w) => w.rangeEndNs == null).map((w) => w.iter);
   const notes = iterationNotes({ fw, counters, nw, rows, logs, logNotes, joined, windowsWithoutRecord, recordsOutsideCapture, labelMismatches, cov, cutStepOps, cutStepNs, unclosedRanges });
 
-  return {
+  const analysis: IterationAnalysis = {
     file: loaded.path,
     categories: attr.categories,
     iterations: rows,
@@ -451,6 +459,7 @@ export function analyzeIterations(loaded: LoadedExport, opts: IterationOptions =
       notes,
     },
   };
+  return { analysis, windows: nw.windows.filter((_, i) => !nw.own[i]?.cut) };
 }
 
 /** The iteration analysis's notes for people, in order. */

@@ -134,6 +134,8 @@ function assembleAnalysis(handle: ExportHandle, ctx: PartContext, v: Partial<Par
     ...(ctx.asked.has('stepTimeline') ? { stepTimeline: v.stepTimeline ?? null } : {}),
     logs: ctx.logs,
     timingsMs,
+    // Only when asked for: no existing output gains a key.
+    ...(v.layers ? { layers: v.layers } : {}),
   };
 }
 

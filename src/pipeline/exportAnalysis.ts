@@ -21,6 +21,7 @@ import type { Timeline } from '../analysis/timeline.js';
 import type { FindingsInput, FindingsResult } from '../findings/finding.js';
 import type { CaptureHealth } from '../analysis/captureHealth.js';
 import type { ServingSpan } from '../iterations/servingSpan.js';
+import type { LayersAnalysis } from '../layers/types.js';
 import type { StepTimeline } from '../analysis/stepTimeline.js';
 
 export type { ReportLogFile };
@@ -74,6 +75,8 @@ export interface ExportAnalysis {
    * GPU work, or when none of its GPU ops has its launch call in the export.
    */
   servingSpan: ServingSpan | null;
+  /** Each step split by decoder layer and module kind; absent when not asked for or without iterations. */
+  layers?: LayersAnalysis;
   logs: ReportLogFile[];
   /** Wall-clock ms each step took (diagnostics and benchmarks). */
   timingsMs: Record<string, number>;

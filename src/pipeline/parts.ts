@@ -19,7 +19,9 @@ import { explainScannedGaps, idleByCausePerIteration, scanGaps, type GapAnalysis
 import { findGilHolders, type GilHolderAnalysis } from '../gaps/gilHolders.js';
 import { summarizeHost, type HostSummary } from '../gaps/hostSummary.js';
 import { hostCauseRows, hostNvtxRanges, type HostNvtxRanges } from '../gaps/hostNvtxRanges.js';
-import { analyzeIterations, findWindows, type FoundWindows, type IterationAnalysis } from '../iterations/analyzeIterations.js';
+import { analyzeIterationsWithWindows, findWindows, type FoundWindows, type IterationAnalysis } from '../iterations/analyzeIterations.js';
+import type { IterationWindow } from '../iterations/attribute.js';
+import { analyzeLayers, type LayersAnalysis } from '../layers/index.js';
 import { foundRangesOf, type FoundRangesData } from '../iterations/sources/index.js';
 import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
 import { servingSpan, type ServingSpan } from '../iterations/servingSpan.js';
@@ -51,6 +53,8 @@ export type IterationWindows = { found: FoundWindows; error?: undefined } | { fo
 export interface IterationRun {
   analysis: IterationAnalysis | null;
   error: string | null;
+  /** The rows' launch windows, index for index (what the layer split places kernels by); absent without rows. */
+  windows?: IterationWindow[];
 }
 
 /** The gaps, and per iteration number their idle time by cause (with the iterations). */
@@ -96,6 +100,7 @@ export interface PartValues {
   health: CaptureHealth;
   coverage: ReportCoverage;
   findings: FindingsResult;
+  layers: LayersAnalysis | null;
   stepTimeline: StepTimeline | null;
 }
 
@@ -237,8 +242,9 @@ const iterationRun = part({
     }
     try {
       if (!windows!.found) throw windows!.error;
-      const analysis = analyzeIterations(loaded, { logs: request.logs, selection: request.selection, classifier }, windows!.found);
-      return { analysis: noGpuWork ? withoutGpuWork(analysis, noGpuWork) : analysis, error: null };
+      const run = analyzeIterationsWithWindows(loaded, { logs: request.logs, selection: request.selection, classifier }, windows!.found);
+      const analysis = run.analysis;
+      return { analysis: noGpuWork ? withoutGpuWork(analysis, noGpuWork) : analysis, error: null, windows: run.windows };
     } catch (err) {
       if (!(err instanceof IterationError) || request.requireIterations) throw err;
       return { analysis: null, error: err.message.replace(`${loaded.path}: `, '') };
@@ -351,6 +357,20 @@ const phases = part({
     const byPhase = phaseMetrics(it.iterations, m);
     return rows.map((p) => ({ ...p, metrics: byPhase.get(p.phase) ?? {} }));
   },
+});
+
+// Each step split by decoder layer and module kind (src/layers): from the iteration rows' launch
+// windows and the same GPU ops and API calls; the layerwise NVTX markers by query, or from the
+// NVTX columns when another part reads them.
+const layers = part({
+  name: 'layers',
+  needs: ['iterationRun'],
+  // The host-cause rows (the gaps') hold the launching threads' ranges: the markers among them, no query.
+  uses: ['hostCauseRows'],
+  loads: GPU_OPS_AND_CALLS,
+  reads: ['nvtx'],
+  when: (_, d) => !!d.iterationRun.analysis && !!d.iterationRun.windows && !d.iterationRun.analysis.noGpuWork,
+  compute: ({ loaded, request, classifier }, d) => analyzeLayers(loaded, d.iterationRun.analysis!, d.iterationRun.windows!, classifier, request.layers, d.hostCauseRows?.rows),
 });
 
 const rankFigures = part({
@@ -472,6 +492,7 @@ const coverage = part({
 const findings = part({
   name: 'findings',
   needs: ['info', 'kernels', 'iterations', 'iterationRun', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory', 'health'],
+  uses: ['layers'],
   compute: ({ loaded, request, capture, logs }, d) =>
     findFindings(
       {
@@ -489,6 +510,7 @@ const findings = part({
         logs,
         health: d.health,
         capture,
+        ...(d.layers ? { layers: d.layers } : {}),
       },
       { thresholds: request.findingThresholds },
     ),
@@ -543,6 +565,7 @@ export const PARTS: readonly PartEntry[] = [
   timeline,
   metrics,
   phases,
+  layers,
   rankFigures,
   iterations,
   host,

@@ -4,6 +4,7 @@ import type { CategoryRule } from '../categories/rules.js';
 import type { FindingThresholds } from '../findings/finding.js';
 import type { IterationSelection } from '../iterations/selection.js';
 import type { ParsedIterationLog } from '../logs/logRecords.js';
+import type { LayerOptions } from '../layers/types.js';
 
 /**
  * The parts of an export's analysis a caller can ask for. Each is computed at most once; a part
@@ -56,9 +57,11 @@ export type AnalysisPart =
   /** Every GPU op and aten op with its slice columns, in start order (what `trace` writes). */
   | 'timeline'
   /** A few steps at kernel level (the slowest, the median, those the findings cite): the HTML report's timeline. */
-  | 'stepTimeline';
+  | 'stepTimeline'
+  /** Each step split by decoder layer and module kind (`layers`, `iterations --layers`). */
+  | 'layers';
 
-export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'servingSpan', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline', 'stepTimeline'];
+export const ANALYSIS_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'rankFigures', 'servingSpan', 'pytorchHost', 'gilHolders', 'memory', 'findings', 'timeline', 'stepTimeline', 'layers'];
 
 /** Everything `iterscope report` shows. */
 export const REPORT_PARTS: readonly AnalysisPart[] = ['info', 'kernels', 'nvtx', 'nvtxGpu', 'iterations', 'phases', 'gaps', 'metrics', 'host', 'categories', 'coverage', 'health', 'pytorchHost', 'gilHolders', 'memory', 'findings'];
@@ -104,6 +107,8 @@ export interface AnalysisRequest {
    * less memory, more time). The result is the same; only the time and memory differ.
    */
   nvtxRead?: NvtxReadMode;
+  /** `layers`: where layers come from (markers where a step has them, or inferred only) and the outlier bar. */
+  layers?: LayerOptions;
 }
 
 /** See `AnalysisRequest.nvtxRead`. */
@@ -120,6 +125,7 @@ const NEEDS: Partial<Record<AnalysisPart, readonly AnalysisPart[]>> = {
   // The steps when there are markers; the graph-capture facts (`health`'s launches) when there are none.
   servingSpan: ['iterations', 'health'],
   pytorchHost: ['iterations'],
+  layers: ['iterations'],
   gilHolders: ['gaps', 'info'],
   memory: ['gaps'],
   findings: ['info', 'kernels', 'iterations', 'phases', 'metrics', 'gaps', 'host', 'gilHolders', 'memory', 'health'],

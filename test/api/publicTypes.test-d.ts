@@ -56,6 +56,8 @@ import type {
   SummaryTokens,
   ServingSpan,
   Timeline,
+  LayerOptions,
+  LayersAnalysis,
 } from '../../src/index.js';
 import type { CrossRankView } from '../../src/index.js';
 // Reachable from the public types: named by the index too.
@@ -82,7 +84,7 @@ expectTypeOf(iterscope.ANALYSIS_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf(iterscope.REPORT_PARTS).toEqualTypeOf<readonly AnalysisPart[]>();
 expectTypeOf<AnalysisPart>().toEqualTypeOf<
   | 'info' | 'kernels' | 'nvtx' | 'nvtxGpu' | 'iterations' | 'phases' | 'gaps' | 'metrics' | 'host' | 'categories' | 'coverage' | 'health' | 'rankFigures' | 'servingSpan'
-  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline' | 'stepTimeline'
+  | 'pytorchHost' | 'gilHolders' | 'memory' | 'findings' | 'timeline' | 'stepTimeline' | 'layers'
 >();
 
 expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
@@ -100,7 +102,9 @@ expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
   kernelNames?: KernelNames;
   torchTrace?: string;
   nvtxRead?: NvtxReadMode;
+  layers?: LayerOptions;
 }>();
+expectTypeOf<LayerOptions>().toEqualTypeOf<{ source?: 'auto' | 'period'; outlierRatio?: number }>();
 expectTypeOf<NvtxReadMode>().toEqualTypeOf<'auto' | 'background' | 'inline' | 'release'>();
 expectTypeOf<KernelNames>().toEqualTypeOf<'short' | 'demangled'>();
 
@@ -135,6 +139,7 @@ expectTypeOf<ExportAnalysis>().toEqualTypeOf<{
   servingSpan: ServingSpan | null;
   logs: ReportLogFile[];
   timingsMs: Record<string, number>;
+  layers?: LayersAnalysis;
 }>();
 // One export per rank (`report`): the first export's report analysis with the cross-rank view, composed by src/ranks.
 expectTypeOf<iterscope.ReportAcrossRanks>().toEqualTypeOf<iterscope.ReportData & { crossRank?: CrossRankView | null }>();

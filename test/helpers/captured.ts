@@ -44,3 +44,12 @@ export function captured(name: string, ...parts: string[]): string {
 }
 
 export const CAPTURED_SKIP_REASON = 'captured fixture not present (test/fixtures-captured/README.md says how to make it)';
+
+/**
+ * Path of a captured fixture's file for the layer tests, with `missing`: why it is not there
+ * (tests `it.skipIf(!!missing)` and print it).
+ */
+export function capturedFixture(name: string, file = 'trace.sqlite'): { path: string; missing: string | null } {
+  const p = locate(name, file);
+  return p ? { path: p, missing: null } : { path: join(CAPTURED, name, file), missing: `${name}/${file}: ${CAPTURED_SKIP_REASON}` };
+}

@@ -14,11 +14,12 @@ import { findingsPerRank } from '../../ranks/ranksFromExports.js';
 import { SUMMARY_PARTS, summarizeExport, summarizeRun } from '../../summary/runSummary.js';
 import { renderFindings } from '../../../reports/findingsReport.js';
 import { resolveFormat, type OutputOptions } from '../output.js';
-import { collect, withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, type CategoryOptions, type IterationCommandOptions } from './options.js';
+import { collect, withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, withLayerOptions, layerOptionsOf, type CategoryOptions, type IterationCommandOptions, type LayerCommandOptions } from './options.js';
 import { expandExportArgs } from './ranks.js';
 
-export interface FindingsCommandOptions extends OutputOptions, IterationCommandOptions, CategoryOptions {
+export interface FindingsCommandOptions extends OutputOptions, IterationCommandOptions, CategoryOptions, LayerCommandOptions {
   minGap?: number;
+  layers?: boolean;
   thresholds?: string;
   perfectRouter?: string;
   perfectRouterLog?: string[];
@@ -46,11 +47,13 @@ export function readThresholdsFile(path: string): FindingThresholds {
 export async function runFindings(inputs: readonly string[], opts: FindingsCommandOptions = {}): Promise<FindingsResult> {
   const thresholds = opts.thresholds ? readThresholdsFile(opts.thresholds) : undefined;
   const files = expandExportArgs(inputs);
-  const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS, findingThresholds: thresholds };
+  const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS, findingThresholds: thresholds, ...(opts.layers ? { layers: layerOptionsOf(opts) } : {}) };
   // With --perfect-router the base run is summarised too (its kernels and NVTX totals).
   const parts: AnalysisPart[] = opts.perfectRouter ? ['findings', ...SUMMARY_PARTS] : ['findings'];
   // Several exports: the first one's figures for the cross-rank view too.
   if (files.length > 1) parts.push('rankFigures');
+  // --layers: the layer split's findings too (an outlier layer, time outside the layers, attention against KV).
+  if (opts.layers) parts.push('layers');
   const analysis = withExport(files[0], (h) => analyzeExport(h, { ...request, parts, kernels: opts.perfectRouter ? { includeGraphs: true } : undefined }));
   if (files.length === 1 && !opts.perfectRouter) return analysis.findings!;
   const perRank = files.length > 1 ? await findingsPerRank(files, analysis, request) : undefined;
@@ -68,14 +71,15 @@ export async function runFindings(inputs: readonly string[], opts: FindingsComma
 /** `iterscope findings <exports...>`: what to fix first, ranked by recoverable time, with evidence and remedies. */
 export function registerFindings(program: Command): void {
   withOutputOptions(
-    withSelectionOptions(program.command('findings <exports...>'))
+    withLayerOptions(withSelectionOptions(program.command('findings <exports...>')))
       .description('what to fix first: first what the capture cannot answer (no GPU work, a crash, lost events, no serving loop; warm-up, whole-graph rows, a cut iteration), then findings (GC pauses, GIL contention and its holder thread, launch-bound, host sync, late launches, memory traffic, phase outliers, stragglers, MoE routing, coverage) ranked by recoverable time, with evidence and remedies')
       .addOption(logOption('iteration log (same formats as `iterations --log`); repeatable'))
       .addOption(minGapOption('gaps at least this long are split by host cause (ns, us, ms or s)'))
       .option('--thresholds <file.json>', 'override rule thresholds, e.g. {"minIdleShare": 0.01, "outlierFactor": 3}')
       .option('--perfect-router <export>', 'the same workload run with ENABLE_PERFECT_ROUTER=1: adds the MoE routing finding')
       .option('--perfect-router-log <file>', 'iteration log of the --perfect-router run; repeatable', collect)
-      .option('--categories <rules.json>', 'kernel category rules replacing the default table'),
+      .option('--categories <rules.json>', 'kernel category rules replacing the default table')
+      .option('--layers', 'also the findings of the layer split: an outlier layer (MoE: routing imbalance), time outside the layers, attention growing with KV length'),
   ).action(async (inputs: string[], opts: FindingsCommandOptions) => {
     const format = resolveFormat(opts);
     const result = await runFindings(inputs, opts);

@@ -5,36 +5,40 @@ import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import type { AnalysisPart } from '../../pipeline/request.js';
 import { progress } from '../../progress.js';
 import { categoryRulesTable, iterationsTable, noIterationsTable, noPhasesTable, phaseSummaryTable } from '../../../reports/iterationsReport.js';
-import { EmptyCaptureError } from '../../errors.js';
+import { EmptyCaptureError, UsageError } from '../../errors.js';
 import { stackRankTables } from '../../../reports/ranksReport.js';
 import { hostSideTable } from '../../../reports/hostSideReport.js';
 import { emit, note, type OutputOptions } from '../output.js';
-import { withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, torchTraceOption, type CategoryOptions, type IterationCommandOptions, type TorchTraceOptions } from './options.js';
+import { withOutputOptions, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, torchTraceOption, withLayerOptions, layerOptionsOf, type CategoryOptions, type IterationCommandOptions, type LayerCommandOptions, type TorchTraceOptions } from './options.js';
+import { layerSpreadTable, phaseLayersTable, stepLayersWideTable } from '../../../reports/layersReport.js';
 import { acrossExports, expandExportArgs } from './ranks.js';
 
-interface IterationsOptions extends OutputOptions, IterationCommandOptions, TorchTraceOptions, CategoryOptions {
+interface IterationsOptions extends OutputOptions, IterationCommandOptions, TorchTraceOptions, CategoryOptions, LayerCommandOptions {
   summary?: boolean;
   idleCauses?: boolean;
+  layers?: boolean;
 }
 
 export function registerIterations(program: Command): void {
   withOutputOptions(
-    withSelectionOptions(
+    withLayerOptions(withSelectionOptions(
       program
         .command('iterations <exports...>')
         .description('per executor iteration: window, GPU busy/idle, kernel time by category, joined iteration-log record')
         .addOption(logOption('iteration log (trtllm-bench --iteration_log, --log_iteration_data, IterationStats JSON, PyTorch executor log, vLLM iteration details, SGLang batch lines); repeatable'))
         .option('--summary', 'aggregate by phase (context-only, mixed, generation-only)'),
-    )
+    ))
       .option('--categories <rules.json>', 'kernel category rules replacing the default table: [{"category","pattern"}] in order')
       .option('--no-idle-causes', 'skip the idle-gap cause analysis (idleByCauseNs)')
-      .addOption(torchTraceOption('PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: aten-op CPU time per iteration, the op each launch call was made in')),
+      .addOption(torchTraceOption('PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: aten-op CPU time per iteration, the op each launch call was made in'))
+      .option('--layers', 'also split each step by decoder layer and module kind (tables per step and layer, or per phase and layer with --summary; one export)'),
   ).action(async (inputs: string[], opts: IterationsOptions) => {
     const files = expandExportArgs(inputs);
-    const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), torchTrace: opts.torchTrace };
-    const parts: AnalysisPart[] = ['iterations', ...(opts.idleCauses === false ? [] : (['gaps'] as const)), 'metrics', 'pytorchHost', ...(opts.summary ? (['phases'] as const) : [])];
+    const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), torchTrace: opts.torchTrace, ...(opts.layers ? { layers: layerOptionsOf(opts) } : {}) };
+    const parts: AnalysisPart[] = ['iterations', ...(opts.idleCauses === false ? [] : (['gaps'] as const)), 'metrics', 'pytorchHost', ...(opts.summary ? (['phases'] as const) : []), ...(opts.layers ? (['layers'] as const) : [])];
 
     // Several exports (or a directory / quoted glob): one worker thread per export, a Rank column.
+    if (files.length > 1 && opts.layers) throw new UsageError('--layers takes one export (run `iterscope layers` on each)');
     if (files.length > 1) {
       // The per-phase summary only for --summary: every export's analysis skips it otherwise.
       const many = await acrossExports(files, 'iterations', { ...request, idleCauses: opts.idleCauses, phases: opts.summary === true });
@@ -76,12 +80,18 @@ export function registerIterations(program: Command): void {
     const host = a.pytorchHost;
     for (const n of analysis.coverage.notes) note(n);
     for (const n of host?.notes ?? []) note(n);
+    // --layers: the layer split beside (tables after the command's own, `layers` in JSON).
+    const layers = a.layers;
+    for (const n of layers?.notes ?? []) note(n);
+    const layerJson = layers ? { layers } : {};
     if (opts.summary) {
-      emit(opts, [phaseSummaryTable(a.phases, analysis.categories, analysis.metricNames)], { file: analysis.file, categories: analysis.categories, phases: a.phases, coverage: analysis.coverage });
+      const layerTables = layers ? [{ ...phaseLayersTable(layers), notes: [] }, layerSpreadTable(layers)] : [];
+      emit(opts, [phaseSummaryTable(a.phases, analysis.categories, analysis.metricNames), ...layerTables], { file: analysis.file, categories: analysis.categories, phases: a.phases, coverage: analysis.coverage, ...layerJson });
     } else {
       // The host side from aten ops: the input is a PyTorch profiler trace, or one was given beside an export.
       const hostTables = host ? [{ ...hostSideTable(host.iterations), notes: [] }] : [];
-      emit(opts, [{ ...iterationsTable(analysis), notes: [] }, ...hostTables], host ? { ...analysis, hostSide: host } : analysis);
+      const layerTables = layers ? [stepLayersWideTable(layers)] : [];
+      emit(opts, [{ ...iterationsTable(analysis), notes: [] }, ...hostTables, ...layerTables], host || layers ? { ...analysis, ...(host ? { hostSide: host } : {}), ...layerJson } : analysis);
     }
   });
 }

@@ -9,6 +9,8 @@ import { resolveLogTimeZone } from '../../iterations/logTimestampWindows.js';
 import { parseIterationSelection, type IterationSelection, type IterationSelectionOptions } from '../../iterations/selection.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import type { ParsedIterationLog } from '../../logs/logRecords.js';
+import type { LayerOptions, LayerSourceOption } from '../../layers/types.js';
+import { UsageError } from '../../errors.js';
 
 /**
  * The options several commands share, declared once: their types (what the action receives), and
@@ -108,4 +110,30 @@ export function logsOf(opts: LogOptions): ParsedIterationLog[] {
 /** `--categories rules.json`: the rules (checked), or undefined for the built-in table. */
 export function categoryRulesOf(opts: CategoryOptions): CategoryRule[] | undefined {
   return opts.categories ? [...loadCategoryRules(opts.categories).rules] : undefined;
+}
+
+/** `--layer-source` and `--outlier-ratio`: how the layer split is made (`layers`, `iterations --layers`). */
+export interface LayerCommandOptions {
+  layerSource?: LayerSourceOption;
+  outlierRatio?: number;
+}
+
+/** Adds the layer split's options. */
+export function withLayerOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--layer-source <source>', 'where layers come from: auto (layerwise NVTX markers where a step has them, else inferred from the repeating kernel sequence) or period (inferred only, markers ignored)')
+        .choices(['auto', 'period'])
+        .default('auto'),
+    )
+    .option('--outlier-ratio <x>', 'a layer is an outlier from this many times the median layer (default 1.5)', (v: string) => {
+      const x = Number(v);
+      if (!Number.isFinite(x) || x <= 1) throw new UsageError(`--outlier-ratio: a number above 1, got '${v}'`);
+      return x;
+    });
+}
+
+/** The layer options of the analysis request. */
+export function layerOptionsOf(opts: LayerCommandOptions): LayerOptions {
+  return { source: opts.layerSource ?? 'auto', ...(opts.outlierRatio ? { outlierRatio: opts.outlierRatio } : {}) };
 }

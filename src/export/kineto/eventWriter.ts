@@ -7,6 +7,9 @@ import { kindOfCategory, microsToNs, nsSince, numericId, streamOfTid, type Event
 import type { KinetoEvent } from '../../kineto/readKineto.js';
 import { TraceNotes } from '../../kineto/traceNotes.js';
 
+/** How the PyTorch profiler names a module's forward among its Python frames (`with_stack`): `nn.Module: <Class>_<instance>`. */
+export const TORCH_MODULE_PREFIX = 'nn.Module: ';
+
 /** The upper bits nsys sets in every globalPid/globalTid of a local capture (fixture README). */
 export const GLOBAL_ID_BASE = 0x1000000000000;
 const ID_MASK = 0xffffff;
@@ -168,6 +171,9 @@ export class EventWriter {
     const span = { start, end: start + durNs };
     if (span.start < this.minNs) this.minNs = span.start;
     if (span.end > this.maxNs) this.maxNs = span.end;
+    // The module spans a `with_stack` trace records (`nn.Module: DecoderLayer_3`, among its Python
+    // frames, which are not converted): ranges, as the layer split reads module markers.
+    if (kind === null && cat === 'python_function' && typeof e.name === 'string' && e.name.startsWith(TORCH_MODULE_PREFIX)) return this.cpuSide('annotation', e, span);
     if (!kind) return this.notes.notConvertedCategory(cat);
     this.write(kind, e, span);
   }
