@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
@@ -9,6 +7,7 @@ import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { capturedFixture } from '../helpers/captured.js';
 
 const log = capturedFixture('vllm-torch-stack', 'vllm.log');
+const traceFile = capturedFixture('vllm-torch-stack', 'rank0.1796616322881279453.pt.trace.json.gz');
 if (log.missing) console.log(`skipped: ${log.missing}`);
 
 interface Ev {
@@ -29,8 +28,7 @@ interface Ev {
  */
 describe.skipIf(!!log.missing)('layers from the PyTorch-profiler module spans (vllm-torch-stack)', () => {
   it('gives each layer of the marked step its module span kernels plus its part of the decode replay, as the JSON says', () => {
-    const dir = dirname(log.path);
-    const trace = join(dir, readdirSync(dir).find((f) => f.endsWith('.pt.trace.json.gz'))!);
+    const trace = traceFile.path;
     const events = (JSON.parse(gunzipSync(readFileSync(trace)).toString('utf8')) as { traceEvents: Ev[] }).traceEvents;
     const layerSpans = events.filter((e) => e.cat === 'python_function' && /^nn\.Module: DecoderLayer_\d+$/.test(e.name));
     expect(layerSpans).toHaveLength(6);
