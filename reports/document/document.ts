@@ -1,3 +1,4 @@
+import { layerSpreadTable, phaseLayersTable } from '../layersReport.js';
 import { crossRankTables } from '../ranksReport.js';
 import { basename } from 'node:path';
 import { compactRanges } from '../../src/iterations/analyzeIterations.js';
@@ -162,6 +163,16 @@ function iterationsSection(d: ReportData, layout: ReportLayout): ReportSection |
   };
 }
 
+/** "Layers inside the step" (`report --layers`): per phase and layer, and the spread across layers. */
+function layersSection(d: ReportData): ReportSection | null {
+  const a = d.layers;
+  if (!a) return null;
+  const blocks: ReportBlock[] = [];
+  if (a.notes.length) blocks.push({ kind: 'list', items: a.notes });
+  blocks.push(table(layerSpreadTable(a)), table(phaseLayersTable(a)));
+  return { id: 'layers', title: 'Layers inside the step', blocks };
+}
+
 function idleSection(d: ReportData, layout: ReportLayout, charts: IterationCharts | null): ReportSection {
   const [top, devices, causes, phases] = gapsTables(d.gaps, layout.top);
   const blocks: ReportBlock[] = [table(devices), table(causes), ...(layout.charts ? [{ kind: 'chart' as const, chart: idleByCauseChart(d.gaps, fragmentedLabel(d.gaps.minGapNs)) }] : []), table(top)];
@@ -276,6 +287,7 @@ export function reportDocument(d: ReportAcrossRanks, layout: Partial<ReportLayou
     kernelsSection(d, l),
     categoriesSection(d, l, charts),
     iterationsSection(d, l),
+    layersSection(d),
     crossRankSection(d),
     idleSection(d, l, charts),
     nvtxSection(d, l),

@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { reportAcrossRanks, type ReportAcrossRanks } from '../../ranks/ranksFromExports.js';
 import { expandExportArgs } from './ranks.js';
-import { nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, torchTraceOption, type CategoryOptions, type IterationCommandOptions, type TorchTraceOptions } from './options.js';
+import { nonNegativeInt, withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, torchTraceOption, withLayerOptions, layerOptionsOf, type CategoryOptions, type IterationCommandOptions, type LayerCommandOptions, type TorchTraceOptions } from './options.js';
 import { withExport } from '../../export/openExport.js';
 import { UsageError } from '../../errors.js';
 import { writeResult, type OutputOptions } from '../output.js';
@@ -14,7 +14,9 @@ import { renderReport, REPORT_FORMATS, type ReportFormat } from '../../../report
 import { DEFAULT_REPORT_LAYOUT } from '../../../reports/document/layout.js';
 
 /** The options `iterscope report` parses (`--format`: md or html). */
-export interface ReportCommandOptions extends OutputOptions, IterationCommandOptions, TorchTraceOptions, CategoryOptions {
+export interface ReportCommandOptions extends OutputOptions, IterationCommandOptions, TorchTraceOptions, CategoryOptions, LayerCommandOptions {
+  /** Adds the section "Layers inside the step" (the `layers` part). */
+  layers?: boolean;
   top: number;
   iterationRows: number;
   slowest: number;
@@ -45,10 +47,11 @@ export async function runReport(input: string | readonly string[], opts: Partial
     categoryRules: categoryRulesOf(opts),
     minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS,
     torchTrace: opts.torchTrace,
+    ...(opts.layers ? { layers: layerOptionsOf(opts) } : {}),
   };
   // Several exports: the first one's figures for the cross-rank view too.
   // HTML draws a few steps at kernel level too (`stepTimeline`); Markdown has no use for them.
-  const parts = [...REPORT_PARTS, ...(files.length > 1 ? ['rankFigures' as const] : []), ...(format === 'html' ? ['stepTimeline' as const] : [])];
+  const parts = [...REPORT_PARTS, ...(files.length > 1 ? ['rankFigures' as const] : []), ...(format === 'html' ? ['stepTimeline' as const] : []), ...(opts.layers ? ['layers' as const] : [])];
   const first = withExport(files[0], (h) => analyzeExport(h, { ...request, parts }));
   if (!isReportData(first)) throw new Error(`report: the pipeline did not return every report part (${first.parts.join(', ')})`);
   const analysis = files.length > 1 ? await reportAcrossRanks(files, first, request) : first;
@@ -66,7 +69,7 @@ export async function runReport(input: string | readonly string[], opts: Partial
  * gaps and causes, NVTX, GC/GIL, GPU metrics, coverage).
  */
 export function registerReport(program: Command): void {
-  withSelectionOptions(program.command('report <exports...>'))
+  withLayerOptions(withSelectionOptions(program.command('report <exports...>')))
     .description('one Markdown (PR comment / job summary) or self-contained HTML document with every analysis: run info, kernels, categories by phase, iterations, idle causes, NVTX, GC/GIL, metrics, coverage')
     .addOption(logOption('iteration log (same formats as `iterations --log`); repeatable'))
     .option('--format <format>', 'md | html (default: html when -o ends in .html, else md)', (v: string) => checkFormat(v))
@@ -77,6 +80,7 @@ export function registerReport(program: Command): void {
     .addOption(minGapOption('report idle gaps at least this long (ns, us, ms or s)'))
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
     .addOption(torchTraceOption('PyTorch profiler trace (TLLM_TORCH_PROFILE_TRACE) of the same run: section "Host side (PyTorch profiler)"'))
+    .option('--layers', 'add the section "Layers inside the step": time per decoder layer and module kind by phase, spread and outlier layers')
     .action(async (inputs: string[], opts: ReportCommandOptions) => {
       const { format, text } = await runReport(inputs, opts);
       // -o whole or not at all; Markdown also to the CI job summary (both guarded against the inputs).
