@@ -103,12 +103,12 @@ function windowAt(pw: ProcessWindows, t: number): number {
 }
 
 /** Whether window `k` is the last one starting at or before `t`. */
-function startsWindow(starts: Float64Array, k: number, t: number): boolean {
+export function startsWindow(starts: Float64Array, k: number, t: number): boolean {
   return k >= 0 && k < starts.length && starts[k] <= t && (k + 1 === starts.length || t < starts[k + 1]);
 }
 
 /** Index of the last window starting at or before `t` (binary search), or -1. */
-function lastStartAtOrBefore(starts: Float64Array, t: number): number {
+export function lastStartAtOrBefore(starts: Float64Array, t: number): number {
   let lo = 0;
   let hi = starts.length;
   while (lo < hi) {

@@ -1,3 +1,4 @@
+import { lastStartAtOrBefore, startsWindow } from '../iterations/attribute.js';
 import { GpuOpKind } from '../load/gpuOpColumns.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 
@@ -90,21 +91,13 @@ function windowsByPid(windows: readonly LaunchWindow[]): Map<number, PidWindows>
 
 /** The step whose launch window holds `t`, or -1: the last hit first (ops come in launch order), else a binary search. */
 function windowAt(pw: PidWindows, t: number): number {
-  const { starts, ends } = pw;
   let k = pw.hint;
-  if (!(starts[k] <= t && (k + 1 === starts.length || t < starts[k + 1]))) {
-    let lo = 0;
-    let hi = starts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (starts[mid] <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    k = lo - 1;
+  if (!startsWindow(pw.starts, k, t)) {
+    k = lastStartAtOrBefore(pw.starts, t);
     if (k < 0) return -1;
     pw.hint = k;
   }
-  return t < ends[k] ? pw.index[k] : -1;
+  return t < pw.ends[k] ? pw.index[k] : -1;
 }
 
 /** Sorts `list[from..to)` (with `calls` alongside) by correlation id, then start; usually sorted already. */
