@@ -1,5 +1,5 @@
 import type { LoadedExport } from '../load/loadedExport.js';
-import type { SpanSamples } from '../compare/spanSamples.js';
+import type { SpanSamples } from './spanSamples.js';
 import { profilerApiStarted } from '../load/healthReads.js';
 import type { LaunchPhases } from '../analysis/captureHealth.js';
 import type { CaptureSettings } from '../load/captureSettings.js';

@@ -25,7 +25,7 @@ import { analyzeLayers, type LayersAnalysis } from '../layers/index.js';
 import { foundRangesOf, type FoundRangesData } from '../iterations/sources/index.js';
 import { rankFiguresFromIterations, type RankFigures } from '../iterations/rankIterationFigures.js';
 import { servingSpan, type ServingSpan } from '../iterations/servingSpan.js';
-import { spanSamples } from '../compare/spanSamples.js';
+import { spanSamples } from '../iterations/spanSamples.js';
 import { summarizeByPhase, type PhaseSummary } from '../iterations/summary.js';
 import { hasPytorchHostSide, pytorchHostSide, type PytorchHostSide } from '../kineto/pytorchHostSide.js';
 import type { ReportLogFile } from '../logs/logRecords.js';

@@ -1,6 +1,6 @@
 import { servingEngineOf, type ServingEngine } from '../compare/engineCapture.js';
 import { sketchOf, type Sketch } from '../compare/stats.js';
-import type { CategoryInstances, SpanSamples } from '../compare/spanSamples.js';
+import type { CategoryInstances, SpanSamples } from '../iterations/spanSamples.js';
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
 import { traceNames } from '../load/captureSettings.js';
 import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';

@@ -1,5 +1,5 @@
 import type { CategoryClassifier } from '../categories/rules.js';
-import type { ServingSpan } from '../iterations/servingSpan.js';
+import type { ServingSpan } from './servingSpan.js';
 import { GpuOpKind } from '../load/gpuOpColumns.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 
