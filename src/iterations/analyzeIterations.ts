@@ -10,7 +10,7 @@ import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIteratio
 import { METRIC_KEYS } from '../logs/logRecords.js';
 import { attributeGpuWork, type AttributionCoverage, type GpuAttribution, type IterationWindow } from './attribute.js';
 import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder, type Numbering } from './numbering.js';
-import { parseProfileRanges, type LabelCounts, type ProfileRange, type StepTokenDetail } from './rangeSpec.js';
+import { clipRangeText, parseProfileRanges, type LabelCounts, type ProfileRange, type StepTokenDetail } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
 import type { Engine, IterationSource, PhaseBasis, PhaseRule, StepNumbering } from './source.js';
 import { findIterationRanges } from './sources/index.js';
@@ -466,8 +466,7 @@ export function analyzeIterationsWithWindows(loaded: LoadedExport, opts: Iterati
 /** One note for the step markers of a known family whose text was not (fully) understood. */
 export function unparsedLabelsNote(engine: Engine, u: UnparsedLabels): string {
   const parts = [u.unparsed ? `${u.unparsed} without a batch that could be read` : '', u.partial ? `${u.partial} read in part (the rest left empty)` : ''].filter(Boolean);
-  const example = u.example.length > 160 ? `${u.example.slice(0, 157)}...` : u.example;
-  return `${engine} step markers in a form not understood: ${parts.join(', ')}; e.g. '${example}'`;
+  return `${engine} step markers in a form not understood: ${parts.join(', ')}; e.g. '${clipRangeText(u.example, 160)}'`;
 }
 
 function iterationNotes(x: {

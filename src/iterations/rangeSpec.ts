@@ -93,3 +93,8 @@ export function parseProfileRanges(value: string, what = '--profile-range'): Pro
     return { first, last };
   });
 }
+
+/** A range text quoted in a one-line message: at most `max` characters, `...` where it was cut. */
+export function clipRangeText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}

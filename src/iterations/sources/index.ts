@@ -1,7 +1,7 @@
 import { hasNvtxRangeMatching, mostFrequentRangeTexts } from '../../load/iterationRangeReads.js';
 import type { LoadedExport } from '../../load/loadedExport.js';
 import { IterationError } from '../../errors.js';
-import type { IterationRangeSpec } from '../rangeSpec.js';
+import { clipRangeText, type IterationRangeSpec } from '../rangeSpec.js';
 import type { Engine, IterationSource, IterationSourceId } from '../source.js';
 import { collectRanges, type FoundIterationRanges } from '../windows.js';
 import { describeSpec, nvtxRangeSource } from './nvtxRange.js';
@@ -95,7 +95,7 @@ export function foundRangesOf(data: FoundRangesData, spec?: IterationRangeSpec):
 function frequentRanges(loaded: LoadedExport): string {
   const top = mostFrequentRangeTexts(loaded, 5);
   if (top.length === 0) return '; the export has no NVTX ranges';
-  const quote = (t: string) => JSON.stringify(t.length > 80 ? `${t.slice(0, 77)}...` : t);
+  const quote = (t: string) => JSON.stringify(clipRangeText(t, 80));
   return `; the most frequent NVTX ranges: ${top.map((r) => `${quote(r.text)} (${r.count})`).join(', ')}`;
 }
 
