@@ -34,6 +34,17 @@ function sqliteMessage(err: unknown): string {
   return msg.split('\n')[0];
 }
 
+/**
+ * Why SQLite would not read a file, in our words where its error code says (a file that is no
+ * database at all, a damaged one), else SQLite's first line.
+ */
+function unreadableDatabase(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_NOTADB') return 'not an SQLite database (an nsys export, .nsys-rep or PyTorch-profiler JSON trace was expected)';
+  if (code === 'SQLITE_CORRUPT') return 'a damaged SQLite database (export it again: nsys export --type sqlite --force-overwrite true)';
+  return `not an SQLite database or damaged: ${sqliteMessage(err)}`;
+}
+
 /** A metadata table is read by its name/value columns: without them, as no metadata (contract.ts `OPTIONAL_COLUMNS`). */
 function readableMetadataTable(sqlite: BetterSqlite3.Database, table: 'META_DATA_EXPORT' | 'EXPORT_META_DATA', tables: Set<string>): boolean {
   if (!tables.has(table)) return false;
@@ -120,7 +131,7 @@ export function openExport(input: string): ExportHandle {
     for (const name of listTablesAndViews(sqlite)) tables.add(name);
   } catch (err) {
     sqlite.close();
-    throw new InputError('E_NOT_SQLITE', path, `not an SQLite database or damaged: ${sqliteMessage(err)}`);
+    throw new InputError('E_NOT_SQLITE', path, unreadableDatabase(err));
   }
   if (!hasNsysTables(tables)) {
     sqlite.close();
