@@ -4,7 +4,7 @@ import type { LoadedExport } from '../load/loadedExport.js';
 import { readModuleMarkerRanges } from '../load/moduleMarkerReads.js';
 import { StringIdTable } from '../load/typedColumn.js';
 import { markerSegments, type MarkerSegments } from './markerSegments.js';
-import { assignStep, inferredSplit, stepFigures, type SplitContext } from './stepLayers.js';
+import { assignStep, inferredSplit, layerSpans, stepFigures, type SplitContext } from './stepLayers.js';
 import { kernelsByStep, type LaunchWindow } from './stepKernels.js';
 import { summarizePhases } from './summary.js';
 import { MODULE_KINDS, type LayerOptions, type LayerSource, type LayersAnalysis, type MarkerAgreement, type StepLayers } from './types.js';
@@ -50,6 +50,7 @@ export function analyzeLayers(
     const callIdx = byStep.calls.subarray(byStep.offsets[s], byStep.offsets[s + 1]);
     const a = assignStep(ctx, opIdx, callIdx, ctx.markers !== null);
     const step = stepFigures(ctx, rows[s], opIdx, a);
+    if (opts.spans) step.spans = layerSpans(ctx, opIdx, a);
     steps.push(step);
     sources[a.source] = (sources[a.source] ?? 0) + 1;
     // Where markers split the step, the inference is checked against them.

@@ -4,7 +4,7 @@ import type { IterationRow } from '../iterations/analyzeIterations.js';
 import { moduleAt, type MarkerSegments } from './markerSegments.js';
 import { kindOfCategory } from './moduleRefs.js';
 import { MIN_PERIOD, splitByPeriod, type PeriodSplit } from './period.js';
-import { MODULE_KINDS, type LayerFigures, type LayerSource, type ModuleKind, type StepLayers } from './types.js';
+import { MODULE_KINDS, type LayerFigures, type LayerSource, type LayerSpan, type ModuleKind, type StepLayers } from './types.js';
 
 /** What splitting every step reads, shared across steps. */
 export interface SplitContext {
@@ -188,4 +188,39 @@ function recordOf<K extends string>(names: readonly K[], sums: Float64Array): Pa
   const out: Record<string, number> = {};
   for (let j = 0; j < names.length; j++) if (sums[j] !== 0) out[names[j]] = sums[j];
   return out as Partial<Record<K, number>> & Record<string, number>;
+}
+
+/**
+ * Where each layer of the step ran, per device: one span per pass of a layer (its kernels consecutive
+ * in launch order on one device: first kernel start to last kernel end) and one per run of kernels
+ * outside any layer (embedding before the first layer; final norm, LM head and sampling after the
+ * last). A layer run k times in the step (a prefill of k requests one after the other) has k spans,
+ * as `LayerFigures.passes` counts them; spans are in launch order and their ns add up to the step's figures.
+ */
+export function layerSpans(ctx: SplitContext, opIdx: Int32Array, a: StepAssignment): LayerSpan[] {
+  const { ops } = ctx;
+  const spans: LayerSpan[] = [];
+  let byKind = new Float64Array(MODULE_KINDS.length);
+  let cur: LayerSpan | null = null;
+  const close = () => {
+    if (cur) spans.push({ ...cur, kindNs: recordOf(MODULE_KINDS, byKind) });
+  };
+  for (let k = 0; k < opIdx.length; k++) {
+    const i = opIdx[k];
+    const layer = a.layer[k] >= 0 ? a.layer[k] : null;
+    const dev = ops.deviceId[i];
+    if (!cur || cur.layer !== layer || cur.deviceId !== dev) {
+      close();
+      cur = { deviceId: dev, layer, startNs: ops.start[i], endNs: ops.end[i], kernelNs: 0, kernelCount: 0, kindNs: {} };
+      byKind = new Float64Array(MODULE_KINDS.length);
+    }
+    const dur = ops.end[i] - ops.start[i];
+    cur.startNs = Math.min(cur.startNs, ops.start[i]);
+    cur.endNs = Math.max(cur.endNs, ops.end[i]);
+    cur.kernelNs += dur;
+    cur.kernelCount++;
+    byKind[a.kind[k]] += dur;
+  }
+  close();
+  return spans;
 }

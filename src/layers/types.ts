@@ -73,6 +73,23 @@ export interface StepLayers {
   kindNs: Partial<Record<ModuleKind, number>>;
   /** Present for an inferred split. */
   fit?: PeriodFit;
+  /** Where each layer ran on each device (`LayerOptions.spans`, for `trace --layers`); absent otherwise. */
+  spans?: LayerSpan[];
+}
+
+/**
+ * One pass of a layer in one step on one device (its kernels consecutive in launch order), first
+ * kernel start to last kernel end (a layer run k times in the step, a prefill of k requests one after
+ * the other: k spans); or a run of the step's kernels outside any layer (`layer` null).
+ */
+export interface LayerSpan {
+  deviceId: number;
+  layer: number | null;
+  startNs: number;
+  endNs: number;
+  kernelNs: number;
+  kernelCount: number;
+  kindNs: Partial<Record<ModuleKind, number>>;
 }
 
 /** A layer whose time stands out from the others. */
@@ -130,4 +147,6 @@ export interface LayerOptions {
   source?: LayerSourceOption;
   /** A layer is an outlier from this many times the median layer (default 1.5). */
   outlierRatio?: number;
+  /** Also each step's layer spans per device (`StepLayers.spans`: what `trace --layers` draws). */
+  spans?: boolean;
 }

@@ -70,3 +70,10 @@ export function gapTrack(tracks: TrackRegistry, deviceId: number): number {
   const pid = declareGpuProcess(tracks, deviceId);
   return tracks.thread(`gaps:${deviceId}`, pid, `GPU ${deviceId} idle gaps`, 0);
 }
+
+/** `GPU d layers` (`trace --layers`), after the idle gaps and before the streams; overflow lanes `... (overlap k)`. */
+export function layerTrack(tracks: TrackRegistry, deviceId: number, lane: number): { pid: number; tid: number } {
+  const pid = declareGpuProcess(tracks, deviceId);
+  const base = `GPU ${deviceId} layers`;
+  return { pid, tid: tracks.thread(`layers:${deviceId}:${lane}`, pid, lane === 0 ? base : `${base} (overlap ${lane})`, 1 + lane) };
+}

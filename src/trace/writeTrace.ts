@@ -7,6 +7,7 @@ import { formatBytes } from './format.js';
 import { writeGaps } from './gapSlices.js';
 import { writeGpuOps, type GpuOpSliceStats } from './gpuOpSlices.js';
 import { writeIterations } from './iterationSlices.js';
+import { writeLayers, type LayerTrackStats } from './layerSlices.js';
 import { writeHostOps } from './hostOpSlices.js';
 import { selectIterations, type IterRange } from './itersOption.js';
 import { TrackRegistry } from './tracks.js';
@@ -19,6 +20,8 @@ export interface TraceOptions {
   /** Only iterations A..B, and the GPU ops and gaps overlapping [start of A, end of B). */
   iters?: IterRange;
   classifier?: CategoryClassifier;
+  /** `--layers`: a track per device with each step's layers (needs the pipeline's `layers` part, with spans). */
+  layers?: boolean;
 }
 
 export interface TraceSummary {
@@ -33,6 +36,8 @@ export interface TraceSummary {
   counterSamples: number;
   gaps: number;
   gpuOps: GpuOpSliceStats;
+  /** `--layers` only. */
+  layers?: LayerTrackStats;
   processes: number;
   tracks: number;
   notes: string[];
@@ -96,7 +101,9 @@ export function writeTrace(output: string, analysis: ExportAnalysis, opts: Trace
     // A PyTorch profiler trace's aten ops, as host tracks.
     const hostOps = writeHostOps(timeline.atenOps, tracks, emit, window ?? undefined);
     if (hostOps) notes.push(`${hostOps} aten ops (PyTorch profiler) on host tracks`);
-    writer.close({ ...otherData, iterationSlices: it.slices, gapSlices: gapCount, gpuOpSlices: ops.ops, overflowOps: ops.overflowOps });
+    // Last, so every other track keeps the tid it has without --layers.
+    const layers = opts.layers ? writeLayerTracks(analysis, shown, tracks, emit, notes) : undefined;
+    writer.close({ ...otherData, iterationSlices: it.slices, ...(layers ? { layerSlices: layers.layerSlices, outsideLayerSlices: layers.outsideSlices } : {}), gapSlices: gapCount, gpuOpSlices: ops.ops, overflowOps: ops.overflowOps });
 
     if (window) notes.push(`iterations ${window.first}..${window.last}: ${shown.length} iteration slices, GPU ops and gaps overlapping ${(window.startNs / 1e6).toFixed(3)}..${(window.endNs / 1e6).toFixed(3)} ms`);
     if (ops.overflowOps) {
@@ -117,6 +124,7 @@ export function writeTrace(output: string, analysis: ExportAnalysis, opts: Trace
       counterSamples: it.counterSamples,
       gaps: gapCount,
       gpuOps: ops,
+      ...(layers ? { layers } : {}),
       processes: tracks.processCount,
       tracks: tracks.trackCount,
       notes,
@@ -125,4 +133,20 @@ export function writeTrace(output: string, analysis: ExportAnalysis, opts: Trace
     writer.abort();
     throw err;
   }
+}
+
+/** `--layers`: the shown steps' layer spans, one track per device; what the split says in notes. */
+function writeLayerTracks(analysis: ExportAnalysis, shown: readonly IterationRow[], tracks: TrackRegistry, emit: (json: string) => void, notes: string[]): LayerTrackStats | undefined {
+  const split = analysis.layers;
+  if (!split) {
+    notes.push('no layer tracks: no steps with GPU work to split by layer');
+    return undefined;
+  }
+  const keys = new Set(shown.map((r) => `${r.pid}:${r.iter}`));
+  const steps = split.steps.filter((s) => keys.has(`${s.pid}:${s.iter}`));
+  const stats = writeLayers(steps, tracks, emit);
+  notes.push(...split.notes);
+  notes.push(`${stats.layerSlices} layer slices and ${stats.outsideSlices} outside-layer slices of ${steps.length} steps on ${stats.devices} 'GPU d layers' track(s)`);
+  if (stats.overflowSlices) notes.push(`${stats.overflowSlices} layer slices overlap another (a layer's kernels on several streams); they are on '(overlap k)' tracks`);
+  return stats;
 }
