@@ -7,6 +7,7 @@ import { findingChanges, type FindingChanges } from '../findings/digest.js';
 import type { MoeRoutingReading } from '../findings/moeRoutingReading.js';
 import type { GateBasis, SpanGate } from '../summary/gateSamples.js';
 import { checkComparability, type Comparability } from './comparability.js';
+import { layerMetricInputs } from './layerMetrics.js';
 import { CONFIDENCE, RESAMPLES, SKETCH_POINTS, relativeInterval, sketchMean, totalRatioInterval, verdictOf, type Sketch, type Verdict } from './stats.js';
 
 export type Scope = 'all' | Phase | 'span';
@@ -96,6 +97,8 @@ export interface CompareOptions {
   minDeltaNs?: number;
   /** Read the pair as normal (base) vs ENABLE_PERFECT_ROUTER=1 (head). Default: detected. */
   perfectRouterHead?: boolean;
+  /** Also per phase, per layer index and per module kind, kernel ns per step (`compare --layers`: both runs need layer samples). */
+  layers?: boolean;
 }
 
 /** The categories TensorRT-LLM's MoE layers spend their time in. */
@@ -293,6 +296,16 @@ function gatedMetrics(base: RunSummary, head: RunSummary, o: Gate, cmp: Comparab
   return metrics;
 }
 
+/** `--layers`: per phase, per layer and module kind, kernel ns per step, gated like the categories; what could not be compared joins the comparability notes. */
+function layerMetrics(base: RunSummary, head: RunSummary, o: Gate, cmp: Comparability): MetricDelta[] {
+  const { inputs, notes } = layerMetricInputs(base, head, cmp);
+  cmp.notes.push(...notes);
+  return inputs.map((m) => {
+    const [bv, hv] = [sketchMean(m.base), sketchMean(m.head)];
+    return delta(m.metric, m.scope, 'ns', bv, hv, hv - bv, true, o, { b: m.base, h: m.head, floor: o.minDeltaNs, floorBase: bv }, m.offGate);
+  });
+}
+
 /** Both spans' figures and top kernel names, on the kernel instances basis. */
 function spanSideBySide(base: RunSummary, head: RunSummary, basis: GateBasis): SpanSideBySide | null {
   const [b, h] = [base.gate.span, head.gate.span];
@@ -328,6 +341,7 @@ export function compareRuns(base: RunSummary, head: RunSummary, opts: CompareOpt
   const o = { threshold: opts.threshold ?? 0.05, minDeltaNs: opts.minDeltaNs ?? 10_000 };
   const cmp = checkComparability(base, head);
   const metrics = gatedMetrics(base, head, o, cmp);
+  if (opts.layers) metrics.push(...layerMetrics(base, head, o, cmp));
   const perfect = opts.perfectRouterHead ?? (head.run.perfectRouter === true && base.run.perfectRouter !== true);
   return {
     base: base.run,

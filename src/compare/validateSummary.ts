@@ -90,6 +90,14 @@ function gate(s: Record<string, unknown>, c: Checks): void {
     for (let i = 1; i < points.length; i++) if ((points[i] as number) < (points[i - 1] as number)) c.fail(`${where}.points`, 'sorted points', `unsorted at ${i}`);
   };
   if (g.iterations !== null) for (const [p, m] of Object.entries(c.obj(g.iterations, 'gate.iterations'))) for (const [k, v] of Object.entries(c.obj(m, `gate.iterations.${p}`))) sketch(v, `gate.iterations.${p}.${k}`);
+  if (g.layers !== undefined) {
+    for (const [p, v] of Object.entries(c.obj(c.obj(g.layers, 'gate.layers').phases, 'gate.layers.phases'))) {
+      const ph = c.obj(v, `gate.layers.phases.${p}`);
+      c.count(ph.steps, `gate.layers.phases.${p}.steps`);
+      c.count(ph.layerCount, `gate.layers.phases.${p}.layerCount`);
+      for (const [k, x] of Object.entries(c.obj(ph.samples, `gate.layers.phases.${p}.samples`))) sketch(x, `gate.layers.phases.${p}.samples.${k}`);
+    }
+  }
   if (g.span === null) return;
   const span = c.obj(g.span, 'gate.span');
   for (const k of ['spanNs', 'kernelNs'] as const) c.ns(span[k], `gate.span.${k}`);

@@ -4,6 +4,7 @@ import type { CategoryInstances, SpanSamples } from '../iterations/spanSamples.j
 import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
 import { traceNames } from '../load/captureSettings.js';
 import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
+import { layerGateOf, type LayerGate } from './layerGate.js';
 
 /**
  * What a summary's numbers can be compared on: per-iteration samples by phase (iteration markers),
@@ -65,6 +66,8 @@ export interface GateSamples {
   /** Per phase, per metric: one sample per iteration. Null without iterations. */
   iterations: Partial<Record<Phase, Record<string, Sketch>>> | null;
   span: SpanGate | null;
+  /** Per phase, the layer split's samples (kernel ns per step by layer, module kind, outside layers): only when the layers were asked for (`--layers`). */
+  layers?: LayerGate;
 }
 
 /** The per-iteration metrics sketched by phase (the gated ones and their companions). */
@@ -124,6 +127,7 @@ export function gateSamplesOf(a: ExportAnalysis, tokens: { count: number; source
     basis: rows.length ? 'iterations' : 'kernel instances',
     iterations: rows.length ? iterationSketches(rows, a.iterations!.categories) : null,
     span: spanGate(a, tokens),
+    ...(a.layers ? { layers: layerGateOf(a.layers) } : {}),
   };
 }
 

@@ -208,7 +208,8 @@ export function summaryRequest(request: Omit<AnalysisRequest, 'parts'> = {}): An
   // Iterations when the capture has markers; the serving span's samples always (any basis). An
   // iteration range or numbering asked for by name must be found: never a silent other basis.
   const asked = request.selection?.rangeSpec !== undefined || request.selection?.firstIter !== undefined || !!request.selection?.profileRanges?.length;
-  return { ...request, parts: SUMMARY_PARTS, kernels: { includeGraphs: true }, requireIterations: asked, spanSamples: true };
+  // The layer split only when asked for (`--layers`): a summary without it is as before.
+  return { ...request, parts: request.layers ? [...SUMMARY_PARTS, 'layers'] : SUMMARY_PARTS, kernels: { includeGraphs: true }, requireIterations: asked, spanSamples: true };
 }
 
 /** Builds the summary from an analysis of `SUMMARY_PARTS` (iterations with their idle causes, kernel and NVTX totals). */

@@ -14,7 +14,7 @@ import { parseDurationNs } from '../../gaps/duration.js';
 import { toJsonNumberRows } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
 import { emit, note, writeResult, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, type IterationCommandOptions } from './options.js';
+import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, withLayerOptions, layerOptionsOf, type IterationCommandOptions, type LayerCommandOptions } from './options.js';
 
 
 export function registerSummarize(program: Command): void {
@@ -28,9 +28,10 @@ export function registerSummarize(program: Command): void {
     .option('--benchmark <file>', 'benchmark results JSON of the captured run (its actual_tokens: the generated tokens)')
     .option('-o, --output <file>', 'write the JSON here (default: stdout)')
     .option('--format <format>', 'json (default) | table | md | csv')
-    .action((file: string, opts: OutputOptions & IterationCommandOptions & { tokens?: string; benchmark?: string }) => {
+    .option('--layers', 'also keep the layer split\'s samples (kernel ns per step by layer and module kind, per phase) for `compare --layers`')
+    .action((file: string, opts: OutputOptions & IterationCommandOptions & { tokens?: string; benchmark?: string; layers?: boolean }) => {
       const tokens = tokensOf(opts.tokens, opts.benchmark, '');
-      const summary = withExport(file, (h) => summarizeExport(h, { logs: logsOf(opts), selection: selectionOf(opts) }, tokens));
+      const summary = withExport(file, (h) => summarizeExport(h, { logs: logsOf(opts), selection: selectionOf(opts), ...(opts.layers ? { layers: { source: 'auto' as const } } : {}) }, tokens));
       if (opts.format === undefined || opts.format === 'json') {
         writeResult(opts.output, toJsonNumberRows(summary), false);
       } else emit(opts, summaryTables(summary), summary);
@@ -45,7 +46,8 @@ function tokensOf(count: string | undefined, benchmark: string | undefined, pref
   return null;
 }
 
-interface CompareOptions extends OutputOptions {
+interface CompareOptions extends OutputOptions, LayerCommandOptions {
+  layers?: boolean;
   baseTokens?: string;
   headTokens?: string;
   baseBenchmark?: string;
@@ -59,7 +61,7 @@ interface CompareOptions extends OutputOptions {
 }
 
 export function registerCompare(program: Command): void {
-  withOutputOptions(
+  withOutputOptions(withLayerOptions(
     program
       .command('compare <base> <head>')
       .description('base vs head (each an export or a summary.json): per-iteration means by phase and category; exit 1 when a gated metric regresses')
@@ -72,15 +74,17 @@ export function registerCompare(program: Command): void {
       .option('--base-benchmark <file>', 'benchmark results JSON of the base run (its actual_tokens)')
       .option('--head-benchmark <file>', 'benchmark results JSON of the head run')
       .option('--fail-on-inconclusive', 'exit 3 when a gated metric is inconclusive (too few samples or too wide an interval) and none regressed')
-      .option('--perfect-router-head', 'head is an ENABLE_PERFECT_ROUTER=1 run: print the MoE routing reading (detected from the capture environment when recorded)'),
-  ).action((basePath: string, headPath: string, opts: CompareOptions) => {
+      .option('--perfect-router-head', 'head is an ENABLE_PERFECT_ROUTER=1 run: print the MoE routing reading (detected from the capture environment when recorded)')
+      .option('--layers', 'also compare per phase, per decoder layer and per module kind: kernel ns per step, and outside any layer (exports, or summaries written with `summarize --layers`)'),
+  )).action((basePath: string, headPath: string, opts: CompareOptions) => {
     const threshold = parseThreshold(opts.threshold ?? '5%');
     const minDeltaNs = parseDurationNs(opts.minDelta ?? '10us', '--min-delta');
     const baseTokens = tokensOf(opts.baseTokens, opts.baseBenchmark, 'base-');
     const headTokens = tokensOf(opts.headTokens, opts.headBenchmark, 'head-');
-    const base = loadRun(basePath, { logs: (opts.baseLog ?? []).map(parseIterationLogFile) }, baseTokens);
-    const head = loadRun(headPath, { logs: (opts.headLog ?? []).map(parseIterationLogFile) }, headTokens);
-    const comparison = compareRuns(base, head, { threshold, minDeltaNs, perfectRouterHead: opts.perfectRouterHead });
+    const layers = opts.layers ? { layers: layerOptionsOf(opts) } : {};
+    const base = loadRun(basePath, { logs: (opts.baseLog ?? []).map(parseIterationLogFile), ...layers }, baseTokens);
+    const head = loadRun(headPath, { logs: (opts.headLog ?? []).map(parseIterationLogFile), ...layers }, headTokens);
+    const comparison = compareRuns(base, head, { threshold, minDeltaNs, perfectRouterHead: opts.perfectRouterHead, layers: opts.layers });
     for (const n of comparison.comparability) note(`comparability: ${n}`);
     if (comparison.moeRouting) note(`MoE routing check: ${comparison.moeRouting.reading}`);
     for (const f of comparison.findings?.appeared ?? []) note(`new finding in head: ${f.title} [${f.id}]`);
