@@ -95,7 +95,7 @@ export type { Timeline, KernelNames } from './analysis/timeline.js';
 export type { StepTimeline, TimelineStep, StepHostRange, StepReason } from './analysis/stepTimeline.js';
 
 // Inside the step: kernel time per decoder layer and module kind (the `layers` part).
-export type { LayersAnalysis, LayerOptions, LayerSource, LayerSourceOption, StepLayers, LayerFigures, PhaseLayers, OutlierLayer, PeriodFit, MarkerAgreement, ModuleKind } from './layers/types.js';
+export type { LayersAnalysis, LayerOptions, LayerSource, LayerSourceOption, StepLayers, LayerFigures, PhaseLayers, OutlierLayer, PeriodFit, MarkerAgreement, ModuleKind, LayerSpan } from './layers/types.js';
 
 // Presentation (pure): tables and documents from the analysis's parts.
 export {

@@ -104,7 +104,7 @@ expectTypeOf<AnalysisRequest>().toEqualTypeOf<{
   nvtxRead?: NvtxReadMode;
   layers?: LayerOptions;
 }>();
-expectTypeOf<LayerOptions>().toEqualTypeOf<{ source?: 'auto' | 'period'; outlierRatio?: number }>();
+expectTypeOf<LayerOptions>().toEqualTypeOf<{ source?: 'auto' | 'period'; outlierRatio?: number; spans?: boolean }>();
 expectTypeOf<NvtxReadMode>().toEqualTypeOf<'auto' | 'background' | 'inline' | 'release'>();
 expectTypeOf<KernelNames>().toEqualTypeOf<'short' | 'demangled'>();
 
