@@ -31,6 +31,10 @@ const sourcesOf = (p: PhaseLayerGate) => Object.keys(p.sources).sort().join(', '
 export function layerMetricInputs(base: RunSummary, head: RunSummary, cmp: Comparability): LayerMetricInputs {
   const notes: string[] = [];
   const [bl, hl] = [base.gate.layers, head.gate.layers];
+  if (cmp.basis !== 'iterations') {
+    notes.push('--layers: the layer split is made per step, and the captures are compared without iterations: no per-layer metrics');
+    return { inputs: [], notes };
+  }
   if (!bl || !hl) {
     const without = [!bl && 'base', !hl && 'head'].filter(Boolean).join(' and ');
     notes.push(`--layers: no layer samples in the ${without} (a summary JSON keeps them only when written by \`summarize --layers\`; an export is split on the fly): no per-layer metrics`);

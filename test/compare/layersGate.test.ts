@@ -97,4 +97,12 @@ describe.skipIf(!GATE)('compare --layers on the CI-gate captures', () => {
     // Twice the layers, twice the attention per step.
     expect(metric(c, 'module attention per iteration').verdict).toBe('regressed');
   });
+
+  it('plain a vs b (no step markers: kernel instances): --layers says in one note that there are no steps to split; exit 0', () => {
+    const r = runCli(['compare', at('plain-a', 'trace.sqlite'), at('plain-b', 'trace.sqlite'), '--layers', '--format', 'json']);
+    expect(r.status).toBe(0);
+    const c = JSON.parse(r.stdout) as Comparison;
+    expect(layerRows(c)).toEqual([]);
+    expect(c.comparability.filter((n) => n.startsWith('--layers'))).toEqual(['--layers: the layer split is made per step, and the captures are compared without iterations: no per-layer metrics']);
+  });
 });
