@@ -14,7 +14,7 @@ import { parseDurationNs } from '../../gaps/duration.js';
 import { toJsonNumberRows } from '../../../reports/json.js';
 import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
 import { emit, note, writeResult, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, withLayerOptions, layerOptionsOf, type IterationCommandOptions, type LayerCommandOptions } from './options.js';
+import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, withLayerSourceOption, layerOptionsOf, type IterationCommandOptions, type LayerCommandOptions } from './options.js';
 
 
 export function registerSummarize(program: Command): void {
@@ -61,7 +61,7 @@ interface CompareOptions extends OutputOptions, LayerCommandOptions {
 }
 
 export function registerCompare(program: Command): void {
-  withOutputOptions(withLayerOptions(
+  withOutputOptions(withLayerSourceOption(
     program
       .command('compare <base> <head>')
       .description('base vs head (each an export or a summary.json): per-iteration means by phase and category; exit 1 when a gated metric regresses')

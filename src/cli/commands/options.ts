@@ -118,14 +118,18 @@ export interface LayerCommandOptions {
   outlierRatio?: number;
 }
 
+/** Adds `--layer-source` alone (`trace --layers`, `compare --layers`: no outlier bar there). */
+export function withLayerSourceOption(cmd: Command): Command {
+  return cmd.addOption(
+    new Option('--layer-source <source>', 'where layers come from: auto (layerwise NVTX markers where a step has them, else inferred from the repeating kernel sequence) or period (inferred only, markers ignored)')
+      .choices(['auto', 'period'])
+      .default('auto'),
+  );
+}
+
 /** Adds the layer split's options. */
 export function withLayerOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option('--layer-source <source>', 'where layers come from: auto (layerwise NVTX markers where a step has them, else inferred from the repeating kernel sequence) or period (inferred only, markers ignored)')
-        .choices(['auto', 'period'])
-        .default('auto'),
-    )
+  return withLayerSourceOption(cmd)
     .option('--outlier-ratio <x>', 'a layer is an outlier from this many times the median layer (default 1.5)', (v: string) => {
       const x = Number(v);
       if (!Number.isFinite(x) || x <= 1) throw new UsageError(`--outlier-ratio: a number above 1, got '${v}'`);

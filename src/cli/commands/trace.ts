@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, withLayerOptions, layerOptionsOf, type CategoryOptions, type IterationCommandOptions, type LayerCommandOptions } from './options.js';
+import { withSelectionOptions, selectionOf, logsOf, categoryRulesOf, logOption, minGapOption, withLayerSourceOption, layerOptionsOf, type CategoryOptions, type IterationCommandOptions, type LayerCommandOptions } from './options.js';
 import type { AnalysisPart } from '../../pipeline/request.js';
 import { withExport } from '../../export/openExport.js';
 import { compileCategoryRules } from '../../categories/rules.js';
@@ -25,7 +25,7 @@ interface TraceCliOptions extends IterationCommandOptions, CategoryOptions, Laye
  * Option values are checked while commander parses them, before the export is opened.
  */
 export function registerTrace(program: Command): void {
-  withLayerOptions(withSelectionOptions(program.command('trace <export>')))
+  withLayerSourceOption(withSelectionOptions(program.command('trace <export>')))
     .description('write a Chrome trace-event JSON for ui.perfetto.dev: iteration slices named by batch composition, GPU work per device and stream, idle gaps coloured by cause, context-token and active-request counters')
     .requiredOption('-o, --output <file>', 'the trace file to write (JSON; large exports: see --iters)')
     .addOption(logOption('iteration log to name iterations by batch composition (same formats as `iterations --log`); repeatable'))
