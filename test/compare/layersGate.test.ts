@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -82,6 +82,14 @@ describe.skipIf(!GATE)('compare --layers on the CI-gate captures', () => {
     const without = compare(plain, 'slow', ['--layers']);
     expect(layerRows(without.c)).toEqual([]);
     expect(without.c.comparability).toEqual([expect.stringMatching(/^--layers: no layer samples in the base .*summarize --layers/)]);
+    // An edited baseline whose layer samples are not numbers: one line naming the place, exit 2.
+    const json = JSON.parse(readFileSync(withLayers, 'utf8'));
+    json.gate.layers.phases.generation.samples['layer 0 per iteration'].points[0] = -1;
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, JSON.stringify(json));
+    const r = runCli(['compare', broken, at('vllm-slow', 'trace.sqlite'), '--head-log', at('vllm-slow', 'vllm.log'), '--layers']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/malformed iterscope summary: gate\.layers\.phases\.generation\.samples\.layer 0 per iteration\.points\[0\] is -1, expected a non-negative number/);
   });
 
   it.skipIf(!hasCaptured('vllm-detailed'))('a different layer count (gate: 4, vllm-detailed: 8) takes the per-layer metrics off the gate with a note; module kinds still gated', () => {
