@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LayersAnalysis } from '../../src/layers/types.js';
 import { runCli } from '../helpers/cli.js';
-import { capturedFixture } from '../helpers/captured.js';
+import { captured, capturedFixture, hasCaptured } from '../helpers/captured.js';
 
 interface TraceEvent {
   ph: string;
@@ -83,5 +83,22 @@ describe('trace --layers: a track per GPU with the layers of every step', () => 
       expect((e.args.fit as { layers: number }).layers).toBe(8);
     }
     expectSameNs(events, layers);
+  });
+
+  it.skipIf(!!sglang.missing)('with --iters A-B, the layers of the steps shown only', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'iterscope-trace-layers-')), 'window.json');
+    const r = runCli(['trace', sglang.path, '--layers', '--iters', '3-5', '-o', out]);
+    expect(r.status).toBe(0);
+    const slices = (JSON.parse(readFileSync(out, 'utf8')) as { traceEvents: TraceEvent[] }).traceEvents.filter((e) => e.cat === 'layer');
+    expect([...new Set(slices.map((e) => e.args.iter))]).toEqual([3, 4, 5]);
+    expect(slices.filter((e) => e.args.layer !== null)).toHaveLength(3 * 8);
+  });
+
+  it.skipIf(!hasCaptured('gate', 'plain-a/trace.sqlite'))('a capture without steps: exit 2 with the one line `iterations` gives (layers are split per step)', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'iterscope-trace-layers-')), 'none.json');
+    const r = runCli(['trace', captured('gate', 'plain-a', 'trace.sqlite'), '--layers', '-o', out]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^iterscope: .*plain-a\/trace\.sqlite: no iteration ranges found/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
