@@ -23,6 +23,11 @@ export interface SglangStep {
   kind: SglangStepKind | null;
   /** Composition from the step span (torch traces); null without one. */
   label: LabelCounts | null;
+  /**
+   * What the step launched (`graph launches/kernel launches`), for steps of unknown kind: steps
+   * that launched alike ran one code path, so one batch kind. Breaks a tie between fits only.
+   */
+  launchShape?: string | null;
 }
 
 /** One scheduler's log line. */
@@ -39,6 +44,8 @@ export interface SglangAlignment {
   lineOf: number[];
   /** Per step: SGLang's step number (forward number, or line position in an every-step log); null: unknown. */
   numbers: number[] | null;
+  /** Of how many fits this one was chosen as the only one where steps that launched alike are batches of one kind (absent: the only fit). */
+  chosenByLaunchShapeOf?: number;
 }
 
 /** The alignments that fit, at most two (two means ambiguous). */
@@ -115,8 +122,34 @@ function byForwardNumbers(steps: readonly SglangStep[], lines: readonly SglangLi
 /** Every step (in a log that shows a line per step): offsets o such that step j is line o + j; the lines' positions are the steps' numbers. */
 function byEveryStep(steps: readonly SglangStep[], lines: readonly SglangLine[]): SglangAlignment[] {
   const starts = Array.from({ length: Math.max(0, lines.length - steps.length + 1) }, (_, o) => o);
-  const fits = consecutiveFits(starts, steps.length, (o, j) => stepFitsLine(steps[j], lines[o + j].line), 2);
-  return fits.map((o) => ({ mode: 'every-step', lineOf: steps.map((_, j) => o + j), numbers: steps.map((_, j) => lines[o + j].record.iter) }));
+  const shaped = steps.some((s) => s.kind === null && s.launchShape);
+  const fits = consecutiveFits(starts, steps.length, (o, j) => stepFitsLine(steps[j], lines[o + j].line), shaped ? Infinity : 2);
+  const byShape = fits.length > 1 ? fits.filter((o) => launchShapesAgree(steps, (j) => lines[o + j].line.batch)) : [];
+  const kept = byShape.length === 1 ? byShape : fits.slice(0, 2);
+  return kept.map((o) => ({
+    mode: 'every-step',
+    lineOf: steps.map((_, j) => o + j),
+    numbers: steps.map((_, j) => lines[o + j].record.iter),
+    ...(byShape.length === 1 ? { chosenByLaunchShapeOf: fits.length } : {}),
+  }));
+}
+
+/**
+ * Whether, under one fit, the steps of unknown kind that launched alike are all batches of one
+ * kind (an eager capture's decode steps launch one sequence, its prefills another). Used only to
+ * choose among several fits, never to reject the only one: a model whose prefill and decode
+ * launch alike simply leaves the tie.
+ */
+export function launchShapesAgree(steps: readonly SglangStep[], batchOf: (j: number) => SglangBatchLine['batch']): boolean {
+  const kindOfShape = new Map<string, SglangBatchLine['batch']>();
+  for (let j = 0; j < steps.length; j++) {
+    const shape = steps[j].kind === null ? steps[j].launchShape : null;
+    if (!shape) continue;
+    const seen = kindOfShape.get(shape);
+    if (seen === undefined) kindOfShape.set(shape, batchOf(j));
+    else if (seen !== batchOf(j)) return false;
+  }
+  return true;
 }
 
 /**

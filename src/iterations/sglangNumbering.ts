@@ -98,7 +98,8 @@ function stepsOf(ranges: readonly IterationRange[], launches: readonly StepLaunc
     const span = stepSpanKind(r.detail ?? r.text);
     const kind = span ?? (cut[k] ? null : kindFromLaunches(launches[k], rule));
     fromLaunches.push(span === null && kind !== null);
-    return { kind, label: r.label };
+    const l = launches[k];
+    return { kind, label: r.label, launchShape: kind === null && !cut[k] && l.graphLaunches + l.kernelLaunches > 0 ? `${l.graphLaunches}/${l.kernelLaunches}` : null };
   });
   return { steps, fromLaunches };
 }
@@ -126,7 +127,11 @@ function joinDetail(fit: SglangAlignment, group: LineGroup, n: number): string {
 function alignmentDetail(fit: SglangAlignment, group: LineGroup, n: number): string {
   if (fit.mode === 'forward-numbers') return `${joinDetail(fit, group, n)}; numbered by them (confidence: high)`;
   if (fit.mode === 'every-step') {
-    return `${joinDetail(fit, group, n)}: unique offset ${fit.lineOf[0]}; numbers are the lines' positions (the log shows a line for every step, --decode-log-interval 1, and is taken to start at the server's first step) (confidence: high)`;
+    const numbers = "numbers are the lines' positions (the log shows a line for every step, --decode-log-interval 1, and is taken to start at the server's first step)";
+    if (fit.chosenByLaunchShapeOf !== undefined) {
+      return `${joinDetail(fit, group, n).replace('; the only fit', '')}: offset ${fit.lineOf[0]}, the only one of ${fit.chosenByLaunchShapeOf} fits where steps that launched alike are batches of one kind (the steps name no kind: eager, no cuda graph); ${numbers} (confidence: medium)`;
+    }
+    return `${joinDetail(fit, group, n)}: unique offset ${fit.lineOf[0]}; ${numbers} (confidence: high)`;
   }
   return `${joinDetail(fit, group, n)}; the log has no step numbers for them, so they are numbered 0..${n - 1} in capture order (not SGLang's forward iterations)`;
 }
