@@ -3,6 +3,11 @@ import { shortKernelName } from './kernelName.js';
 import type { EngineComparison, EngineFigures } from '../src/compare/engineComparison.js';
 import type { RunSummary } from '../src/summary/runSummary.js';
 import { keyValueTable, type DataTable } from './table.js';
+import type { ChartDatum, ReportChart } from './document/charts.js';
+import type { ReportDocument } from './document/document.js';
+import { reportToHtml } from './html/reportHtml.js';
+
+export const COMPARE_GENERATOR = 'iterscope 0.1.0 compare';
 
 const pct = (x: number | null) => (x == null ? null : x * 100);
 
@@ -262,4 +267,77 @@ export function engineTable(e: EngineComparison): DataTable {
       'generated tokens = the log\'s (or NVTX label\'s) generation tokens, else generation requests (one token each without speculative decoding)',
     ],
   };
+}
+
+/** Rows the compare chart draws at most (its first screen); the table lists every metric. */
+export const MAX_CHART_METRICS = 28;
+
+/** Chart order: regressed, inconclusive, improved, unchanged, then the figures without samples; the larger change first. */
+function chartRank(m: MetricDelta): number {
+  if (m.regressed) return 0;
+  if (!m.verdict) return 5;
+  return VERDICT_ORDER.indexOf(m.verdict) + (m.gated ? 0 : 0.5);
+}
+
+/** One metric's hover text: its values, change, interval, samples, verdict and why. */
+function metricTip(m: MetricDelta): string {
+  const lines = [
+    `${metricCell(m)} [${m.scope}]`,
+    `base ${valueCell(m, m.base)} -> head ${valueCell(m, m.head)} ${m.unit}${m.relative == null ? '' : ` (${signedPct(m.relative)})`}`,
+    ...(m.interval ? [`interval ${signedPct(m.interval.lo)}..${signedPct(m.interval.hi)}`] : []),
+    ...(m.samples ? [`samples ${m.samples.base} / ${m.samples.head}`] : []),
+    `verdict: ${statusOf(m) || 'information (no samples)'}`,
+    ...(m.note ? [m.note] : []),
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * `compare`'s first chart: each metric's change head vs base with its interval, coloured by
+ * verdict. Generic over `c.metrics` (every scope and metric row the comparison has); the ones
+ * with a gate verdict first, at most MAX_CHART_METRICS rows, the rest named in the caption.
+ */
+export function compareChangesChart(c: Comparison): ReportChart {
+  const drawable = c.metrics.filter((m) => m.relative != null);
+  const ordered = [...drawable].sort((a, b) => chartRank(a) - chartRank(b) || Math.abs(b.relative!) - Math.abs(a.relative!));
+  const shown = ordered.slice(0, MAX_CHART_METRICS);
+  const data: ChartDatum[] = shown.map((m) => ({
+    label: `${metricCell(m)} [${m.scope}]`,
+    verdict: m.regressed ? 'regressed' : m.verdict ?? 'information',
+    gated: m.gated ? 1 : 0,
+    relative: m.relative!,
+    ...(m.interval ? { lo: m.interval.lo, hi: m.interval.hi } : {}),
+    tip: metricTip(m),
+  }));
+  const left = [
+    ...(ordered.length > shown.length ? [`${ordered.length - shown.length} more metrics (smaller changes) in the table below`] : []),
+    ...(c.metrics.length > drawable.length ? [`${c.metrics.length - drawable.length} with a base of 0 (no relative change) in the table only`] : []),
+  ];
+  return {
+    id: 'compare-metric-changes',
+    title: `Head vs base: ${c.regressions.length} regressed, ${c.inconclusive.length} inconclusive of the gated metrics`,
+    caption: `Each metric's change of its mean (dot) with its ${c.intervals} (bar), coloured by verdict; bold labels are gated (threshold ${(c.threshold * 100).toFixed(1)}%, floor ${c.minDeltaNs} ns). The gated-metrics table lists them all.${left.length ? ` Not drawn: ${left.join('; ')}.` : ''}`,
+    data,
+    series: ['regressed', 'inconclusive', 'improved', 'unchanged', 'information'],
+    threshold: c.threshold,
+  };
+}
+
+/** `compare` as a document: the changes chart first, then the tables (`comparisonTables`). */
+export function comparisonDocument(c: Comparison): ReportDocument {
+  const gated = gatedMetricsTable(c);
+  const rest = comparisonTables(c).filter((t) => t.title !== gated.title);
+  return {
+    title: `Compare: ${c.regressions.length ? `${c.regressions.length} regressed` : 'no gated metric regressed'} (base ${c.base.file} vs head ${c.head.file})`,
+    file: `${c.base.file} vs ${c.head.file}`,
+    sections: [
+      { id: 'changes', title: 'Changes, head vs base', blocks: [{ kind: 'chart', chart: compareChangesChart(c) }, { kind: 'table', table: gated }] },
+      { id: 'details', title: 'Runs, comparability, engines, kernels, NVTX, findings', blocks: rest.map((table) => ({ kind: 'table' as const, table })) },
+    ],
+  };
+}
+
+/** One self-contained HTML page (`compare --format html`): the chart as inline SVG, then the tables. */
+export function comparisonHtml(c: Comparison): Promise<string> {
+  return reportToHtml(comparisonDocument(c), { generator: COMPARE_GENERATOR });
 }

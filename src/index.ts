@@ -123,3 +123,4 @@ export { crossRankTables } from '../reports/ranksReport.js';
 export { metricsTable } from '../reports/metricsReport.js';
 export { renderFindings } from '../reports/findingsReport.js';
 export { enginesTables, enginesHtml } from '../reports/enginesReport.js';
+export { comparisonHtml } from '../reports/compareReport.js';

@@ -11,7 +11,7 @@ export type ChartDatum = Record<string, string | number>;
  * copied from the analysis the tables are built from, so chart and table show the same numbers.
  */
 export interface ReportChart {
-  id: 'gpu-time-by-category' | 'gpu-metrics' | 'idle-by-cause' | 'idle-by-iteration' | 'engines-kernel-time-per-token' | 'engines-kernels-per-token';
+  id: 'gpu-time-by-category' | 'gpu-metrics' | 'idle-by-cause' | 'idle-by-iteration' | 'engines-kernel-time-per-token' | 'engines-kernels-per-token' | 'compare-metric-changes';
   title: string;
   /** One sentence under the chart: what is plotted and from which table. */
   caption: string;
@@ -20,6 +20,8 @@ export interface ReportChart {
   series: string[];
   /** Per-iteration charts: every iteration number on the x axis (also those with no datum), ascending. */
   iterations?: number[];
+  /** `compare`'s chart: the gate's relative threshold (the band drawn around no change). */
+  threshold?: number;
 }
 
 /** Distinct iteration numbers, ascending. */

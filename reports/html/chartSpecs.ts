@@ -212,5 +212,7 @@ export function chartSpec(chart: ReportChart): TopLevelSpec {
       return perCaptureBars(chart, 'kernel time per generated token (us)', 1e3);
     case 'engines-kernels-per-token':
       return perCaptureBars(chart, 'kernels per generated token', 1);
+    case 'compare-metric-changes':
+      throw new Error('compare-metric-changes is drawn as SVG directly (metricChangesSvg.ts)');
   }
 }

@@ -2,6 +2,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { ReportChart } from '../document/charts.js';
 import { chartSpec } from './chartSpecs.js';
 import { causeBarsSvg, stackedIterationBarsSvg } from './barsSvg.js';
+import { metricChangesSvg } from './metricChangesSvg.js';
 
 /** Compiles a Vega-Lite spec and renders it to an SVG string, in Node, without a canvas. */
 export async function renderSpecToSvg(spec: TopLevelSpec): Promise<string> {
@@ -27,6 +28,8 @@ function directSvg(c: ReportChart): string | null {
       return stackedIterationBarsSvg(c, 'GPU idle (ms)');
     case 'idle-by-cause':
       return new Set(c.data.map((d) => d.device)).size > 1 ? null : causeBarsSvg(c);
+    case 'compare-metric-changes':
+      return metricChangesSvg(c);
     default:
       return null;
   }

@@ -77,11 +77,15 @@ export function pickTimelineSteps(rows: readonly IterationRow[], findings: Findi
   add(byWall[0]?.r, 'slowest');
   add(byWall[Math.floor((byWall.length - 1) / 2)]?.r, 'median');
   const cited = new Set<number>();
+  // The first row of each iteration number, as a search from the start finds it: one lookup per
+  // evidence row (findings cite many) instead of a scan of every iteration.
+  const firstRow = new Map<number, IterationRow>();
+  for (const r of rows) if (!firstRow.has(r.iter)) firstRow.set(r.iter, r);
   for (const f of findings?.findings ?? []) {
     for (const e of f.evidence) {
       if (e.iter === undefined) continue;
       cited.add(e.iter);
-      add(rows.find((r) => r.iter === e.iter), `finding:${f.id}`);
+      add(firstRow.get(e.iter), `finding:${f.id}`);
     }
   }
   return { picks, cited: cited.size };
@@ -118,29 +122,95 @@ function emptyStep(row: IterationRow, reasons: StepReason[], executorTid: number
 }
 
 /**
+ * Whether the API calls' start column ascends (nsys writes a process's runtime rows in call order:
+ * so on a one-process export), and the longest call: then the calls of a span are found by binary
+ * search, not by a pass over every call (hundreds of thousands; the steps are a few).
+ */
+interface CallOrder {
+  ascending: boolean;
+  maxDurationNs: number;
+}
+
+function callOrderOf(start: Float64Array, end: Float64Array, n: number): CallOrder {
+  let maxDurationNs = 0;
+  for (let i = 0; i < n; i++) {
+    if (i > 0 && start[i] < start[i - 1]) return { ascending: false, maxDurationNs: Infinity };
+    if (end[i] - start[i] > maxDurationNs) maxDurationNs = end[i] - start[i];
+  }
+  return { ascending: true, maxDurationNs };
+}
+
+/** First row whose start is >= t (`after`: > t), by binary search over an ascending column. */
+function firstStartFrom(start: Float64Array, n: number, t: number, after: boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (start[mid] < t || (after && start[mid] === t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The call rows that may start in one of `spans` ([from, to], each widened back by `back` ns), as
+ * ascending, disjoint [lo, hi) row ranges; every row when the column does not ascend. A loop over
+ * them visits the same rows in the same order as a loop over all that passes over the others.
+ */
+function candidateRows(start: Float64Array, n: number, order: CallOrder, spans: readonly [number, number][], back: number): [number, number][] {
+  if (!order.ascending) return [[0, n]];
+  const ranges = spans.map(([from, to]): [number, number] => [firstStartFrom(start, n, from - back, false), firstStartFrom(start, n, to, true)]).sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else if (r[1] > r[0]) merged.push([r[0], r[1]]);
+  }
+  return merged;
+}
+
+/**
  * The API calls made in a step's window, by process and correlation id, with their step: a few
  * thousand, found in one pass over the call columns, so the pass over the (many more) GPU ops is
  * one small-map lookup per op instead of an index lookup and a window search.
  */
-function callsInSteps(loaded: LoadedExport, steps: TimelineStep[]): Map<number, Map<number, { call: number; step: TimelineStep }>> {
+function callsInSteps(loaded: LoadedExport, steps: TimelineStep[], order: CallOrder): Map<number, Map<number, { call: number; step: TimelineStep }>> {
   const api = loaded.apiCalls();
-  const from = Math.min(...steps.map((s) => s.startNs));
-  const to = Math.max(...steps.map((s) => s.endNs));
   const out = new Map<number, Map<number, { call: number; step: TimelineStep }>>(steps.map((s) => [s.pid, new Map()]));
-  // The columns as locals: these loops run once per call and once per op (hundreds of thousands).
+  // The windows as flat numbers and the columns as locals: this loop runs once per call (hundreds
+  // of thousands), almost all outside every window, each passed over with a few compares.
+  const starts = Float64Array.from(steps, (s) => s.startNs);
+  const ends = Float64Array.from(steps, (s) => s.endNs);
+  const pids = Float64Array.from(steps, (s) => s.pid);
   const { start, pid, correlationId } = api;
-  for (let i = 0, n = api.count; i < n; i++) {
-    const t = start[i];
-    if (t < from || t >= to) continue;
-    // A plain loop over the (at most MAX_TIMELINE_STEPS) windows.
-    for (const step of steps) {
-      if (t >= step.startNs && t < step.endNs && pid[i] === step.pid) {
-        out.get(step.pid)!.set(correlationId[i], { call: i, step });
-        break;
+  for (const [lo, hi] of candidateRows(start, api.count, order, steps.map((s) => [s.startNs, s.endNs]), 0)) {
+    for (let i = lo; i < hi; i++) callInSteps(i);
+  }
+  return out;
+
+  function callInSteps(i: number): void {
+    const k = windowOf(starts, ends, start[i]);
+    if (k < 0) return;
+    // Steps of other processes may share the time: the first window of the call's process holds it.
+    for (let j = k; j < starts.length; j++) {
+      if (start[i] >= starts[j] && start[i] < ends[j] && pid[i] === pids[j]) {
+        out.get(pids[j])!.set(correlationId[i], { call: i, step: steps[j] });
+        return;
       }
     }
   }
-  return out;
+}
+
+/** The first window (of `starts`/`ends`, in step order) holding `t`, or -1. */
+function windowOf(starts: Float64Array, ends: Float64Array, t: number): number {
+  for (let j = 0; j < starts.length; j++) if (t >= starts[j] && t < ends[j]) return j;
+  return -1;
+}
+
+/** The first view (of `starts`/`ends`) that [start, end] overlaps, or -1. */
+function viewOf(starts: Float64Array, ends: Float64Array, start: number, end: number): number {
+  for (let j = 0; j < starts.length; j++) if (end >= starts[j] && start <= ends[j]) return j;
+  return -1;
 }
 
 /** An op's category index and name: a kernel's by its name (classified once per name id). */
@@ -169,8 +239,8 @@ function opNamer(loaded: LoadedExport, classifier: CategoryClassifier, categorie
  * iteration attribution places them): one pass over the op columns picks them (`pickOps`), then
  * their columns are copied (`fillOps`).
  */
-function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: CategoryClassifier, names: Names, categories: string[]): void {
-  const picked = pickOps(loaded, callsInSteps(loaded, steps));
+function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: CategoryClassifier, names: Names, categories: string[], order: CallOrder): void {
+  const picked = pickOps(loaded, callsInSteps(loaded, steps, order));
   fillOps(loaded, picked, opNamer(loaded, classifier, categories), names);
 }
 
@@ -268,7 +338,7 @@ function pushHost(step: TimelineStep, range: StepHostRange): void {
 const RANGE_TYPES = new Set([59, 60, 70, 71]);
 
 /** The host ranges of the step's process: NVTX (GC and GIL waits among them), the GIL holds, blocking CUDA calls. */
-function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names, nvtx: NvtxColumns | null, gil: readonly GilRange[]): void {
+function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names, nvtx: NvtxColumns | null, gil: readonly GilRange[], order: CallOrder): void {
   // Every step's view lies in [from, to]: a range or call outside it is passed over with two compares.
   const from = Math.min(...steps.map((s) => s.viewStartNs));
   const to = Math.max(...steps.map((s) => s.viewEndNs));
@@ -296,15 +366,22 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
   const api = loaded.apiCalls();
   const blocking = new Map<number, string | null>();
   const { start: callStart, end: callEnd } = api;
-  for (let i = 0, n = api.count; i < n; i++) {
-    if (callStart[i] > to || callEnd[i] < from) continue;
+  const viewStarts = Float64Array.from(steps, (s) => s.viewStartNs);
+  const viewEnds = Float64Array.from(steps, (s) => s.viewEndNs);
+  // A call overlapping a view starts at most the longest call's duration before it.
+  const rows = candidateRows(callStart, api.count, order, steps.map((s) => [s.viewStartNs, s.viewEndNs]), order.maxDurationNs);
+  for (const [lo, hi] of rows) for (let i = lo; i < hi; i++) syncCall(i);
+
+  function syncCall(i: number): void {
+    // In some step's view first (a few compares), then its name (a map lookup): most calls are in none.
+    if (callStart[i] > to || callEnd[i] < from || viewOf(viewStarts, viewEnds, callStart[i], callEnd[i]) < 0) return;
     const id = api.nameId[i];
     let name = blocking.get(id);
     if (name === undefined) {
       const raw = loaded.stringOf(id) ?? '';
       blocking.set(id, (name = isBlockingSyncApi(raw) ? raw : null));
     }
-    if (name === null) continue;
+    if (name === null) return;
     for (const s of steps) if (api.pid[i] === s.pid && inView(s, api.start[i], api.end[i])) pushHost(s, { tid: api.tid[i], kind: 'sync', name: names.of(name), startNs: api.start[i], endNs: api.end[i] });
   }
 }
@@ -331,8 +408,10 @@ export function stepTimeline(loaded: LoadedExport, input: StepTimelineInput): St
   const names = new Names();
   const categories = [...input.classifier.categories, ...['memcpy', 'memset'].filter((c) => !input.classifier.categories.includes(c))];
   if (steps.length) {
-    addOps(loaded, steps, input.classifier, names, categories);
-    addHostRanges(loaded, steps, names, input.nvtx, input.gil);
+    const api = loaded.apiCalls();
+    const order = callOrderOf(api.start, api.end, api.count);
+    addOps(loaded, steps, input.classifier, names, categories, order);
+    addHostRanges(loaded, steps, names, input.nvtx, input.gil, order);
   }
   for (const s of steps) {
     s.gaps = input.gaps.gaps.filter((g) => g.pid === s.pid && inView(s, g.startNs, g.endNs)).map((g) => ({ deviceId: g.deviceId, startNs: g.startNs, endNs: g.endNs, cause: g.cause }));

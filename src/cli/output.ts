@@ -1,4 +1,5 @@
 import { appendFileSync, statSync } from 'node:fs';
+import type { Command } from 'commander';
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { writeOutputFile } from '../outputFile.js';
@@ -25,6 +26,26 @@ export function resolveFormat(opts: OutputOptions): OutputFormat {
     if (ext === '.csv') return 'csv';
   }
   return process.stdout.isTTY && !opts.output ? 'table' : 'csv';
+}
+
+/** The formats of a command that also writes one HTML page (`engines`, `compare`). */
+export const PAGE_FORMATS = [...OUTPUT_FORMATS, 'html'];
+
+/** `--format html`, or `-o *.html` without `--format`: the page; anything else: the tables. */
+export function isHtmlOutput(opts: OutputOptions): boolean {
+  if (opts.format !== undefined) return opts.format === 'html';
+  const ext = opts.output ? extname(opts.output).toLowerCase() : '';
+  return ext === '.html' || ext === '.htm';
+}
+
+/** `--format` (the tables' formats or html) and `-o`, for a command with an HTML page. */
+export function withPageOutputOptions(cmd: Command): Command {
+  return cmd
+    .option('--format <format>', `${PAGE_FORMATS.join(' | ')} (default: html when -o ends in .html, else table on a terminal, csv otherwise)`, (value: string) => {
+      if (!PAGE_FORMATS.includes(value)) throw new UsageError(`--format must be one of ${PAGE_FORMATS.join(', ')} (got '${value}')`);
+      return value;
+    })
+    .option('-o, --output <file>', 'write to FILE instead of stdout');
 }
 
 /** Renders and writes to `-o FILE` or stdout. */

@@ -21,7 +21,7 @@ const PUBLIC_VALUES = [
   'parseIterationLogText', 'parseIterationRangeSpec', 'parseIterationSelection', 'parseProfileRanges', 'phaseSummaryTable', 'readSummaryFile',
   'recordsByIter', 'render', 'renderReport', 'reportDocument', 'summarizeExport', 'summarizeRun', 'summaryRequest', 'summaryTables',
   'withExport', 'writeTrace', 'enginesFromExports', 'engineRows', 'engineCaptureOf', 'ENGINE_CAPTURE_PARTS', 'resolveEngineInputs', 'readBenchmarkFile',
-  'findHealthFindings', 'enginesTables', 'enginesHtml', 'loopCompilation', 'youngGeneration',
+  'findHealthFindings', 'enginesTables', 'enginesHtml', 'comparisonHtml', 'loopCompilation', 'youngGeneration',
 ].sort();
 
 describe('src/index.ts', () => {

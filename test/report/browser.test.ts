@@ -17,6 +17,7 @@ import { PALETTE } from '../../reports/html/chartSpecs.js';
 import { gpuTimeByCategoryChart } from '../../reports/document/charts.js';
 import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/cli.js';
+import { captured, hasCaptured } from '../helpers/captured.js';
 import { CHROMIUM, chromiumAvailable, CHROMIUM_SKIP_REASON, countColor, decodePng } from './chromium.js';
 
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
@@ -162,25 +163,58 @@ describe.skipIf(!available)(`sample report in headless Chromium via playwright-c
   });
 });
 
+/**
+ * Opens a page written by the CLI in the 1400x900 viewport: its first chart's box, the verdicts of
+ * the compare chart's rows (none elsewhere), and every console error; saves the screenshot.
+ */
+async function openFirstScreen(html: string, png: string): Promise<{ box: { y: number; height: number } | null; verdicts: string[]; errors: string[] }> {
+  const profile = mkdtempSync(join(tmpdir(), 'iterscope-playwright-'));
+  const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: VIEWPORT, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  const errors: string[] = [];
+  try {
+    const page = await ctx.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+    const box = await page.locator('figure.chart svg').first().boundingBox();
+    const verdicts = await page.locator('figure.chart svg g.metric-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict') ?? ''));
+    await page.screenshot({ path: png });
+    return { box, verdicts, errors };
+  } finally {
+    await ctx.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
 describe.skipIf(!available)('the engines page opens with its chart in the first viewport', () => {
-  it('shows the first chart within 1400x900 (test-artifacts/engines-first-screen.png)', async () => {
+  it('shows the first chart within 1400x900 (test-artifacts/engines-first-screen.png), no console error', async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const out = join(ARTIFACTS, 'engines.html');
     const args = [fixture('fieldguide-vllm', 'trace.sqlite'), fixture('plain-fieldguide', 'trace.sqlite'), '--log', fixture('fieldguide-vllm', 'vllm.log'), '--benchmark', fixture('plain-fieldguide', 'benchmark_results.json')];
     const r = runCli(['engines', ...args, '-o', out]);
     expect(r.status, r.stderr).toBe(0);
-    const profile = mkdtempSync(join(tmpdir(), 'iterscope-playwright-'));
-    const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: VIEWPORT, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
-    try {
-      const page = await ctx.newPage();
-      await page.goto(pathToFileURL(out).href, { waitUntil: 'load' });
-      const box = await page.locator('figure.chart svg').first().boundingBox();
-      expect(box).not.toBeNull();
-      expect(box!.y + box!.height).toBeLessThanOrEqual(VIEWPORT.height);
-      await page.screenshot({ path: join(ARTIFACTS, 'engines-first-screen.png') });
-    } finally {
-      await ctx.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+    const { box, errors } = await openFirstScreen(out, join(ARTIFACTS, 'engines-first-screen.png'));
+    expect(box).not.toBeNull();
+    expect(box!.y + box!.height).toBeLessThanOrEqual(VIEWPORT.height);
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
+const GATE = hasCaptured('gate', 'vllm-a/trace.sqlite');
+
+describe.skipIf(!available || !GATE)('the compare page opens with its chart of changes in the first viewport', () => {
+  it('vLLM-style a vs slow: the chart within 1400x900, the two regressions its first rows (test-artifacts/compare-first-screen.png), no console error', async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const out = join(ARTIFACTS, 'compare.html');
+    const at = (run: string, file: string) => captured('gate', run, file);
+    const r = runCli(['compare', at('vllm-a', 'trace.sqlite'), at('vllm-slow', 'trace.sqlite'), '--base-log', at('vllm-a', 'vllm.log'), '--head-log', at('vllm-slow', 'vllm.log'), '-o', out]);
+    expect(r.status, r.stderr).toBe(1); // the gate's exit code, with the page written
+    const { box, verdicts, errors } = await openFirstScreen(out, join(ARTIFACTS, 'compare-first-screen.png'));
+    expect(box).not.toBeNull();
+    expect(box!.y + box!.height).toBeLessThanOrEqual(VIEWPORT.height);
+    expect(verdicts.slice(0, 3)).toEqual(['regressed', 'regressed', 'inconclusive']);
+    expect(errors).toEqual([]);
   }, 120_000);
 });

@@ -10,6 +10,8 @@ import { fragmentedLabel } from '../../reports/document/document.js';
 import type { ReportData } from '../../src/pipeline/exportAnalysis.js';
 import { binIterations, iterationTicks } from '../../reports/html/chartSpecs.js';
 import { fixture } from '../helpers/fixtures.js';
+import Database from 'better-sqlite3';
+import { isBlockingSyncApi } from '../../src/gaps/hostCauses.js';
 
 const DENSE = fixture('pytorch-dense', 'trace.sqlite');
 const LOGS = [fixture('pytorch-dense', 'iteration_log.txt'), fixture('pytorch-dense', 'executor.log')];
@@ -141,6 +143,32 @@ describe('iterscope report --format html', () => {
     const links = [...html.matchAll(/<a href="#timeline" data-open-step="(\d+)">/g)].map((m) => Number(m[1]));
     expect(links.length).toBeGreaterThan(0);
     for (const it of links) expect(payload.steps.map((s) => s.iter)).toContain(it);
+  });
+
+  it("each step's blocking CUDA calls are those of its process overlapping its view, as SQL reads them from the export", () => {
+    const payload = JSON.parse(/<script type="application\/json" id="timeline-data">([\s\S]*?)<\/script>/.exec(html)![1]) as {
+      names: string[];
+      hostKinds: string[];
+      steps: { pid: number; t0: number; span: number; host: number[][]; droppedHostRanges: number }[];
+    };
+    const db = new Database(DENSE, { readonly: true });
+    try {
+      const calls = db
+        .prepare('SELECT r.start AS start, r."end" AS "end", (r.globalTid >> 24) & 16777215 AS pid, s.value AS name FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId')
+        .all() as { start: number; end: number; pid: number; name: string }[];
+      const blocking = calls.filter((c) => isBlockingSyncApi(c.name));
+      let seen = 0;
+      for (const s of payload.steps.filter((x) => x.droppedHostRanges === 0)) {
+        const sync = payload.hostKinds.indexOf('sync');
+        const drawn = s.host.filter((h) => h[1] === sync).map((h) => `${payload.names[h[2]]}@${h[3]}..${h[4]}`);
+        const expected = blocking.filter((c) => c.pid === s.pid && c.end >= s.t0 && c.start <= s.t0 + s.span).map((c) => `${c.name}@${Math.round(c.start - s.t0)}..${Math.round(c.end - s.t0)}`);
+        expect(drawn.sort()).toEqual(expected.sort());
+        seen += drawn.length;
+      }
+      expect(seen).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
   });
 
   it('Markdown neither asks for nor holds the step timeline', () => {

@@ -12,9 +12,9 @@ import { compareRuns } from '../../compare/compareRuns.js';
 import { parseThreshold } from '../../compare/threshold.js';
 import { parseDurationNs } from '../../gaps/duration.js';
 import { toJsonNumberRows } from '../../../reports/json.js';
-import { comparisonTables, summaryTables } from '../../../reports/compareReport.js';
-import { emit, note, writeResult, type OutputOptions } from '../output.js';
-import { withOutputOptions, collect, withSelectionOptions, selectionOf, logsOf, logOption, withLayerSourceOption, layerOptionsOf, type IterationCommandOptions, type LayerCommandOptions } from './options.js';
+import { comparisonHtml, comparisonTables, summaryTables } from '../../../reports/compareReport.js';
+import { emit, isHtmlOutput, note, withPageOutputOptions, writeResult, type OutputOptions } from '../output.js';
+import { collect, withSelectionOptions, selectionOf, logsOf, logOption, withLayerSourceOption, layerOptionsOf, type IterationCommandOptions, type LayerCommandOptions } from './options.js';
 
 
 export function registerSummarize(program: Command): void {
@@ -61,7 +61,7 @@ interface CompareOptions extends OutputOptions, LayerCommandOptions {
 }
 
 export function registerCompare(program: Command): void {
-  withOutputOptions(withLayerSourceOption(
+  withPageOutputOptions(withLayerSourceOption(
     program
       .command('compare <base> <head>')
       .description('base vs head (each an export or a summary.json): per-iteration means by phase and category; exit 1 when a gated metric regresses')
@@ -76,7 +76,7 @@ export function registerCompare(program: Command): void {
       .option('--fail-on-inconclusive', 'exit 3 when a gated metric is inconclusive (too few samples or too wide an interval) and none regressed')
       .option('--perfect-router-head', 'head is an ENABLE_PERFECT_ROUTER=1 run: print the MoE routing reading (detected from the capture environment when recorded)')
       .option('--layers', 'also compare per phase, per decoder layer and per module kind: kernel ns per step, and outside any layer (exports, or summaries written with `summarize --layers`)'),
-  )).action((basePath: string, headPath: string, opts: CompareOptions) => {
+  )).action(async (basePath: string, headPath: string, opts: CompareOptions) => {
     const threshold = parseThreshold(opts.threshold ?? '5%');
     const minDeltaNs = parseDurationNs(opts.minDelta ?? '10us', '--min-delta');
     const baseTokens = tokensOf(opts.baseTokens, opts.baseBenchmark, 'base-');
@@ -91,7 +91,8 @@ export function registerCompare(program: Command): void {
     for (const f of comparison.findings?.disappeared ?? []) note(`finding gone in head: ${f.title} [${f.id}]`);
     // A regression is the headline (its one line ends the output); inconclusive metrics are in the tables then.
     if (!comparison.regressions.length) for (const line of inconclusiveLines(comparison)) note(line);
-    emit(opts, comparisonTables(comparison), comparison);
+    if (isHtmlOutput(opts)) writeResult(opts.output, await comparisonHtml(comparison), false);
+    else emit(opts, comparisonTables(comparison), comparison);
     gateOutcome(comparison, opts.failOnInconclusive === true);
   });
 }

@@ -1,11 +1,8 @@
-import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
 import { resolveEngineInputs, type EngineOptionValues } from '../../compare/engineInputs.js';
 import { enginesFromExports } from '../../compare/engineRows.js';
-import { OUTPUT_FORMATS } from '../../../reports/table.js';
 import { enginesHtml, enginesTables } from '../../../reports/enginesReport.js';
-import { emit, note, writeResult, type OutputOptions } from '../output.js';
+import { emit, isHtmlOutput, note, withPageOutputOptions, writeResult, type OutputOptions } from '../output.js';
 import { withProgressBar, expandExportArgs, jobsOption, positiveInt } from './ranks.js';
 import { categoryRulesOf, collect, type CategoryOptions } from './options.js';
 
@@ -14,21 +11,12 @@ interface EnginesCommandOptions extends OutputOptions, EngineOptionValues, Categ
   jobs?: number;
 }
 
-const FORMATS = [...OUTPUT_FORMATS, 'html'];
-
-/** `--format html`, or `-o *.html` without `--format`: the page; anything else: the tables. */
-function isHtml(opts: OutputOptions): boolean {
-  if (opts.format !== undefined) return opts.format === 'html';
-  const ext = opts.output ? extname(opts.output).toLowerCase() : '';
-  return ext === '.html' || ext === '.htm';
-}
-
 /**
  * `iterscope engines <exports...>`: several engines' captures side by side, one row each, per
  * generated token (or per second of the serving span without a token count).
  */
 export function registerEngines(program: Command): void {
-  program
+  withPageOutputOptions(program
     .command('engines <exports...>')
     .description('engines side by side, one row per capture (files, directories, quoted globs), with or without iteration markers: kernel time per generated and per context token in the serving span, kernels per token, kernel time by category, GPU busy/idle, H2D/D2H copies and allocations, measured throughput; the capture health of each')
     .option('--label <NAME=EXPORT>', "a capture's name in the table (default: its engine, else its folder); repeatable", collect)
@@ -36,12 +24,7 @@ export function registerEngines(program: Command): void {
     .option('--benchmark <[EXPORT=]FILE>', 'benchmark results JSON {"results": [{"actual_tokens", "latency_s", ...}]} of the run the export captured (its actual_tokens summed); without EXPORT=, the export in its folder; repeatable', collect)
     .option('--tokens <[EXPORT=]N>', 'the generated tokens of a capture, as given; repeatable', collect)
     .option('--categories <rules.json>', 'kernel category rules replacing the default table')
-    .option('--jobs <n>', 'worker threads (default: ITERSCOPE_JOBS, else one per core)', positiveInt('--jobs'))
-    .option('--format <format>', `${FORMATS.join(' | ')} (default: html when -o ends in .html, else table on a terminal, csv otherwise)`, (value: string) => {
-      if (!FORMATS.includes(value)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')} (got '${value}')`);
-      return value;
-    })
-    .option('-o, --output <file>', 'write to FILE instead of stdout')
+    .option('--jobs <n>', 'worker threads (default: ITERSCOPE_JOBS, else one per core)', positiveInt('--jobs')))
     .action(async (inputs: string[], opts: EnginesCommandOptions) => {
       const categoryRules = categoryRulesOf(opts);
       const files = expandExportArgs(inputs);
@@ -49,7 +32,7 @@ export function registerEngines(program: Command): void {
       const table = await withProgressBar(files.length, (onProgress) => enginesFromExports(files, perExport, { categoryRules, jobs: jobsOption(opts.jobs), onProgress }));
       for (const n of table.notes) note(n);
       for (const r of table.rows) for (const n of r.notes) note(`${r.label}: ${n}`);
-      if (isHtml(opts)) writeResult(opts.output, await enginesHtml(table), false);
+      if (isHtmlOutput(opts)) writeResult(opts.output, await enginesHtml(table), false);
       else emit(opts, enginesTables(table), table);
     });
 }
