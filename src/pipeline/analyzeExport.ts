@@ -2,6 +2,8 @@ import type { ExportHandle } from '../export/openExport.js';
 import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
 import { captureSettings } from '../load/captureSettings.js';
 import { LoadedExport, type LoadOptions } from '../load/loadedExport.js';
+import { collectGarbage, COLLECT_FROM_ROWS } from '../load/collectGarbage.js';
+import { fitToMemory } from './memoryPlan.js';
 import type { BackgroundPlan } from '../load/nvtxInBackground.js';
 import type { BackgroundOptions } from './backgroundParts.js';
 import { builtEntry } from '../builtEntry.js';
@@ -43,9 +45,11 @@ export type AnalysisProgress = (step: string, count: StepCount) => void;
  * Opens nothing itself: `handle` is an open export (`openExport` / `withExport`); the NVTX worker
  * thread, when there is one, opens the same file read-only on a connection of its own.
  */
-export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, onProgress?: AnalysisProgress): ExportAnalysis {
-  const asked = resolveParts(request.parts);
+export function analyzeExport(handle: ExportHandle, asRequested: AnalysisRequest, onProgress?: AnalysisProgress): ExportAnalysis {
+  const asked = resolveParts(asRequested.parts);
   const parts = partsFor(asked);
+  // Above the memory budget, the slower order that holds less (memoryPlan.ts).
+  const request = fitToMemory(handle, asRequested, parts, SHARED_NVTX_ROWS);
   const has = (name: PartName) => parts.some((p) => p.name === name);
   const timingsMs: Record<string, number> = {};
   const steps = new StepProgress(parts, onProgress);
@@ -100,6 +104,8 @@ function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(nam
       if (step) steps.skipped(step);
     } else values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
     for (const data of release) ctx.loaded.release(data);
+    // Columns outside V8's heap are freed only by a full collection, which V8 does not run for them in time (collectGarbage.ts).
+    if (ctx.loaded.takeReleasedRows() >= COLLECT_FROM_ROWS) collectGarbage();
   }
   return values as Partial<PartValues>;
 }
