@@ -37,13 +37,30 @@ export function formatBytes(bytes: number): string {
 export interface MemoryBudget {
   bytes: number;
   given: boolean;
+  /** A worker thread's share of the process's budget. */
+  share?: boolean;
 }
 
-/** The budget in force: `ITERSCOPE_MAX_MEMORY` when set (the CLI's `--max-memory`), else the default. */
+/**
+ * A worker thread's share of the budget (the rank pool sets it as it starts one per export at a time,
+ * the budget divided by the workers).
+ */
+export const MEMORY_SHARE_ENV = 'ITERSCOPE_MEMORY_SHARE';
+
+const positive = (v: string | undefined): number | null => {
+  const n = v === undefined || v === '' ? NaN : Number(v);
+  return Number.isFinite(n) && n > 0 ? n : null;
+};
+
+/**
+ * The budget in force: a pool worker's share (`ITERSCOPE_MEMORY_SHARE`), else `ITERSCOPE_MAX_MEMORY`
+ * (the CLI's `--max-memory`), else the default. `given`: whether the user set the limit.
+ */
 export function memoryBudget(env: NodeJS.ProcessEnv = process.env, free: () => number = freemem): MemoryBudget {
-  const set = env[MAX_MEMORY_ENV];
-  const bytes = set !== undefined && set !== '' ? Number(set) : NaN;
-  if (Number.isFinite(bytes) && bytes > 0) return { bytes, given: true };
+  const given = positive(env[MAX_MEMORY_ENV]);
+  const share = positive(env[MEMORY_SHARE_ENV]);
+  if (share !== null) return { bytes: share, given: given !== null, share: true };
+  if (given !== null) return { bytes: given, given: true };
   return { bytes: Math.max(MIN_DEFAULT_BUDGET_BYTES, Math.floor(free() * DEFAULT_FREE_MEMORY_SHARE)), given: false };
 }
 
@@ -65,6 +82,8 @@ export const BYTES_PER_NVTX_ROW_HELD = 38;
 export const BYTES_PER_NVTX_ROW_ALONE = 70;
 /** Node, the code, the SQLite connections and a worker thread's heap: what any analysis takes before a row. */
 export const FIXED_BYTES = 120 * 1024 ** 2;
+/** What a pool's worker thread adds before a row (its isolate and heap, its SQLite connection): the rest of `FIXED_BYTES` is the process's, once. */
+export const WORKER_FIXED_BYTES = 30 * 1024 ** 2;
 
 /** The rows an analysis reads whole, as counted before reading (max(rowid) per table). */
 export interface ExportRows {
@@ -78,10 +97,10 @@ export interface ExportRows {
  * the NVTX phase and the GPU phase, held at once (`nvtxHeld`: the NVTX columns stay for the whole
  * analysis) or one after the other.
  */
-export function estimateAnalysisBytes(rows: ExportRows, nvtxHeld: boolean): number {
+export function estimateAnalysisBytes(rows: ExportRows, nvtxHeld: boolean, inWorker = false): number {
   const gpu = rows.gpuOps * BYTES_PER_GPU_OP + rows.apiCalls * BYTES_PER_API_CALL;
   const nvtx = nvtxHeld ? rows.nvtx * BYTES_PER_NVTX_ROW_HELD + gpu : Math.max(gpu, rows.nvtx * BYTES_PER_NVTX_ROW_ALONE);
-  return FIXED_BYTES + nvtx;
+  return (inWorker ? WORKER_FIXED_BYTES : FIXED_BYTES) + nvtx;
 }
 
 /**
@@ -90,5 +109,10 @@ export function estimateAnalysisBytes(rows: ExportRows, nvtxHeld: boolean): numb
  * the measured exports (`report`: 231 MB at 130 MB, 874 MB at 1.3 GB), beside the fixed part.
  */
 export function estimateBytesOfFile(fileBytes: number): number {
-  return Math.round(fileBytes * 0.55);
+  return Math.round(fileBytes * 0.55) + WORKER_FIXED_BYTES;
+}
+
+/** A pool worker's share when `workers` of them analyse at once: the budget less the process's fixed part, divided. */
+export function workerShare(budget: MemoryBudget, workers: number): number {
+  return Math.max(WORKER_FIXED_BYTES, Math.floor((budget.bytes - FIXED_BYTES) / Math.max(1, workers)));
 }

@@ -307,6 +307,11 @@ export class LoadedExport {
     }
   }
 
+  /** The most rows any of the large columns holds on this thread now. */
+  largestRowsHeld(): number {
+    return Math.max(this.rowsHeld('gpuOps'), this.rowsHeld('apiCalls'), this.rowsHeld('nvtx'));
+  }
+
   /** The rows `data` holds on this thread now (0 when not read). */
   private rowsHeld(data: LoadedData): number {
     if (data === 'gpuOps' || data === 'gpuTimelines') return this.gpuOpsValue?.count ?? 0;

@@ -2,7 +2,7 @@ import type { ExportHandle } from '../export/openExport.js';
 import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
 import { captureSettings } from '../load/captureSettings.js';
 import { LoadedExport, type LoadOptions } from '../load/loadedExport.js';
-import { collectGarbage, COLLECT_FROM_ROWS } from '../load/collectGarbage.js';
+import { COLLECT_FROM_ROWS, GarbagePolicy } from '../load/collectGarbage.js';
 import { fitToMemory } from './memoryPlan.js';
 import type { BackgroundPlan } from '../load/nvtxInBackground.js';
 import type { BackgroundOptions } from './backgroundParts.js';
@@ -96,6 +96,7 @@ export function analyzeExport(handle: ExportHandle, asRequested: AnalysisRequest
 /** Every part's value, computed in `plan` order; each loader column let go after its last reader. */
 function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(name: string, fn: () => T) => T, steps: StepProgress): Partial<PartValues> {
   const values: Partial<Record<PartName, unknown>> = {};
+  const garbage = new GarbagePolicy(() => ctx.loaded.largestRowsHeld() >= COLLECT_FROM_ROWS);
   for (const { part, release } of plan) {
     const deps = Object.fromEntries([...part.needs, ...(part.uses ?? [])].map((d) => [d, values[d]]));
     const step = partStep(part);
@@ -105,7 +106,7 @@ function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(nam
     } else values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
     for (const data of release) ctx.loaded.release(data);
     // Columns outside V8's heap are freed only by a full collection, which V8 does not run for them in time (collectGarbage.ts).
-    if (ctx.loaded.takeReleasedRows() >= COLLECT_FROM_ROWS) collectGarbage();
+    garbage.afterPart(ctx.loaded.takeReleasedRows());
   }
   return values as Partial<PartValues>;
 }

@@ -26,16 +26,21 @@ export function fitToMemory(
   const mode = request.nvtxRead ?? 'auto';
   // The NVTX columns stay beside the GPU ops up to `sharedNvtxRows` rows, unless read with 'release'.
   const held = rows.gpuOps > 0 && rows.nvtx > 0 && rows.nvtx <= sharedNvtxRows && mode !== 'release';
-  if (estimateAnalysisBytes(rows, held) <= budget.bytes) return request;
+  const inWorker = budget.share === true;
+  if (estimateAnalysisBytes(rows, held, inWorker) <= budget.bytes) return request;
   const released = held && mode === 'auto' ? { ...request, nvtxRead: 'release' as const } : request;
-  const need = estimateAnalysisBytes(rows, held && released === request);
+  const need = estimateAnalysisBytes(rows, held && released === request, inWorker);
   if (need > budget.bytes) noteOnRead(handle, overBudgetNote(handle.path, rows, need, budget));
   return released;
 }
 
 /** The note of an analysis estimated above the budget with every bounded path taken. */
 function overBudgetNote(path: string, rows: ExportRows, need: number, budget: MemoryBudget): string {
-  const limit = budget.given ? `--max-memory ${formatBytes(budget.bytes)}` : `the default memory limit (${formatBytes(budget.bytes)}, half the free memory; set --max-memory)`;
+  const limit = budget.share
+    ? `this worker's share of the memory limit (${formatBytes(budget.bytes)})`
+    : budget.given
+      ? `--max-memory ${formatBytes(budget.bytes)}`
+      : `the default memory limit (${formatBytes(budget.bytes)}, half the free memory; set --max-memory)`;
   const counted = [`${rows.gpuOps} GPU ops`, `${rows.apiCalls} API calls`, `${rows.nvtx} NVTX rows`].filter((s) => !s.startsWith('0 ')).join(', ');
   return `${path}: an estimated ${formatBytes(need)} for ${counted} is above ${limit}; the GPU ops and API calls have no bounded path yet (read whole), so this run may use more`;
 }
