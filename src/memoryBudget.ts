@@ -73,10 +73,10 @@ export function budgetLabel(budget: MemoryBudget = memoryBudget()): string {
  * What an analysis holds per row, measured on pytorch-dense-long and its 10x copy (README,
  * Performance): a GPU op's typed columns (41 bytes: start, end, correlation id as Float64; device,
  * stream, pid, name id as Int32; kind) plus its share of the busy union and of the per-iteration
- * and per-gap objects (~41 more); an API call's columns (36 bytes); an NVTX row's columns (38 bytes)
+ * and per-gap objects (~49 more; fitted to the 10x and 30x peaks); an API call's columns (36 bytes); an NVTX row's columns (38 bytes)
  * when held beside the GPU ops, ~70 with the summaries built from them when read alone.
  */
-export const BYTES_PER_GPU_OP = 82;
+export const BYTES_PER_GPU_OP = 90;
 export const BYTES_PER_API_CALL = 36;
 export const BYTES_PER_NVTX_ROW_HELD = 38;
 export const BYTES_PER_NVTX_ROW_ALONE = 70;
