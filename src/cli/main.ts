@@ -21,6 +21,11 @@ import { setExcludedRowSink } from '../load/excludedRows.js';
 import { loopCompilation } from '../load/loopCompilation.js';
 import { youngGeneration } from '../load/youngGeneration.js';
 import { setCommandForMessages } from '../export/contract.js';
+import { MAX_MEMORY_ENV, parseMemorySize } from '../memoryBudget.js';
+
+/** `--max-memory`'s help (README, Performance: what is kept per row and what happens above the limit). */
+const MAX_MEMORY_HELP =
+  'memory this run may use, e.g. 400M or 2G (default: half the free memory, at least 1G): sizes the worker threads, and above it an export is read in a slower order that holds less, or a note says it has no bounded path yet';
 
 /** Builds the command tree. Every command is a thin call into library functions. */
 export function buildProgram(): Command {
@@ -45,9 +50,12 @@ export function buildProgram(): Command {
   registerTrace(program);
   registerRanks(program);
   registerMerge(program);
-  for (const cmd of program.commands) cmd.exitOverride();
+  for (const cmd of program.commands) cmd.exitOverride().option('--max-memory <size>', MAX_MEMORY_HELP, (v: string) => parseMemorySize(v));
   program.hook('preAction', (_program, action) => {
     setCommandForMessages(action.name());
+    // Every analysis of the process (worker threads too: they inherit the environment) reads the budget there.
+    const maxMemory = action.opts().maxMemory as number | undefined;
+    if (maxMemory !== undefined) process.env[MAX_MEMORY_ENV] = String(maxMemory);
     guardInputs(action);
     youngGeneration.keepSmallFor(action.name());
   });

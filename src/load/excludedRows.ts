@@ -43,6 +43,16 @@ export function noteExcludedRows(handle: ExportHandle, table: string, count: num
   m.set(key, { table, why, count: Math.max(m.get(key)?.count ?? 0, count) });
 }
 
+/** Other notes on how the export was read (the memory budget's), said once each with the excluded rows. */
+const readNotes = new WeakMap<ExportHandle, Set<string>>();
+
+/** Records a note on how the export was read (`text`, said once when the export is closed). */
+export function noteOnRead(handle: ExportHandle, text: string): void {
+  let s = readNotes.get(handle);
+  if (!s) readNotes.set(handle, (s = new Set()));
+  s.add(text);
+}
+
 /** The rows excluded so far from the export, per table and reason. */
 export function excludedRows(handle: ExportHandle): ExcludedRows[] {
   return [...(excluded.get(handle)?.values() ?? [])];
@@ -68,6 +78,7 @@ export function sayExcludedRowNotes(notes: readonly string[]): void {
 
 /** Hands the export's notes (`first`, then its excluded rows) to the sink (called when the export is closed). */
 export function flushExcludedRowNotes(handle: ExportHandle, first: readonly string[] = []): void {
-  if (sink) for (const n of [...first, ...excludedRowNotes(handle)]) sink(n);
+  if (sink) for (const n of [...first, ...(readNotes.get(handle) ?? []), ...excludedRowNotes(handle)]) sink(n);
   excluded.delete(handle);
+  readNotes.delete(handle);
 }

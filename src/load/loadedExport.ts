@@ -278,8 +278,19 @@ export class LoadedExport {
     return !!this.nvtxValue || this.worker?.columnsPending() === true;
   }
 
+  /** Rows of the columns let go since `takeReleasedRows` was last asked (see collectGarbage.ts). */
+  private releasedRows = 0;
+
+  /** The rows of the columns let go since the last call (the pipeline collects garbage after large ones). */
+  takeReleasedRows(): number {
+    const n = this.releasedRows;
+    this.releasedRows = 0;
+    return n;
+  }
+
   /** Lets `data` go, with what was built from it (no part left reads it). */
   release(data: LoadedData): void {
+    this.releasedRows += this.rowsHeld(data);
     if (data === 'memcpyTraffic') this.memcpyTrafficValue = undefined;
     else if (data === 'gpuOps' || data === 'gpuTimelines') {
       if (data === 'gpuOps') this.gpuOpsValue = undefined;
@@ -294,6 +305,19 @@ export class LoadedExport {
       this.nvtxValue = undefined;
       if (this.worker?.columnsPending()) this.worker.cancel();
     }
+  }
+
+  /** The most rows any of the large columns holds on this thread now. */
+  largestRowsHeld(): number {
+    return Math.max(this.rowsHeld('gpuOps'), this.rowsHeld('apiCalls'), this.rowsHeld('nvtx'));
+  }
+
+  /** The rows `data` holds on this thread now (0 when not read). */
+  private rowsHeld(data: LoadedData): number {
+    if (data === 'gpuOps' || data === 'gpuTimelines') return this.gpuOpsValue?.count ?? 0;
+    if (data === 'apiCalls') return this.apiCallsValue?.count ?? 0;
+    if (data === 'nvtx') return this.nvtxValue?.count ?? 0;
+    return 0;
   }
 
   // ---- The NVTX worker ------------------------------------------------------------------------

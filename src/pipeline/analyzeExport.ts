@@ -2,6 +2,8 @@ import type { ExportHandle } from '../export/openExport.js';
 import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
 import { captureSettings } from '../load/captureSettings.js';
 import { LoadedExport, type LoadOptions } from '../load/loadedExport.js';
+import { COLLECT_FROM_ROWS, GarbagePolicy } from '../load/collectGarbage.js';
+import { fitToMemory } from './memoryPlan.js';
 import type { BackgroundPlan } from '../load/nvtxInBackground.js';
 import type { BackgroundOptions } from './backgroundParts.js';
 import { builtEntry } from '../builtEntry.js';
@@ -43,9 +45,11 @@ export type AnalysisProgress = (step: string, count: StepCount) => void;
  * Opens nothing itself: `handle` is an open export (`openExport` / `withExport`); the NVTX worker
  * thread, when there is one, opens the same file read-only on a connection of its own.
  */
-export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, onProgress?: AnalysisProgress): ExportAnalysis {
-  const asked = resolveParts(request.parts);
+export function analyzeExport(handle: ExportHandle, asRequested: AnalysisRequest, onProgress?: AnalysisProgress): ExportAnalysis {
+  const asked = resolveParts(asRequested.parts);
   const parts = partsFor(asked);
+  // Above the memory budget, the slower order that holds less (memoryPlan.ts).
+  const request = fitToMemory(handle, asRequested, parts, SHARED_NVTX_ROWS);
   const has = (name: PartName) => parts.some((p) => p.name === name);
   const timingsMs: Record<string, number> = {};
   const steps = new StepProgress(parts, onProgress);
@@ -92,6 +96,7 @@ export function analyzeExport(handle: ExportHandle, request: AnalysisRequest, on
 /** Every part's value, computed in `plan` order; each loader column let go after its last reader. */
 function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(name: string, fn: () => T) => T, steps: StepProgress): Partial<PartValues> {
   const values: Partial<Record<PartName, unknown>> = {};
+  const garbage = new GarbagePolicy(() => ctx.loaded.largestRowsHeld() >= COLLECT_FROM_ROWS);
   for (const { part, release } of plan) {
     const deps = Object.fromEntries([...part.needs, ...(part.uses ?? [])].map((d) => [d, values[d]]));
     const step = partStep(part);
@@ -100,6 +105,8 @@ function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(nam
       if (step) steps.skipped(step);
     } else values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
     for (const data of release) ctx.loaded.release(data);
+    // Columns outside V8's heap are freed only by a full collection, which V8 does not run for them in time (collectGarbage.ts).
+    garbage.afterPart(ctx.loaded.takeReleasedRows());
   }
   return values as Partial<PartValues>;
 }

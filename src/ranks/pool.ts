@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { estimateBytesOfFile, FIXED_BYTES, memoryBudget, MEMORY_SHARE_ENV, workerShare, type MemoryBudget } from '../memoryBudget.js';
 import { pathToFileURL } from 'node:url';
 import { builtEntry } from '../builtEntry.js';
 import { startWorker } from '../load/workerExecArgv.js';
@@ -24,10 +26,28 @@ export function workerEntry(): URL {
   return pathToFileURL(builtEntry('iterscope-worker.mjs', 'src/ranks/worker.js'));
 }
 
-/** How many workers analyzeMany starts for `n` exports. */
-export function workerCount(n: number, jobs?: number): number {
+/**
+ * How many workers analyzeMany starts for `n` exports: `jobs`, else one per core, never more than
+ * the exports, and, given `perExportBytes` (the largest export's estimated need), no more than the
+ * memory budget holds (`--max-memory`; at least one).
+ */
+export function workerCount(n: number, jobs?: number, perExportBytes?: number, budget: MemoryBudget = memoryBudget()): number {
   const cap = jobs !== undefined && jobs > 0 ? Math.floor(jobs) : availableParallelism();
-  return Math.max(1, Math.min(n, cap));
+  const byMemory = perExportBytes ? Math.floor((budget.bytes - FIXED_BYTES) / perExportBytes) : Infinity;
+  return Math.max(1, Math.min(n, cap, byMemory));
+}
+
+/** The largest input's estimated need (its file size, `estimateBytesOfFile`); 0 when none can be read. */
+export function largestExportBytes(paths: readonly string[]): number {
+  let most = 0;
+  for (const p of paths) {
+    try {
+      most = Math.max(most, estimateBytesOfFile(statSync(p).size));
+    } catch {
+      // unreadable: the worker that opens it says why
+    }
+  }
+  return most;
 }
 
 /**
@@ -44,7 +64,7 @@ export async function analyzeMany<T extends TaskName>(paths: readonly string[], 
   const taskOpts = (i: number): TaskOptions => (perExport?.[i] ? { ...shared, ...perExport[i] } : shared);
   const n = paths.length;
   if (n === 0) return [];
-  const workers = workerCount(n, jobs);
+  const workers = workerCount(n, jobs, largestExportBytes(paths));
   if (inProcess || workers === 1) {
     const out: TaskResults[T][] = [];
     for (const [i, p] of paths.entries()) {
@@ -104,7 +124,8 @@ function inWorkers<T extends TaskName>(
       w.postMessage({ id, task, file: paths[id], opts: taskOpts(id) } satisfies WorkerRequest);
     };
     for (let k = 0; k < workers; k++) {
-      const w = startWorker(entry);
+      // Each worker's analyses hold to its share of the budget (memoryBudget.ts).
+      const w = startWorker(entry, { env: { ...process.env, [MEMORY_SHARE_ENV]: String(workerShare(memoryBudget(), workers)) } });
       pool.push(w);
       w.on('message', (reply: WorkerReply) => {
         if (settled) return;

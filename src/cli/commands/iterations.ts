@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { budgetLabel } from '../../memoryBudget.js';
 import { withExport } from '../../export/openExport.js';
 import { DEFAULT_CATEGORY_RULES, loadCategoryRules } from '../../categories/rules.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
@@ -60,7 +61,7 @@ export function registerIterations(program: Command): void {
     }
 
     // A bar on stderr for big exports, only when stderr is a terminal: the pipeline's timed steps (its parts', the loader's reads), counted as it goes.
-    const bar = progress('iterscope: iterations', 0, { unit: 'steps' });
+    const bar = progress(`iterscope: iterations (${budgetLabel()})`, 0, { unit: 'steps' });
     let a;
     try {
       a = withExport(files[0], (h) => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { budgetLabel } from '../../memoryBudget.js';
 import { withExport } from '../../export/openExport.js';
 import { analyzeExport } from '../../pipeline/analyzeExport.js';
 import { progress } from '../../progress.js';
@@ -37,7 +38,7 @@ export function registerLayers(program: Command): void {
     ),
   ).action((file: string, opts: LayersOptions) => {
     const request = { logs: logsOf(opts), selection: selectionOf(opts), categoryRules: categoryRulesOf(opts), layers: layerOptionsOf(opts) };
-    const bar = progress('iterscope: layers', 0, { unit: 'steps' });
+    const bar = progress(`iterscope: layers (${budgetLabel()})`, 0, { unit: 'steps' });
     const a = withExport(file, (h) => {
       try {
         return analyzeExport(h, { ...request, parts: ['iterations', 'layers'], requireIterations: true }, (step, count) => bar.update(count.done, `${step} done`, count.total));

@@ -1,4 +1,5 @@
 import { resolveNsysReport } from '../../export/nsysRep.js';
+import { budgetLabel } from '../../memoryBudget.js';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { analyzeAcrossExports, type ResultsAcrossExports } from '../../ranks/acrossExports.js';
@@ -36,7 +37,7 @@ export function jobsOption(jobs: number | undefined): number | undefined {
 
 /** A progress bar on stderr (terminals only) while `fn` analyses `n` exports. */
 export async function withProgressBar<T>(n: number, fn: (onProgress: (done: number, total: number, file: string) => void) => Promise<T>): Promise<T> {
-  const bar = progress('iterscope: analysing', n, { unit: 'exports' });
+  const bar = progress(`iterscope: analysing (${budgetLabel()})`, n, { unit: 'exports' });
   try {
     return await fn((done, _total, file) => bar.update(done, file));
   } finally {

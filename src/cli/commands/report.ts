@@ -1,4 +1,6 @@
 import { extname } from 'node:path';
+import { budgetLabel } from '../../memoryBudget.js';
+import { progress } from '../../progress.js';
 import type { Command } from 'commander';
 import { reportAcrossRanks, type ReportAcrossRanks } from '../../ranks/ranksFromExports.js';
 import { expandExportArgs } from './ranks.js';
@@ -52,7 +54,15 @@ export async function runReport(input: string | readonly string[], opts: Partial
   // Several exports: the first one's figures for the cross-rank view too.
   // HTML draws a few steps at kernel level too (`stepTimeline`); Markdown has no use for them.
   const parts = [...REPORT_PARTS, ...(files.length > 1 ? ['rankFigures' as const] : []), ...(format === 'html' ? ['stepTimeline' as const] : []), ...(opts.layers ? ['layers' as const] : [])];
-  const first = withExport(files[0], (h) => analyzeExport(h, { ...request, parts }));
+  // A bar on stderr (terminals only): the pipeline's timed steps, and the memory limit in force.
+  const bar = progress(`iterscope: report (${budgetLabel()})`, 0, { unit: 'steps' });
+  const first = withExport(files[0], (h) => {
+    try {
+      return analyzeExport(h, { ...request, parts }, (step, count) => bar.update(count.done, `${step} done`, count.total));
+    } finally {
+      bar.done();
+    }
+  });
   if (!isReportData(first)) throw new Error(`report: the pipeline did not return every report part (${first.parts.join(', ')})`);
   const analysis = files.length > 1 ? await reportAcrossRanks(files, first, request) : first;
   const text = await renderReport(analysis, format, {
