@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { KINETO_CPU_OPS_DDL, NSYS_ENUM_ROWS, NSYS_TABLE_DDL } from './nsysDdl.js';
 
-// The SQL of the Kineto -> nsys-shaped database conversion (src/export/kineto/convert.ts streams the
+// The SQL of the Kineto -> nsys-shaped database conversion (src/kineto/convert/convert.ts streams the
 // trace's events into these). The only queries in iterscope that write: each takes the connection
 // of the fresh database the conversion creates, never an opened export. Table names are our own
 // constants; every value is bound.

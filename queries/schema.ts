@@ -269,7 +269,7 @@ export interface TargetInfoGpuMetricsTable {
 }
 
 /**
- * `KINETO_CPU_OPS`: not an nsys table. Written by the Kineto conversion (src/export/kineto/convert.ts,
+ * `KINETO_CPU_OPS`: not an nsys table. Written by the Kineto conversion (src/kineto/convert/convert.ts,
  * DDL in queries/nsysDdl.ts) for the PyTorch profiler's aten ops (`cpu_op`), so it is only in
  * converted traces: check `hasTable`. Times are ns from session start like the nsys tables.
  */

@@ -1,7 +1,7 @@
 import type { ExportHandle } from './handle.js';
 
 /**
- * SQL tests for rows whose times an analysis can use (see src/load/excludedRows.ts for why):
+ * SQL tests for rows whose times an analysis can use (see src/export/excludedRows.ts for why):
  * integer `start`/`end`, `end >= start`, within +-(2^53 - 1) ns. Written by us, never from input.
  *
  * Comparisons, no typeof(): SQLite orders NULL < numbers < TEXT < BLOB, and a time column

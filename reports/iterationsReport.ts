@@ -1,4 +1,4 @@
-import type { IterationAnalysis } from '../src/iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../src/iterations/types.js';
 import type { PhaseSummary } from '../src/iterations/summary.js';
 import type { CategoryRule } from '../src/categories/rules.js';
 import type { Column, DataTable } from './table.js';

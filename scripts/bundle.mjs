@@ -10,10 +10,10 @@
  * - dist/iterscope-worker.mjs   the worker thread of the multi-export pool (src/ranks/worker.ts),
  *                               started by src/ranks/pool.ts's workerEntry();
  * - dist/iterscope-kineto.mjs   the child process converting Kineto traces
- *                               (src/export/kineto/convertMain.ts), run by src/export/kineto/convertSync.ts;
+ *                               (src/kineto/convert/convertMain.ts), run by src/kineto/convert/convertSync.ts;
  * - dist/iterscope-nvtx.mjs     the worker thread reading NVTX beside the GPU ops and computing
- *                               the parts built from it (src/pipeline/backgroundWorker.ts over
- *                               src/load/nvtxWorker.ts, nvtxInBackground.ts).
+ *                               the parts built from it (src/worker/backgroundWorker.ts over
+ *                               src/worker/nvtxWorker.ts, nvtxInBackground.ts).
  * The CLI and the two workers are bundled as CommonJS scripts (`iterscope.cjs`, ...) that their
  * `.mjs` starts through dist/iterscope-launch.mjs (scripts/launch.mjs) with V8's code cache,
  * which scripts/codeCache.mjs writes last (`<bundle>.cjs[.<flags>].v8cache`): Node 20 caches the code of a
@@ -55,11 +55,11 @@ const DIST = join(REPO, 'dist');
 const CACHED_ENTRIES = {
   iterscope: join(DIST, 'src', 'cli', 'main.js'),
   'iterscope-worker': join(DIST, 'src', 'ranks', 'worker.js'),
-  'iterscope-nvtx': join(DIST, 'src', 'pipeline', 'backgroundWorker.js'),
+  'iterscope-nvtx': join(DIST, 'src', 'worker', 'backgroundWorker.js'),
 };
 /** The Kineto converter: a child process run once per trace, an ES module as it was. */
 const MODULE_ENTRIES = {
-  'iterscope-kineto': join(DIST, 'src', 'export', 'kineto', 'convertMain.js'),
+  'iterscope-kineto': join(DIST, 'src', 'kineto', 'convert', 'convertMain.js'),
 };
 const ENTRIES = { ...CACHED_ENTRIES, ...MODULE_ENTRIES };
 /**

@@ -11,7 +11,7 @@
  * V8 uses a cache only under the flags it was made with (it records their hash). Lazy compiling
  * is set back before a cache is made. The worker bundles may start after the CLI (or a library
  * analysis) set `--semi-space-growth-factor=1 --no-parallel-scavenge` and/or `--no-concurrent-osr`
- * (src/load/youngGeneration.ts, src/load/loopCompilation.ts; recorded in ITERSCOPE_V8_FLAGS for the
+ * (src/v8/youngGeneration.ts, src/v8/loopCompilation.ts; recorded in ITERSCOPE_V8_FLAGS for the
  * launcher), so theirs are made four times: under V8's defaults and under each set of those flags.
  *
  *   node scripts/codeCache.mjs dist/iterscope.cjs dist/iterscope-nvtx.cjs ...
@@ -27,8 +27,8 @@ const MAIN_THREAD_BUNDLES = ['iterscope.cjs', 'iterscope-lib.cjs'];
 
 /**
  * The flags the CLI may have set when a worker starts, and how each is undone: the young
- * generation's (src/load/youngGeneration.ts `YOUNG_GENERATION_FLAGS`, set as a command starts)
- * and the loops' (src/load/loopCompilation.ts, set as the threads that fill the cores start).
+ * generation's (src/v8/youngGeneration.ts `YOUNG_GENERATION_FLAGS`, set as a command starts)
+ * and the loops' (src/v8/loopCompilation.ts, set as the threads that fill the cores start).
  */
 const GROWTH = { set: '--semi-space-growth-factor=1', unset: '--semi-space-growth-factor=2' };
 const SERIAL_SCAVENGE = { set: '--no-parallel-scavenge', unset: '--parallel-scavenge' };

@@ -34,7 +34,7 @@ export function wrapBundle(source) {
 
 /**
  * The V8 flags iterscope set in this process at run time (space-separated), as
- * src/load/loopCompilation.ts records them; a worker thread inherits them with its environment.
+ * src/v8/loopCompilation.ts records them; a worker thread inherits them with its environment.
  */
 export const RUNTIME_FLAGS_ENV = 'ITERSCOPE_V8_FLAGS';
 
@@ -68,7 +68,7 @@ function runtimeFlags() {
 /**
  * V8 sets `--semi-space-growth-factor` back to its default, for the whole process, whenever it
  * creates an isolate (a worker thread's). A worker sets it again to the value recorded
- * (src/load/youngGeneration.ts) before it compiles: its code cache, made under the recorded flags,
+ * (src/v8/youngGeneration.ts) before it compiles: its code cache, made under the recorded flags,
  * then fits, and the main thread's young generation stays as the CLI or the analysis chose. A
  * worker of a library analysis carries that analysis's lease (`workerData`, see
  * `YOUNG_GENERATION_LEASE_KEY`): the flag is set only while the lease is held, so a worker that
@@ -92,7 +92,7 @@ export function restoreYoungGenerationFlag(flags, data = workerData, setFlags = 
   return true;
 }
 
-/** src/load/youngGeneration.ts's names for the lease (a test holds the two files to the same values). */
+/** src/v8/youngGeneration.ts's names for the lease (a test holds the two files to the same values). */
 export const YOUNG_GENERATION_LEASE_KEY = 'iterscopeYoungGenerationLease';
 export const LEASE_HELD = 1;
 export const LEASE_RESTORING = 2;

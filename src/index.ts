@@ -22,16 +22,16 @@ export type { ExportHandle, ExportMetadata } from '../queries/handle.js';
 export { analyzeExport, type AnalysisProgress } from './pipeline/analyzeExport.js';
 // The V8 policy for long loops when our threads fill every core: for the span of each analysis by
 // default, for good after `loopCompilation.enable()` (the CLI), never after `loopCompilation.disable()`.
-export { loopCompilation, type LoopCompilation } from './load/loopCompilation.js';
+export { loopCompilation, type LoopCompilation } from './v8/loopCompilation.js';
 // V8's young generation kept small and scavenged without helper threads for the span of each analysis
 // that reads the GPU ops on the main thread (`--semi-space-growth-factor=1 --no-parallel-scavenge`, then
 // V8's defaults back); never after `youngGeneration.disable()`.
-export { youngGeneration, type YoungGeneration } from './load/youngGeneration.js';
+export { youngGeneration, type YoungGeneration } from './v8/youngGeneration.js';
 export type { StepCount } from './pipeline/stepProgress.js';
 export { ANALYSIS_PARTS, REPORT_PARTS, type AnalysisPart, type AnalysisRequest, type NvtxReadMode } from './pipeline/request.js';
 export { findingsInputOf, isReportData, type ExportAnalysis, type ReportData, type ReportLogFile } from './pipeline/exportAnalysis.js';
-export type { CategoryTime, CategoryTotal } from './categories/categoryTime.js';
-export type { ReportCoverage, ReportNote } from './analysis/reportCoverage.js';
+export type { CategoryTime, CategoryTotal } from './analysis/categoryTime.js';
+export type { ReportCoverage, ReportNote } from './overview/reportCoverage.js';
 export type { HostSummary, GcSummary, GilSummary, GilThreadSummary } from './gaps/hostSummary.js';
 
 // Inputs of the pipeline: iteration logs, iteration selection, kernel categories.
@@ -53,23 +53,24 @@ export type { MemoryTraffic } from './analysis/memoryTraffic.js';
 export type { GilHolderAnalysis } from './gaps/gilHolders.js';
 export type { NvtxSummary, NvtxSummaryRow } from './analysis/nvtxSummary.js';
 export type { NvtxGpuProjection } from './analysis/nvtxGpuProjection.js';
-export type { IterationAnalysis, IterationRow, IterationCoverage, Phase } from './iterations/analyzeIterations.js';
+export type { IterationAnalysis, IterationRow, IterationCoverage } from './iterations/types.js';
+export type { Phase } from './iterations/phase.js';
 export type { PhaseSummary } from './iterations/summary.js';
 export type { GapAnalysis, GapRow, DeviceGapSummary, IterationGapSummary, PhaseGapSummary } from './gaps/analyzeGaps.js';
 export type { IterationMetricsResult } from './metrics/iterationMetrics.js';
 
 // Summaries, comparison and the CI gate.
 export { summarizeRun, summarizeExport, summaryRequest, SUMMARY_PARTS, SUMMARY_SCHEMA, type RunSummary, type SummaryTokens } from './summary/runSummary.js';
-export { loadRun, readSummaryFile } from './compare/loadRun.js';
+export { loadRun, readSummaryFile } from './summary/loadRun.js';
 export { compareRuns, type Comparison } from './compare/compareRuns.js';
 export { compareEngines, type EngineComparison, type EngineFigures } from './compare/engineComparison.js';
 
 // Engines side by side (`iterscope engines`): N captures, with or without iteration markers.
 export { enginesFromExports, engineRows, type EngineRow, type EngineRows, type EngineInputs, type EnginesOptions } from './compare/engineRows.js';
-export { engineCaptureOf, ENGINE_CAPTURE_PARTS, type EngineCapture, type ServingEngine } from './compare/engineCapture.js';
+export { engineCaptureOf, ENGINE_CAPTURE_PARTS, type EngineCapture, type ServingEngine } from './summary/engineCapture.js';
 export { resolveEngineInputs, type ExportInputs, type EngineOptionValues } from './compare/engineInputs.js';
 export { readBenchmarkFile, type BenchmarkResults, type TokenSource } from './compare/tokenSources.js';
-export type { ServingSpan, ServingBoundary } from './iterations/servingSpan.js';
+export type { ServingSpan, ServingBoundary } from './analysis/servingSpan.js';
 
 // Several exports (one per rank).
 export { analyzeAcrossExports, longestGapsAcrossRanks, type RankResult, type ResultsAcrossExports } from './ranks/acrossExports.js';
@@ -80,7 +81,7 @@ export type { RankFigures } from './iterations/rankIterationFigures.js';
 
 // PyTorch profiler (Kineto) traces: read into the nsys data model, aten ops per iteration, dual mode.
 export { analyzeAtenOps, attachTorchTrace, alignTorchClock, type AtenOpAnalysis, type TorchTraceAttachment, type TorchClockAlignment } from './kineto/index.js';
-export { convertKinetoTraceSync, type ConvertedTrace } from './export/kineto/convertSync.js';
+export { convertKinetoTraceSync, type ConvertedTrace } from './kineto/convert/convertSync.js';
 export type { PytorchHostSide } from './kineto/pytorchHostSide.js';
 
 // Findings: what to fix first, from the analysis.
@@ -92,7 +93,7 @@ export type { MoeRoutingReading } from './findings/moeRoutingReading.js';
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './pipeline/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
 export type { Timeline, KernelNames } from './analysis/timeline.js';
-export type { StepTimeline, TimelineStep, StepHostRange, StepReason } from './analysis/stepTimeline.js';
+export type { StepTimeline, TimelineStep, StepHostRange, StepReason } from './overview/stepTimeline.js';
 
 // Inside the step: kernel time per decoder layer and module kind (the `layers` part).
 export type { LayersAnalysis, LayerOptions, LayerSource, LayerSourceOption, StepLayers, LayerFigures, PhaseLayers, OutlierLayer, PeriodFit, MarkerAgreement, ModuleKind, LayerSpan } from './layers/types.js';

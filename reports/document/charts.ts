@@ -1,6 +1,6 @@
 import { causeRank } from '../../src/gaps/attributeCauses.js';
 import type { GapAnalysis } from '../../src/gaps/analyzeGaps.js';
-import type { IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../../src/iterations/types.js';
 import { baseMetricName } from '../../src/metrics/catalog.js';
 
 /** One data point of a chart; values are the same ns (or metric values) the tables print. */

@@ -1,7 +1,7 @@
 import { layerSpreadTable, phaseLayersTable } from '../layersReport.js';
 import { crossRankTables } from '../ranksReport.js';
 import { basename } from 'node:path';
-import { compactRanges } from '../../src/iterations/analyzeIterations.js';
+import { compactRanges } from '../../src/formatRanges.js';
 import { gapsTables } from '../gapsReport.js';
 import { phaseSummaryTable } from '../iterationsReport.js';
 import { kernelSummaryTable } from '../kernelsReport.js';
@@ -17,7 +17,7 @@ import type { ReportAcrossRanks } from '../../src/ranks/ranksFromExports.js';
 import { DEFAULT_REPORT_LAYOUT, type ReportLayout } from './layout.js';
 import type { FindingsResult } from '../../src/findings/finding.js';
 import { recordedText, tracedText } from '../infoReport.js';
-import type { StepTimeline } from '../../src/analysis/stepTimeline.js';
+import type { StepTimeline } from '../../src/overview/stepTimeline.js';
 import { iterationOverview, type IterationOverview } from './overview.js';
 
 /** A piece of a report section. Writers render each kind; Markdown leaves charts out. */

@@ -1,5 +1,5 @@
 import type { FindingsResult } from '../../src/findings/finding.js';
-import type { IterationAnalysis, IterationRow } from '../../src/iterations/analyzeIterations.js';
+import type { IterationAnalysis, IterationRow } from '../../src/iterations/types.js';
 import { formatNs } from '../units.js';
 import { gpuTimeByCategoryChart, idleByIterationChart, type ReportChart } from './charts.js';
 

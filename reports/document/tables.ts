@@ -1,11 +1,11 @@
 import type { NvtxGpuProjection } from '../../src/analysis/nvtxGpuProjection.js';
-import type { IterationAnalysis, IterationRow } from '../../src/iterations/analyzeIterations.js';
+import type { IterationAnalysis, IterationRow } from '../../src/iterations/types.js';
 import type { PhaseSummary } from '../../src/iterations/summary.js';
 import { iterationsTable } from '../iterationsReport.js';
 import { metricCells, metricColumns } from '../metricsReport.js';
 import type { Column, DataTable } from '../table.js';
 import { formatNs } from '../units.js';
-import type { CategoryTime } from '../../src/categories/categoryTime.js';
+import type { CategoryTime } from '../../src/analysis/categoryTime.js';
 import type { HostSummary } from '../../src/gaps/hostSummary.js';
 
 /** A two-column Field / Value table (run info, GC/GIL, coverage). */

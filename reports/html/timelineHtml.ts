@@ -1,4 +1,4 @@
-import { MAX_TIMELINE_STEPS, type StepTimeline, type TimelineStep } from '../../src/analysis/stepTimeline.js';
+import { MAX_TIMELINE_STEPS, type StepTimeline, type TimelineStep } from '../../src/overview/stepTimeline.js';
 import { formatNs } from '../units.js';
 import { escapeHtml } from './htmlTable.js';
 import { causeColors, seriesColors } from './overviewChart.js';

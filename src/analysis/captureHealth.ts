@@ -3,7 +3,7 @@ import { captureSettings, traceNames, type CaptureTracing } from '../load/captur
 import { GPU_OP_KIND_NAMES, GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import { activityPerProcess, diagnosticRows, outputStreamRows, processNames, recordedActivity, type RecordedActivity } from '../load/healthReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { KINETO_TABLES_READ } from '../kineto/traceNotes.js';
+import { KINETO_TABLES_READ } from '../kineto/trace/traceNotes.js';
 
 export type { RecordedActivity };
 

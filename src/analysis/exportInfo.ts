@@ -19,7 +19,8 @@ import {
   type NvtxInfoFacts,
 } from '../load/infoReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { domainKey, domainKeyParts, nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
+import { domainKey, domainKeyParts } from '../load/domainKeys.js';
+import { nvtxDomains as nvtxDomainNames } from '../load/nvtxReads.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { detectEngine } from '../iterations/sources/index.js';
 import type { NvtxRangesByDomain } from './nvtxSummary.js';

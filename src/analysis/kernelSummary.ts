@@ -2,7 +2,7 @@ import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import { forEachGraphLaunch, forEachKernelDuration, type KernelQueryOptions } from '../load/kernelReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from '../math/durationStats.js';
-import { NO_STRING_ID, StringIdTable } from '../load/typedColumn.js';
+import { NO_STRING_ID, StringIdTable } from '../columns/typedColumn.js';
 
 /** One row of the `cuda_gpu_kern_sum` report. */
 export interface KernelSummaryRow extends DurationStats {
@@ -92,7 +92,7 @@ function kernelNameOf(id: number | null, names: ReadonlyMap<number, string>): st
 /** Kernel durations per name from a scan of the kernel table (filtered, or by short name). */
 function queriedKernelDurations(loaded: LoadedExport, opts: KernelSummaryOptions): KernelDurations {
   const byId = new Map<number | null, Float64Buffer>();
-  // Rows left out for unusable times (excludedRows.ts) are noted there, when unfiltered.
+  // Rows left out for unusable times (src/export/excludedRows.ts) are noted there, when unfiltered.
   forEachKernelDuration(loaded, opts, hasActivityFilter(opts), (nameId, duration) => {
     let buf = byId.get(nameId);
     if (!buf) byId.set(nameId, (buf = new Float64Buffer()));

@@ -2,10 +2,11 @@ import { durationStats, Float64Buffer } from '../math/durationStats.js';
 import { nvtxRangeLabel, nvtxStyleOf, type NvtxStyle } from './nvtxSummary.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { isNvtxRange, type NvtxColumns } from '../load/nvtxEventColumns.js';
-import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
+import { domainKey } from '../load/domainKeys.js';
+import { nvtxDomains } from '../load/nvtxReads.js';
 import { forEachNvtxLabelPart, forEachProjectionRange, graphTraceRows, launchedCallsOf, PROJECTION_OP_TABLES } from '../load/projectionReads.js';
 import { pidOfHi, ThreadIndex, type LaunchedCalls } from '../load/launchedCalls.js';
-import { Column } from '../load/typedColumn.js';
+import { Column } from '../columns/typedColumn.js';
 
 /** One row of `nsys stats -r nvtx_gpu_proj_sum`. Avg/Med/StdDev and the averages are not rounded. */
 export interface NvtxGpuProjectionRow {

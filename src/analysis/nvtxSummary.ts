@@ -1,7 +1,8 @@
 import { durationStats, Float64Buffer, percentOf, type DurationStats } from '../math/durationStats.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { isNvtxRange, type NvtxColumns } from '../load/nvtxEventColumns.js';
-import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
+import { domainKey } from '../load/domainKeys.js';
+import { nvtxDomains } from '../load/nvtxReads.js';
 
 export type NvtxStyle = 'PushPop' | 'StartEnd';
 

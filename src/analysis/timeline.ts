@@ -3,7 +3,7 @@ import { sessionStartEpochNs } from '../load/infoReads.js';
 import { cpuOps, type CpuOpColumns } from '../load/kinetoReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { enumLabels } from '../load/memoryReads.js';
-import { NO_STRING_ID } from '../load/typedColumn.js';
+import { NO_STRING_ID } from '../columns/typedColumn.js';
 
 /** Kernel slice names: nsys's short name (`shortName`, the default) or the full demangled signature. */
 export type KernelNames = 'short' | 'demangled';

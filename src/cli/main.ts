@@ -17,9 +17,9 @@ import { registerEngines } from './commands/engines.js';
 import { registerLayers } from './commands/layers.js';
 import { expandInputs } from '../ranks/expandInputs.js';
 import { guardOutputs, note, stderrLine } from './output.js';
-import { setExcludedRowSink } from '../load/excludedRows.js';
-import { loopCompilation } from '../load/loopCompilation.js';
-import { youngGeneration } from '../load/youngGeneration.js';
+import { setExcludedRowSink } from '../export/excludedRows.js';
+import { loopCompilation } from '../v8/loopCompilation.js';
+import { youngGeneration } from '../v8/youngGeneration.js';
 import { setCommandForMessages } from '../export/contract.js';
 import { MAX_MEMORY_ENV, parseMemorySize } from '../memoryBudget.js';
 

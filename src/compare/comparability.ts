@@ -1,4 +1,4 @@
-import { PHASES } from '../iterations/analyzeIterations.js';
+import { PHASES } from '../iterations/phase.js';
 import type { RunSummary } from '../summary/runSummary.js';
 import type { GateBasis } from '../summary/gateSamples.js';
 

@@ -1,6 +1,6 @@
 import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
-import type { Phase } from '../iterations/analyzeIterations.js';
+import type { Phase } from '../iterations/phase.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
 import { compareEngines, type EngineComparison } from './engineComparison.js';
 import { findingChanges, type FindingChanges } from '../findings/digest.js';
@@ -8,9 +8,8 @@ import type { MoeRoutingReading } from '../findings/moeRoutingReading.js';
 import type { GateBasis, SpanGate } from '../summary/gateSamples.js';
 import { checkComparability, type Comparability } from './comparability.js';
 import { layerMetricInputs } from './layerMetrics.js';
-import { CONFIDENCE, RESAMPLES, SKETCH_POINTS, relativeInterval, sketchMean, totalRatioInterval, verdictOf, type Sketch, type Verdict } from './stats.js';
-
-export type Scope = 'all' | Phase | 'span';
+import { CONFIDENCE, RESAMPLES, SKETCH_POINTS, relativeInterval, sketchMean, totalRatioInterval, verdictOf, type Sketch, type Verdict } from '../math/sketch.js';
+import type { Scope } from './engineComparison.js';
 
 /** A metric's unit: ns per iteration or instance, a 0..1 share, a count, or a rate per second of span or per generated token. */
 export type MetricUnit = 'ns' | 'share' | 'count' | 'ns/s' | 'count/s' | 'ns/token' | 'count/token';
@@ -25,7 +24,7 @@ export interface MetricDelta {
   delta: number;
   /** Relative change of the means (head - base) / base; null when base is 0. */
   relative: number | null;
-  /** CONFIDENCE interval of `relative` from the samples (stats.ts); null without samples. */
+  /** CONFIDENCE interval of `relative` from the samples (src/math/sketch.ts); null without samples. */
   interval: { lo: number; hi: number } | null;
   /** Samples per side (iterations or kernel instances); null for a figure without samples. */
   samples: { base: number; head: number } | null;

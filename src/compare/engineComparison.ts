@@ -1,7 +1,8 @@
-import { PHASES } from '../iterations/analyzeIterations.js';
+import { PHASES } from '../iterations/phase.js';
 import type { Engine } from '../iterations/source.js';
 import type { PhaseFigures, RunSummary } from '../summary/runSummary.js';
-import type { Scope } from './compareRuns.js';
+import type { Phase } from '../iterations/phase.js';
+
 
 /**
  * The field guide's engine table, done per phase: two runs (e.g. TensorRT-LLM vs vLLM of one model
@@ -82,3 +83,5 @@ export function compareEngines(base: RunSummary, head: RunSummary): EngineCompar
     scopes,
   };
 }
+
+export type Scope = 'all' | Phase | 'span';

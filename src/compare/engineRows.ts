@@ -1,6 +1,6 @@
 import { basename, dirname } from 'node:path';
-import type { ServingBoundary } from '../iterations/servingSpan.js';
-import type { CaptureHealthNote, EngineCapture, EngineEvidence, ServingEngine } from './engineCapture.js';
+import type { ServingBoundary } from '../analysis/servingSpan.js';
+import type { CaptureHealthNote, EngineCapture, EngineEvidence, ServingEngine } from '../summary/engineCapture.js';
 import { categoryShares, perToken } from './engineComparison.js';
 import { chooseTokens, readBenchmarkFile, type BenchmarkResults, type TokenSource } from './tokenSources.js';
 import type { ExportInputs } from './engineInputs.js';

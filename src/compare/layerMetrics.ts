@@ -1,8 +1,8 @@
-import type { Phase } from '../iterations/analyzeIterations.js';
+import type { Phase } from '../iterations/phase.js';
 import { OUTSIDE_LAYERS_METRIC, type PhaseLayerGate } from '../summary/layerGate.js';
 import type { RunSummary } from '../summary/runSummary.js';
 import type { Comparability } from './comparability.js';
-import { SKETCH_POINTS, type Sketch } from './stats.js';
+import { SKETCH_POINTS, type Sketch } from '../math/sketch.js';
 
 /** What one gated metric needs: its name, scope, base and head means and samples, and why it is off the gate (null: on). */
 export interface LayerMetricInput {

@@ -1,6 +1,6 @@
 import { InputError } from '../errors.js';
 import { readOptionFile } from '../optionFile.js';
-import type { EngineCapture } from './engineCapture.js';
+import type { EngineCapture } from '../summary/engineCapture.js';
 
 /**
  * Where a capture's generated-token count came from: the iteration log's records of the captured

@@ -5,7 +5,7 @@ import { countNullRows } from '../../queries/validRows.js';
 import { apiProcessCount } from '../../queries/globalIds.js';
 import { SchemaError } from '../errors.js';
 import { NSYS_TABLE_DDL } from '../../queries/nsysDdl.js';
-import { noteExcludedRows } from '../load/excludedRows.js';
+import { noteExcludedRows } from './excludedRows.js';
 
 /**
  * What each analysis reads from an export, declared in one place: for each table, the columns it

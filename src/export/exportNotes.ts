@@ -1,7 +1,7 @@
 import type { ExportHandle } from '../../queries/handle.js';
 import { GPU_OP_SOURCES } from '../../queries/gpuOps.js';
 import { soleApiProcessPid } from '../../queries/globalIds.js';
-import { KINETO_NOTE_PREFIX } from '../kineto/traceNotes.js';
+import { KINETO_NOTE_PREFIX } from '../kineto/trace/traceNotes.js';
 import { optionalColumnNotes } from './contract.js';
 
 /**

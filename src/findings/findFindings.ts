@@ -7,7 +7,8 @@ import { memoryTraffic } from './rules/memory.js';
 import { phaseOutliers } from './rules/phaseOutliers.js';
 import { layerFindings } from './rules/layers.js';
 import { moeRouting, stragglers } from './rules/scale.js';
-import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Engine, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type HealthFindingsInput, type RuleContext, type Severity } from './finding.js';
+import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Finding, type FindingThresholds, type FindingsInput, type FindingsOptions, type FindingsResult, type HealthFindingsInput, type RuleContext, type Severity } from './finding.js';
+import type { Engine } from '../iterations/source.js';
 
 /** The engine whose remedies apply, from what the export recorded. */
 export function detectEngine(input: Pick<FindingsInput, 'info' | 'iterations'>): Engine {

@@ -6,7 +6,7 @@ import type { MemoryTraffic } from '../analysis/memoryTraffic.js';
 import type { GapAnalysis } from '../gaps/analyzeGaps.js';
 import type { GilHolderAnalysis } from '../gaps/gilHolders.js';
 import type { HostSummary } from '../gaps/hostSummary.js';
-import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../iterations/types.js';
 import type { PhaseSummary } from '../iterations/summary.js';
 import type { CaptureSettings } from '../load/captureSettings.js';
 import type { ReportLogFile } from '../logs/logRecords.js';

@@ -1,4 +1,4 @@
-import type { Engine } from './finding.js';
+import type { Engine } from '../iterations/source.js';
 
 /** A remedy per engine; `unknown` is the engine-neutral advice. */
 export type Remedy = Record<Engine, string>;

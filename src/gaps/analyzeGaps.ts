@@ -2,14 +2,15 @@ import { meanSmActiveInGaps } from './smActive.js';
 import { GpuOpKind } from '../load/gpuOpColumns.js';
 import { threadKey, type HostCauseRows } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
+import { PHASES, type Phase } from '../iterations/phase.js';
+import type { IterationRow } from '../iterations/types.js';
 import { formatNs } from '../formatNs.js';
 import { WindowIndex } from '../iterations/windowIndex.js';
 import { causeRank, innermostSegmentsOf, layeredSegments, splitGapCauses, type NamedSegments } from './attributeCauses.js';
 import { gapCount } from '../load/deviceTimelines.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, loadLaunchSide, type HostContext, type LaunchSide } from './hostCauses.js';
-import { NO_STRING_ID } from '../load/typedColumn.js';
+import { NO_STRING_ID } from '../columns/typedColumn.js';
 
 /** Default `--min-gap`: 100 us. */
 export const DEFAULT_MIN_GAP_NS = 100_000;

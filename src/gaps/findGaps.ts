@@ -1,7 +1,7 @@
 import { GPU_OP_KIND_NAMES, filterDevice, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import { computeDeviceTimelines, type DeviceTimeline } from '../load/deviceTimelines.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { NO_STRING_ID } from '../load/typedColumn.js';
+import { NO_STRING_ID } from '../columns/typedColumn.js';
 import { ascendingRunBounds } from '../math/intervals.js';
 
 export type { DeviceTimeline, GpuOpColumns };

@@ -2,7 +2,8 @@ import { coveredLength, intersectIntervals, intersectionLength, overlapLength, u
 import type { NvtxDomainInfo } from '../analysis/exportInfo.js';
 import { gilRanges, threadKey, threadNames } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { domainKey, nvtxEndOfTime } from '../load/nvtxReads.js';
+import { domainKey } from '../load/domainKeys.js';
+import { nvtxEndOfTime } from '../load/nvtxReads.js';
 import type { GapAnalysis } from './analyzeGaps.js';
 import { gilRangesOfExecutors, type HostNvtxRanges } from './hostNvtxRanges.js';
 import { GIL_DOMAIN, GIL_HOLD_RANGE, GIL_WAIT_RANGE } from './hostCauses.js';

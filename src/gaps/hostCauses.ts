@@ -3,8 +3,9 @@ import type { ApiCallIndex } from '../load/apiCallIndex.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import { forEachHostCauseRange, threadKey, type HostCauseRows } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { domainKey, domainKeyParts, nvtxDomains, nvtxEndOfTime } from '../load/nvtxReads.js';
-import { Column, NO_STRING_ID } from '../load/typedColumn.js';
+import { domainKey, domainKeyParts } from '../load/domainKeys.js';
+import { nvtxDomains, nvtxEndOfTime } from '../load/nvtxReads.js';
+import { Column, NO_STRING_ID } from '../columns/typedColumn.js';
 import { unionIntervals, type IntervalSet } from '../math/intervals.js';
 
 /** NVTX names the cause rules look for. */

@@ -5,7 +5,8 @@ import { GC_RANGE, GIL_DOMAIN, GIL_WAIT_RANGE } from './hostCauses.js';
 import { rangesNamed, threadKey } from '../load/hostRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import type { HostNvtxRanges } from './hostNvtxRanges.js';
-import { domainKey, nvtxDomains as nvtxDomainNames, nvtxEndOfTime } from '../load/nvtxReads.js';
+import { domainKey } from '../load/domainKeys.js';
+import { nvtxDomains as nvtxDomainNames, nvtxEndOfTime } from '../load/nvtxReads.js';
 
 /** Python garbage collections (`Python GC` NVTX ranges, TLLM_PROFILE_RECORD_GC=1). */
 export interface GcSummary {

@@ -3,146 +3,30 @@ import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import { captureSettings } from '../load/captureSettings.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
+import { defaultCategoryClassifier } from '../categories/rules.js';
 import { recordsByIter, repeatedIters } from '../logs/parse.js';
 import { alignLogCounters } from './logCounters.js';
-import type { IterationMetrics, LogFormat, MergedIterationRecord, ParsedIterationLog } from '../logs/logRecords.js';
+import type { MergedIterationRecord, ParsedIterationLog } from '../logs/logRecords.js';
 import { METRIC_KEYS } from '../logs/logRecords.js';
 import { attributeGpuWork, type AttributionCoverage, type GpuAttribution, type IterationWindow } from './attribute.js';
-import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder, type Numbering } from './numbering.js';
-import { clipRangeText, parseProfileRanges, type LabelCounts, type ProfileRange, type StepTokenDetail } from './rangeSpec.js';
+import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder } from './numbering.js';
+import type { Numbering } from './source.js';
+import { clipRangeText, parseProfileRanges, type ProfileRange, type StepTokenDetail } from './rangeSpec.js';
 import type { IterationSelection } from './selection.js';
-import type { Engine, IterationSource, PhaseBasis, PhaseRule, StepNumbering } from './source.js';
+import type { Engine, PhaseRule, StepNumbering } from './source.js';
 import { findIterationRanges } from './sources/index.js';
-import type { FoundIterationRanges, IterationRange, UnparsedLabels } from './windows.js';
+import type { FoundIterationRanges, IterationRange, UnparsedLabels } from './source.js';
 import { fallbackIterationRanges, NO_ITERATION_SOURCE_HINT } from './fallbackRanges.js';
 import { IterationError } from '../errors.js';
-
-/**
- * Batch phase of an iteration, from its context and generation request counts; `speculative`: a
- * speculative-decoding verify step (SGLang's TARGET_VERIFY), never counted as generation.
- */
-export type Phase = 'context' | 'mixed' | 'generation' | 'speculative' | 'empty' | 'unknown';
-export const PHASES: readonly Phase[] = ['context', 'mixed', 'generation', 'speculative', 'empty', 'unknown'];
-
-/** The log fields joined to an iteration (no raw objects: see `sources` for where they came from). */
-export interface JoinedLog extends IterationMetrics {
-  sources: { file: string; line: number; format: LogFormat; sourceIter: number }[];
-}
-
-export interface IterationRow {
-  iter: number;
-  pid: number;
-  startNs: number;
-  endNs: number;
-  wallNs: number;
-  /** Union of the process's GPU work (all devices) inside the window. */
-  gpuBusyNs: number;
-  gpuIdleNs: number;
-  /** Kernels (and whole-graph launches) launched in the window. */
-  kernelNs: number;
-  kernelCount: number;
-  /** Kernel time by category; sums to kernelNs. */
-  categoryNs: Record<string, number>;
-  memcpyNs: number;
-  memcpyCount: number;
-  memsetNs: number;
-  memsetCount: number;
-  graphLaunches: number;
-  /** GPU ops launched in the window from threads other than the executor thread. */
-  otherThreadOps: number;
-  /** The NVTX range that marks the iteration. */
-  label: string;
-  labelCounts: LabelCounts | null;
-  contextRequests: number | null;
-  contextTokens: number | null;
-  generationRequests: number | null;
-  /** Generation tokens (log, else the label, e.g. vLLM's); null when neither says. */
-  generationTokens: number | null;
-  phase: Phase;
-  /** Present when no counts gave the phase: the step span's batch kind, or what the step launched (`coverage.phaseRule`). */
-  phaseBasis?: PhaseBasis;
-  /** Present (true) when `iter` is the window's place in the capture (0, 1, ...), not a number of the engine's. */
-  captureOrder?: true;
-  log: JoinedLog | null;
-  matched: boolean;
-  /** Whether the label's ctx/gen counts equal the log's (null: nothing to compare). */
-  labelMatchesLog: boolean | null;
-  /** Idle time of the gaps starting in the window by host cause (the pipeline's `iterations` part adds them from `gaps`). */
-  idleByCauseNs?: Record<string, number>;
-  /** Time-weighted GPU metrics over the window, when the export sampled them (the pipeline's `iterations` part adds them). */
-  metrics?: Record<string, number | null>;
-  /** The label's token detail (vLLM's detailed annotation: query and KV tokens, compute proxies); absent when it has none. */
-  tokenDetail?: StepTokenDetail;
-  /** KV tokens attention read in the step (both phases' sequence lengths); present with `tokenDetail`, null when neither phase has them. */
-  kvTokens?: number | null;
-  /** Attention kernel ns per 1,000 KV tokens; present with `tokenDetail`, null without KV tokens or an `attention` category. */
-  attentionNsPer1kKvTokens?: number | null;
-}
-
-export interface IterationCoverage extends AttributionCoverage {
-  /** Which iteration source marked the windows, and its engine. */
-  source: { id: IterationSource['id']; engine: Engine };
-  windows: number;
-  numbering: { pid: number; source: Numbering['source']; detail: string }[];
-  joined: number;
-  windowsWithoutRecord: number[];
-  /** Log iterations not in the export (before/after the capture, or another run). */
-  recordsOutsideCapture: number[];
-  logRecords: number;
-  logSkippedLines: number;
-  labelMismatches: number[];
-  ignoredOtherThreadRanges: number;
-  /** Iterations whose NVTX range never closed: the capture ended inside them (absent in older analyses). */
-  unclosedRanges?: number[];
-  /** How phases were told from launches, when some were (SGLang steps without a log line). */
-  phaseRule?: PhaseRule;
-  /**
-   * Steps the capture window cut (their numbers), left out of `iterations`; their GPU ops
-   * (`cutStepOps`, `cutStepNs`) are not counted in `placedOps`/`placedNs`.
-   */
-  cutSteps?: number[];
-  cutStepOps?: number;
-  cutStepNs?: number;
-  /** One-line notes for people. */
-  notes: string[];
-}
-
-export interface IterationAnalysis {
-  file: string;
-  categories: string[];
-  /** Present when the capture recorded no GPU work (why): the steps have their host side only (a CPU-only PyTorch-profiler trace). */
-  noGpuWork?: string;
-  /** GPU metric names present in `iterations[].metrics` (absent without metrics). */
-  metricNames?: string[];
-  iterations: IterationRow[];
-  coverage: IterationCoverage;
-}
-
-export interface IterationOptions {
-  logs?: ParsedIterationLog[];
-  /** How iterations are found and numbered (`--iteration-range`, `--first-iter`, `--profile-range`). */
-  selection?: IterationSelection;
-  classifier?: CategoryClassifier;
-}
+import { phaseOf } from './phase.js';
+import type { JoinedLog, IterationRow, IterationCoverage, IterationAnalysis, IterationOptions } from './types.js';
+import { compactRanges } from '../formatRanges.js';
 
 function median(values: number[]): number {
   if (values.length === 0) return 0;
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** `0..99` style text for a sorted list of integers. */
-export function compactRanges(values: number[]): string {
-  const out: string[] = [];
-  for (let i = 0; i < values.length; ) {
-    let j = i;
-    while (j + 1 < values.length && values[j + 1] === values[j] + 1) j++;
-    out.push(j === i ? String(values[i]) : `${values[i]}..${values[j]}`);
-    i = j + 1;
-  }
-  return out.join(', ');
 }
 
 /**
@@ -161,14 +45,6 @@ function logRecordsToJoin(logs: readonly ParsedIterationLog[]): { records: Map<n
     return { ...log, records: log.records.filter((r) => !refused.has(r.iter)) };
   });
   return { records: kept.length ? recordsByIter(kept) : new Map(), notes };
-}
-
-export function phaseOf(ctx: number | null, gen: number | null): Phase {
-  if (ctx == null || gen == null) return 'unknown';
-  if (ctx > 0 && gen > 0) return 'mixed';
-  if (ctx > 0) return 'context';
-  if (gen > 0) return 'generation';
-  return 'empty';
 }
 
 /**

@@ -3,7 +3,7 @@ import type { LoadedExport } from '../load/loadedExport.js';
 import { Float64Buffer } from '../math/durationStats.js';
 import { unionIntervals, type IntervalSet } from '../math/intervals.js';
 import type { CategoryClassifier } from '../categories/rules.js';
-import { StringIdTable } from '../load/typedColumn.js';
+import { StringIdTable } from '../columns/typedColumn.js';
 
 /** An iteration's place on the timeline (one process's executor thread). */
 export interface IterationWindow {

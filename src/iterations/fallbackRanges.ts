@@ -5,7 +5,7 @@ import { IterationError } from '../errors.js';
 import { recordsByIter } from '../logs/parse.js';
 import type { ParsedIterationLog } from '../logs/logRecords.js';
 import { logTimestampReader, logTimestampWindows, resolveLogTimeZone } from './logTimestampWindows.js';
-import type { FoundIterationRanges } from './windows.js';
+import type { FoundIterationRanges } from './source.js';
 import { findIterationRanges } from './sources/index.js';
 import type { IterationSource } from './source.js';
 import type { IterationRangeSpec } from './rangeSpec.js';

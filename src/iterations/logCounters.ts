@@ -2,7 +2,7 @@ import { duplicateIters } from '../logs/parse.js';
 import type { IterationLogRecord, LogFormat, ParsedIterationLog } from '../logs/logRecords.js';
 import { counterShift, type CounterShift } from './numbering.js';
 import type { LabelCounts } from './rangeSpec.js';
-import type { FoundIterationRanges } from './windows.js';
+import type { FoundIterationRanges } from './source.js';
 
 /**
  * The formats whose counter servers printed before or after the increment, depending on the

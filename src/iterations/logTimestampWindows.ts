@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { parseLogTimestampFields } from '../logs/timestamps.js';
-import type { IterationRange } from './windows.js';
+import type { IterationRange } from './source.js';
 
 /**
  * Iteration windows from the iteration log's own clock, for captures without an iteration marker

@@ -1,4 +1,4 @@
-import type { IterationRow } from './analyzeIterations.js';
+import type { IterationRow } from './types.js';
 
 /** `1 ctx (768 tok), 15 gen` from the joined log record (else the step's label); null when unknown. */
 export function batchComposition(row: Pick<IterationRow, 'contextRequests' | 'contextTokens' | 'generationRequests'>): string | null {

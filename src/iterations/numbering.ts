@@ -1,18 +1,8 @@
 import { IterationError } from '../errors.js';
 import type { LabelCounts, ProfileRange } from './rangeSpec.js';
 import type { IterationSource } from './source.js';
-import type { IterationRange } from './windows.js';
-
-/** How the iteration numbers of a process's windows were obtained. */
-/** `capture-order`: no number of the engine's could be found; windows are numbered 0, 1, ... in capture order. */
-export type NumberingSource = 'label' | 'first-iter' | 'profile-range' | 'capture-env' | 'log-alignment' | 'capture-order';
-
-export interface Numbering {
-  iters: number[];
-  source: NumberingSource;
-  /** A sentence for the coverage notes (how, and how sure). */
-  detail: string;
-}
+import type { IterationRange } from './source.js';
+import type { Numbering } from './source.js';
 
 /** Batch composition of a log record, as far as the alignment needs it. */
 export interface LogComposition {

@@ -9,7 +9,7 @@ import { forEachKernelNamed, forEachLaunchOfKernelsNamed, kernelNames } from '..
 import type { LoadedExport } from '../load/loadedExport.js';
 import { Float64Buffer } from '../math/durationStats.js';
 import type { CategoryClassifier } from '../categories/rules.js';
-import type { IterationAnalysis } from './analyzeIterations.js';
+import type { IterationAnalysis } from './types.js';
 
 /** The category whose kernels are collectives (NCCL and custom all-reduce kernels in the default table). */
 export const COMMUNICATION_CATEGORY = 'communication';

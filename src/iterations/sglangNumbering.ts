@@ -7,12 +7,13 @@
  */
 import type { IterationLogRecord, MergedIterationRecord, ParsedIterationLog } from '../logs/logRecords.js';
 import { sglangLineOf } from '../logs/sglangBatchLines.js';
-import type { Phase } from './analyzeIterations.js';
+import type { Phase } from './phase.js';
 import { numberWindows } from './numbering.js';
 import { alignSglangSteps, type SglangAlignment, type SglangLine, type SglangStep } from './sglangAlignment.js';
 import { cutReasons, kindFromLaunches, launchesPerStep, launchesWithoutWork, stepSpanKind, type LaunchRule, type SglangStepKind, type StepLaunches } from './sglangSteps.js';
 import type { IterationSource, PhaseRule, StepNumbering, StepNumberingContext } from './source.js';
-import { collectRanges, type FoundIterationRanges, type IterationRange } from './windows.js';
+import { collectRanges } from './windows.js';
+import type { FoundIterationRanges, IterationRange } from './source.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 
 /** One scheduler's lines in one log file, in file order. */

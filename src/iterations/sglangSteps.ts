@@ -6,7 +6,7 @@
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import type { LabelCounts, PhaseTokenDetail, StepTokenDetail } from './rangeSpec.js';
-import type { IterationRange } from './windows.js';
+import type { IterationRange } from './source.js';
 
 /** SGLang's scheduler range around one forward step (SGLANG_ENABLE_NVTX_SCHEDULER=1; torch `record_function` too). */
 export const SGLANG_RUN_BATCH = 'scheduler.run_batch';

@@ -1,9 +1,9 @@
 import type { LoadedExport } from '../load/loadedExport.js';
 import type { MergedIterationRecord, ParsedIterationLog } from '../logs/logRecords.js';
-import type { Phase } from './analyzeIterations.js';
-import type { Numbering } from './numbering.js';
+import type { Phase } from './phase.js';
+
 import type { LabelCounts, ProfileRange } from './rangeSpec.js';
-import type { FoundIterationRanges, IterationRange } from './windows.js';
+
 
 /** The serving engine whose markers an export carries. */
 export type Engine = 'tensorrt-llm' | 'vllm' | 'sglang' | 'unknown';
@@ -73,4 +73,62 @@ export interface IterationSource {
    * through `numberWindows` and the join by iteration number.
    */
   numberSteps?(ranges: IterationRange[], ctx: StepNumberingContext): StepNumbering;
+}
+
+/** One NVTX range that marks an iteration, before numbering. */
+export interface IterationRange {
+  pid: number;
+  tid: number;
+  startNs: number;
+  /** The range's own end (null: never closed). */
+  rangeEndNs: number | null;
+  text: string;
+  /** Text of a span inside the range that describes the step (SGLang's `step[...]` inside `scheduler.run_batch`). */
+  detail?: string;
+  domain: string | null;
+  /** Batch composition parsed from the text by the source (`IterationSource.parseLabel`); null when it carries none. */
+  label: LabelCounts | null;
+  /** Iteration number carried by the text: the PyTorch label's, or a `/regex/`'s first capture group. */
+  number: number | null;
+}
+
+export interface FoundIterationRanges {
+  /** The source whose ranges these are. */
+  source: IterationSource;
+  /** Per process: the ranges of its executor thread (the thread with the most matches), by start. */
+  byPid: Map<number, IterationRange[]>;
+  /** Matches on other threads of the same process, left out. */
+  ignoredOtherThreads: number;
+  /** Matching ranges left out for unusable times (NULL/text/end < start/beyond 2^53). */
+  invalidRanges?: number;
+  /**
+   * Per process: the other ranges the source's `numberSteps` reads beside the steps (SGLang: the
+   * scheduler's other ranges), found with them so the NVTX table is read in one place.
+   */
+  otherRanges?: Map<number, IterationRange[]>;
+  /**
+   * Markers of the source's family whose text did not parse (no batch) or parsed in part, for a
+   * source whose labels carry the batch (`IterationSource.labelsExpected`); absent when none.
+   */
+  unparsedLabels?: UnparsedLabels;
+}
+
+/** Markers read as steps whose text was not (fully) understood, and the first one's text. */
+export interface UnparsedLabels {
+  /** Texts that gave no batch at all. */
+  unparsed: number;
+  /** Texts whose batch was read in part (the rest left null). */
+  partial: number;
+  example: string;
+}
+
+/** How the iteration numbers of a process's windows were obtained. */
+/** `capture-order`: no number of the engine's could be found; windows are numbered 0, 1, ... in capture order. */
+export type NumberingSource = 'label' | 'first-iter' | 'profile-range' | 'capture-env' | 'log-alignment' | 'capture-order';
+
+export interface Numbering {
+  iters: number[];
+  source: NumberingSource;
+  /** A sentence for the coverage notes (how, and how sure). */
+  detail: string;
 }

@@ -1,6 +1,7 @@
 import { aq } from '../math/arqueroOps.js';
 import { percentile } from '../math/percentile.js';
-import { PHASES, type IterationRow, type Phase } from './analyzeIterations.js';
+import { PHASES, type Phase } from './phase.js';
+import type { IterationRow } from './types.js';
 
 /** Statistics of one phase (context-only, mixed, generation-only, ...). */
 export interface PhaseSummary {

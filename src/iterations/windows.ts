@@ -1,55 +1,10 @@
 import { forEachNvtxRangeMatching, type NvtxRangeVisitor } from '../load/iterationRangeReads.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { domainKey, nvtxDomains } from '../load/nvtxReads.js';
+import { domainKey } from '../load/domainKeys.js';
+import { nvtxDomains } from '../load/nvtxReads.js';
 import type { LabelCounts } from './rangeSpec.js';
 import type { IterationSource } from './source.js';
-
-/** One NVTX range that marks an iteration, before numbering. */
-export interface IterationRange {
-  pid: number;
-  tid: number;
-  startNs: number;
-  /** The range's own end (null: never closed). */
-  rangeEndNs: number | null;
-  text: string;
-  /** Text of a span inside the range that describes the step (SGLang's `step[...]` inside `scheduler.run_batch`). */
-  detail?: string;
-  domain: string | null;
-  /** Batch composition parsed from the text by the source (`IterationSource.parseLabel`); null when it carries none. */
-  label: LabelCounts | null;
-  /** Iteration number carried by the text: the PyTorch label's, or a `/regex/`'s first capture group. */
-  number: number | null;
-}
-
-export interface FoundIterationRanges {
-  /** The source whose ranges these are. */
-  source: IterationSource;
-  /** Per process: the ranges of its executor thread (the thread with the most matches), by start. */
-  byPid: Map<number, IterationRange[]>;
-  /** Matches on other threads of the same process, left out. */
-  ignoredOtherThreads: number;
-  /** Matching ranges left out for unusable times (NULL/text/end < start/beyond 2^53). */
-  invalidRanges?: number;
-  /**
-   * Per process: the other ranges the source's `numberSteps` reads beside the steps (SGLang: the
-   * scheduler's other ranges), found with them so the NVTX table is read in one place.
-   */
-  otherRanges?: Map<number, IterationRange[]>;
-  /**
-   * Markers of the source's family whose text did not parse (no batch) or parsed in part, for a
-   * source whose labels carry the batch (`IterationSource.labelsExpected`); absent when none.
-   */
-  unparsedLabels?: UnparsedLabels;
-}
-
-/** Markers read as steps whose text was not (fully) understood, and the first one's text. */
-export interface UnparsedLabels {
-  /** Texts that gave no batch at all. */
-  unparsed: number;
-  /** Texts whose batch was read in part (the rest left null). */
-  partial: number;
-  example: string;
-}
+import type { IterationRange, FoundIterationRanges, UnparsedLabels } from './source.js';
 
 /** Counts the labels `collectRanges` could not read whole; undefined when every one parsed. */
 function unparsedLabelsOf(ranges: readonly IterationRange[]): UnparsedLabels | undefined {

@@ -1,5 +1,5 @@
-export { microsToNs } from './kinetoEvents.js';
-export { readKinetoTrace, type KinetoEvent, type KinetoHeader } from './readKineto.js';
+export { microsToNs } from './trace/kinetoEvents.js';
+export { readKinetoTrace, type KinetoEvent, type KinetoHeader } from './trace/readKineto.js';
 export { analyzeAtenOps, type AtenOpAnalysis } from './atenOps.js';
 export { attachTorchTrace, type TorchTraceAttachment } from './attachTorchTrace.js';
 export { alignTorchClock, type TorchClockAlignment, type TorchAlignmentOptions } from './clockAlignment.js';

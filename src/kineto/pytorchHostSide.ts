@@ -1,5 +1,5 @@
 import type { LoadedExport } from '../load/loadedExport.js';
-import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../iterations/types.js';
 import { analyzeAtenOps } from './atenOps.js';
 import { attachTorchTrace } from './attachTorchTrace.js';
 import type { GroupHostSide, HostSideTotals, IterationHostSide } from './hostSide.js';

@@ -1,8 +1,8 @@
 import type { CategoryClassifier } from '../categories/rules.js';
-import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../iterations/types.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { readModuleMarkerRanges } from '../load/moduleMarkerReads.js';
-import { StringIdTable } from '../load/typedColumn.js';
+import { StringIdTable } from '../columns/typedColumn.js';
 import { markerSegments, type MarkerSegments } from './markerSegments.js';
 import { assignStep, inferredSplit, layerSpans, stepFigures, type SplitContext } from './stepLayers.js';
 import { kernelsByStep, type LaunchWindow } from './stepKernels.js';

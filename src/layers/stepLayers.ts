@@ -1,6 +1,6 @@
 import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
-import type { IterationRow } from '../iterations/analyzeIterations.js';
+import type { IterationRow } from '../iterations/types.js';
 import { moduleAt, type MarkerSegments } from './markerSegments.js';
 import { kindOfCategory } from './moduleRefs.js';
 import { MIN_PERIOD, splitByPeriod, type PeriodSplit } from './period.js';

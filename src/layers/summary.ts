@@ -1,4 +1,4 @@
-import type { Phase } from '../iterations/analyzeIterations.js';
+import type { Phase } from '../iterations/phase.js';
 import type { ModuleKind, OutlierLayer, PhaseLayers, StepLayers } from './types.js';
 
 /** A layer is an outlier from this many times the median layer (its phase's mean per step). */

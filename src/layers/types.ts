@@ -1,4 +1,4 @@
-import type { Phase } from '../iterations/analyzeIterations.js';
+import type { Phase } from '../iterations/phase.js';
 
 /**
  * What a kernel of a decoder step did, by the module it ran in. `other`: a module (or, without

@@ -5,9 +5,9 @@ import { selectApiCallRows } from '../../queries/runtime.js';
 
 /** An API name without nsys's version suffix (`cudaLaunchKernel_v7000` -> `cudaLaunchKernel`). */
 export { stripApiVersion } from '../../queries/runtime.js';
-import { noteExcludedRows } from './excludedRows.js';
+import { noteExcludedRows } from '../export/excludedRows.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
+import { columnMaker, NO_STRING_ID, type Column } from '../columns/typedColumn.js';
 import { requireContract } from '../export/contract.js';
 import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
 

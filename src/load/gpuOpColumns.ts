@@ -5,9 +5,9 @@ import { GpuOpKind, presentGpuOpSources, selectGpuOpsOf, type GpuOpSource } from
 /** The kinds of GPU op (`GpuOpColumns.kind`), their names, and the tables they are read from. */
 export { GpuOpKind, GPU_OP_KIND_NAMES, GPU_OP_SOURCES } from '../../queries/gpuOps.js';
 import { forEachRow } from '../../queries/run.js';
-import { NON_INTEGER_NAME_ID, noteExcludedRows } from './excludedRows.js';
+import { NON_INTEGER_NAME_ID, noteExcludedRows } from '../export/excludedRows.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { columnMaker, NO_STRING_ID, type Column } from './typedColumn.js';
+import { columnMaker, NO_STRING_ID, type Column } from '../columns/typedColumn.js';
 import { MemcpyTrafficBuilder, type MemcpyTrafficColumns } from './memcpyTrafficColumns.js';
 import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
 import { requireContract } from '../export/contract.js';

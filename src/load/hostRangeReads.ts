@@ -4,8 +4,8 @@ import { allRows, forEachRow } from '../../queries/run.js';
 import { selectStringIdsOf } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
 import { isValidNvtxTimes } from '../../queries/validRows.js';
-import { noteExcludedRows } from './excludedRows.js';
-import { Column } from './typedColumn.js';
+import { noteExcludedRows } from '../export/excludedRows.js';
+import { Column } from '../columns/typedColumn.js';
 import { forEachRangeWithText, isNvtxRange, loadNvtxHostCauseColumns, nvtxRowsAt, textIndexOf, type NvtxColumns } from './nvtxEventColumns.js';
 
 /**

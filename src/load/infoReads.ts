@@ -10,7 +10,8 @@ import { selectThreads } from '../../queries/threads.js';
 import { countAllRows, isValidNvtxTimes } from '../../queries/validRows.js';
 import type { LoadedExport } from './loadedExport.js';
 import { hasRangeRowMatching, holdingEveryRow, isNvtxRange } from './nvtxEventColumns.js';
-import { DomainCreates, domainKey, keysDomainExactly, knownNvtxDomains } from './nvtxReads.js';
+import { DomainCreates, knownNvtxDomains } from './nvtxReads.js';
+import { domainKey, keysDomainExactly } from './domainKeys.js';
 
 /**
  * The small tables `info` (and a few parts) read: session start, GPUs, threads, processes, row

@@ -2,7 +2,7 @@ import { forEachMatchingNvtxRange, hasMatchingNvtxRange, matchingNvtxTexts, sele
 import { selectLastApiCallEnd, selectLaunchCallsPerThread } from '../../queries/launchCalls.js';
 import { allRows } from '../../queries/run.js';
 import { isValidNvtxTimes } from '../../queries/validRows.js';
-import { noteExcludedRows } from './excludedRows.js';
+import { noteExcludedRows } from '../export/excludedRows.js';
 import { analysisDetails } from './infoReads.js';
 import type { LoadedExport } from './loadedExport.js';
 import { forEachMatchingRangeRow, hasRangeRowMatching, holdingEveryRow } from './nvtxEventColumns.js';
@@ -27,7 +27,7 @@ export function forEachNvtxRangeMatching(loaded: LoadedExport, match: (text: str
   let invalid = 0;
   const checked: NvtxRangeVisitor = (start, end, pid, tid, domainId, text) => {
     if (!match(text)) return;
-    // Few rows (the iteration ranges): checked here, excluded and counted (excludedRows.ts).
+    // Few rows (the iteration ranges): checked here, excluded and counted (src/export/excludedRows.ts).
     if (!isValidNvtxTimes(start, end)) {
       invalid++;
       return;

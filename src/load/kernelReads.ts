@@ -3,7 +3,7 @@ import { selectKernelsNamed, selectLaunchesOfKernelsNamed } from '../../queries/
 import { loadKernelNames, selectKernelDurations, type KernelQueryOptions } from '../../queries/kernelEvents.js';
 import { forEachRow, iterateQuery } from '../../queries/run.js';
 import { countAllRows } from '../../queries/validRows.js';
-import { NON_INTEGER_NAME_ID, noteExcludedRows } from './excludedRows.js';
+import { NON_INTEGER_NAME_ID, noteExcludedRows } from '../export/excludedRows.js';
 import type { LoadedExport } from './loadedExport.js';
 
 export type { KernelQueryOptions };

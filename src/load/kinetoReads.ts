@@ -7,7 +7,7 @@ import { openInput } from '../export/openExport.js';
 import { KinetoTraceError } from '../errors.js';
 import { sessionStartEpochNs } from './infoReads.js';
 import { LoadedExport } from './loadedExport.js';
-import { columnMaker, type Column } from './typedColumn.js';
+import { columnMaker, type Column } from '../columns/typedColumn.js';
 
 /**
  * What the PyTorch profiler host side reads: a Kineto trace's aten ops (`KINETO_CPU_OPS`, written

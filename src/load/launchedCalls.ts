@@ -3,13 +3,13 @@ import { GpuOpKind } from '../../queries/gpuOps.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
 import type { ApiCallIndex } from './apiCallIndex.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
-import type { CallKeys, LaunchSource } from './projectionReads.js';
-import { Column } from './typedColumn.js';
+
+import { Column } from '../columns/typedColumn.js';
 
 /**
  * Every API call the NVTX GPU projection reads, with the GPU work it launched folded in: the
  * projection's launch side, which needs no NVTX (so it can be read on another core while this one
- * reads the NVTX columns, see readInBackground.ts). Plain typed arrays (the queries' fold crosses
+ * reads the NVTX columns, see src/worker/readInBackground.ts). Plain typed arrays (the queries' fold crosses
  * threads by transfer; the columns' fold, made where it is read, keeps the calls' times as views
  * of the API-call columns), and per call only what the projection reads after the fold: 36 bytes
  * a call.
@@ -323,4 +323,25 @@ class CallKeyIndex implements CallKeys {
       if (this.corr[j] === corr && this.hi[j] === hi) return j;
     }
   }
+}
+
+/** The first call of each (process half of globalTid, correlation id) key, by call index (0, 1, 2, ... as `eachCall` gives them). */
+export interface CallKeys {
+  /** Records call `i` (in order) under its key; returns the key's first call. */
+  insert(hi: number, corr: number, i: number): number;
+  /** The first call with this key, or -1. */
+  find(hi: number, corr: number): number;
+}
+
+/**
+ * Where the projection reads API calls and GPU ops: `eachCall` gives hi (`globalTid >> 24`), lo
+ * (thread), start, end, correlation id of every call with a thread and a correlation id; `eachOp`
+ * gives hi (`globalPid >> 24`, null when its thread part is not 0: it joins no call), correlation
+ * id, start, end of every kernel, memcpy and memset, in table order.
+ */
+export interface LaunchSource {
+  /** At least the number of calls (sizes the arrays). */
+  callCapacity: number;
+  eachCall(fn: (hi: number, lo: number, start: number, end: number, corr: number) => void): void;
+  eachOp(fn: (hi: number | null, corr: number | null, start: number, end: number) => void): void;
 }

@@ -8,11 +8,11 @@ import { ApiCallIndex } from './apiCallIndex.js';
 import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
 import { loadGpuOpColumns, recordGpuOpRows, type GpuOpColumns, type KernelNameColumn } from './gpuOpColumns.js';
 import type { MemcpyTrafficColumns } from './memcpyTrafficColumns.js';
-import { NvtxWorkerRead, type BackgroundPlan } from './nvtxInBackground.js';
-import { ReadInBackground } from './readInBackground.js';
+import { NvtxWorkerRead, type BackgroundPlan } from '../worker/nvtxInBackground.js';
+import { ReadInBackground } from '../worker/readInBackground.js';
 import type { LaunchedCalls } from './launchedCalls.js';
 import { emptyNvtxColumns, loadNvtxColumns, nvtxSpanOf, type NvtxColumns, type NvtxSpan } from './nvtxEventColumns.js';
-import { youngGeneration } from './youngGeneration.js';
+import { youngGeneration } from '../v8/youngGeneration.js';
 
 /**
  * What a part declares it reads (see `PartEntry.loads`): the tables read whole into typed columns,
@@ -43,14 +43,14 @@ export interface LoadOptions {
   precompute?: readonly ('apiCallIndex' | 'busyUnion' | 'deviceTimelines')[];
   /**
    * Reads on a second core when no NVTX worker runs, or one that reads neither the NVTX columns nor
-   * the API calls (readInBackground.ts): `entry`, the worker entry file; `apiCalls`: the API calls
+   * the API calls (src/worker/readInBackground.ts): `entry`, the worker entry file; `apiCalls`: the API calls
    * read there while this thread reads the GPU ops; either read from `minApiCalls` API calls
    * (below, starting the worker costs more than the read).
    */
   readWorkers?: { entry: string; apiCalls: boolean; minApiCalls: number };
   /**
    * The analysis reads the GPU ops on this thread: in a program importing the library, V8's young
-   * generation is kept small until `close` (youngGeneration.ts; the CLI decides once, by command).
+   * generation is kept small until `close` (src/v8/youngGeneration.ts; the CLI decides once, by command).
    */
   smallYoungGeneration?: boolean;
 }

@@ -1,4 +1,4 @@
-import { columnMaker, type Column } from './typedColumn.js';
+import { columnMaker, type Column } from '../columns/typedColumn.js';
 
 /** A NULL `srcKind`/`dstKind` in its Int32 column (no ENUM_CUDA_MEM_KIND id takes it). */
 export const NO_MEM_KIND = -2147483648;

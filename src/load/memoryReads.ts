@@ -2,7 +2,7 @@ import { selectEnumLabels, selectMemcpyTraffic, selectMemoryUsageEvents, type Me
 import { forEachRow } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
 import { isTimeNs, isValidInterval } from '../../queries/validRows.js';
-import { noteExcludedRows, unusableTime } from './excludedRows.js';
+import { noteExcludedRows, unusableTime } from '../export/excludedRows.js';
 import { NO_MEM_KIND } from './memcpyTrafficColumns.js';
 
 export type { MemoryUsageRow };

@@ -2,7 +2,7 @@ import { selectGpuMetricSamples } from '../../queries/gpuMetrics.js';
 import { forEachRow } from '../../queries/run.js';
 import type { LoadedExport } from './loadedExport.js';
 import { isTimeNs } from '../../queries/validRows.js';
-import { noteExcludedRows, unusableTime } from './excludedRows.js';
+import { noteExcludedRows, unusableTime } from '../export/excludedRows.js';
 import type { MetricDef } from './metricReads.js';
 
 /**

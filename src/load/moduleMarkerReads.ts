@@ -2,7 +2,7 @@ import { selectModuleMarkerRanges, selectStringIdsWithPrefix } from '../../queri
 import { forEachRow } from '../../queries/run.js';
 import { loadStrings } from '../../queries/strings.js';
 import type { LoadedExport } from './loadedExport.js';
-import { TORCH_MODULE_PREFIX } from '../export/kineto/eventWriter.js';
+import { TORCH_MODULE_PREFIX } from '../kineto/convert/eventWriter.js';
 import { holdingEveryRow, isNvtxRange, type NvtxColumns } from './nvtxEventColumns.js';
 
 /**

@@ -6,9 +6,9 @@ import { loadStringsById } from '../../queries/strings.js';
 import type { NvtxRangeVisitor } from '../../queries/iterationRanges.js';
 import { isTimeNs, isValidNvtxTimes, recordRowCount } from '../../queries/validRows.js';
 import { requireContract } from '../export/contract.js';
-import { noteExcludedRows } from './excludedRows.js';
-import { columnMaker, type Column } from './typedColumn.js';
-import { keysDomainExactly } from './nvtxReads.js';
+import { noteExcludedRows } from '../export/excludedRows.js';
+import { columnMaker, type Column } from '../columns/typedColumn.js';
+import { keysDomainExactly } from './domainKeys.js';
 
 /**
  * Every NVTX event of an export with usable times, in column arrays, read in one scan and shared
@@ -44,7 +44,7 @@ export interface NvtxColumns {
    * rows differ in them: then (pid, tid) alone does not name a thread across the whole export.
    */
   upperBits: number | null;
-  /** Rows left out for unusable times (see src/load/excludedRows.ts). */
+  /** Rows left out for unusable times (see src/export/excludedRows.ts). */
   invalidRows: number;
   /** nsys's end of time for unclosed ranges: the latest start or end of any row (0 without rows). */
   maxTimestampNs: number;

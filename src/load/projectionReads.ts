@@ -3,11 +3,12 @@ import { selectIrregularLaunchId, selectNvtxLabelParts, selectProjectionCalls, s
 import { allRows, forEachRow } from '../../queries/run.js';
 import { countAllRows, isValidInterval } from '../../queries/validRows.js';
 import type { ApiCallColumns } from './apiCallColumns.js';
-import { noteExcludedRows } from './excludedRows.js';
+import { noteExcludedRows } from '../export/excludedRows.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import type { LoadedExport } from './loadedExport.js';
 import type { LaunchIds } from './launchIds.js';
 import { foldColumnsIntoCalls, foldOpsIntoCalls, type LaunchedCalls } from './launchedCalls.js';
+import type { LaunchSource } from './launchedCalls.js';
 
 /**
  * What the NVTX GPU projection (`nsys stats -r nvtx_gpu_proj_sum`) reads beyond the NVTX columns:
@@ -41,27 +42,6 @@ export function forEachNvtxLabelPart(loaded: LoadedExport, rowIds: Iterable<numb
   forEachRow(loaded.handle, selectNvtxLabelParts(loaded.handle, rowIds), visit);
 }
 
-/** The first call of each (process half of globalTid, correlation id) key, by call index (0, 1, 2, ... as `eachCall` gives them). */
-export interface CallKeys {
-  /** Records call `i` (in order) under its key; returns the key's first call. */
-  insert(hi: number, corr: number, i: number): number;
-  /** The first call with this key, or -1. */
-  find(hi: number, corr: number): number;
-}
-
-/**
- * Where the projection reads API calls and GPU ops: `eachCall` gives hi (`globalTid >> 24`), lo
- * (thread), start, end, correlation id of every call with a thread and a correlation id; `eachOp`
- * gives hi (`globalPid >> 24`, null when its thread part is not 0: it joins no call), correlation
- * id, start, end of every kernel, memcpy and memset, in table order.
- */
-export interface LaunchSource {
-  /** At least the number of calls (sizes the arrays). */
-  callCapacity: number;
-  eachCall(fn: (hi: number, lo: number, start: number, end: number, corr: number) => void): void;
-  eachOp(fn: (hi: number | null, corr: number | null, start: number, end: number) => void): void;
-}
-
 /**
  * The projection's API calls with their GPU work: from the loaded columns when they are read and
  * hold exactly what the queries would (`upper`: the NVTX rows' bits above the PID, null when they
@@ -83,7 +63,7 @@ export function queriedLaunchedCalls(loaded: LoadedExport): LaunchedCalls {
 
 /**
  * The projection's own queries of CUDA_ACTIVITY_KIND_RUNTIME and the GPU-op tables. Rows with
- * unusable times are left out and noted (excludedRows.ts), as the GPU-op and API-call columns
+ * unusable times are left out and noted (src/export/excludedRows.ts), as the GPU-op and API-call columns
  * leave them out: tested here as they are read, so the count costs no scan of its own.
  */
 function queriedLaunches(loaded: LoadedExport, pid: number | undefined, opTables: readonly ProjectionOpTable[]): LaunchSource {

@@ -1,6 +1,6 @@
 import type { LoadedExport } from '../load/loadedExport.js';
 import { aq } from '../math/arqueroOps.js';
-import { PHASES, type Phase } from '../iterations/analyzeIterations.js';
+import { PHASES, type Phase } from '../iterations/phase.js';
 import { ITERATION_METRICS, metricGpuByPid, readMetricCatalog, resolveMetrics, type MetricCatalog, type MetricDef } from './catalog.js';
 import { accumulateIntervals, meanOf } from './timeWeighted.js';
 

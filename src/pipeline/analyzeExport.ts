@@ -1,19 +1,15 @@
 import type { ExportHandle } from '../export/openExport.js';
 import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
 import { captureSettings } from '../load/captureSettings.js';
-import { LoadedExport, type LoadOptions } from '../load/loadedExport.js';
+import { LoadedExport } from '../load/loadedExport.js';
 import { COLLECT_FROM_ROWS, GarbagePolicy } from '../load/collectGarbage.js';
 import { fitToMemory } from './memoryPlan.js';
-import type { BackgroundPlan } from '../load/nvtxInBackground.js';
-import type { BackgroundOptions } from './backgroundParts.js';
-import { builtEntry } from '../builtEntry.js';
-import { availableParallelism } from 'node:os';
-import { isMainThread } from 'node:worker_threads';
-import type { PartContext, PartEntry, PartName, PartValues } from './parts.js';
+import type { PartContext, PartName, PartValues } from './parts.js';
 import { partsFor, planRun, type PlannedPart } from './plan.js';
 import { partStep, StepProgress, type StepCount } from './stepProgress.js';
-import { resolveParts, type AnalysisRequest, type NvtxReadMode } from './request.js';
+import { resolveParts, type AnalysisRequest } from './request.js';
 import type { ExportAnalysis } from './exportAnalysis.js';
+import { SHARED_NVTX_ROWS, backgroundPlan, readWorkersFor, projectionQueriesLaunches } from '../worker/policy.js';
 
 /**
  * Progress of `analyzeExport`, for a bar on a terminal (in-process callers only): each timed step
@@ -28,7 +24,7 @@ export type AnalysisProgress = (step: string, count: StepCount) => void;
  *
  * 1. the NVTX columns and summary (or, meanwhile, in a worker thread: the NVTX columns, the NVTX
  *    and kernel summaries, the host ranges and the NVTX GPU projection; `nvtxRead`, see
- *    `backgroundPlan` and backgroundParts.ts);
+ *    src/worker/policy.ts and backgroundParts.ts);
  * 2. GPU ops and CUDA API calls (typed columns) when iterations, gaps or the timeline are asked for;
  *    with gaps, each device's gaps are scanned next (`gapScan`: from these alone, while the worker
  *    still reads);
@@ -69,7 +65,7 @@ export function analyzeExport(handle: ExportHandle, asRequested: AnalysisRequest
   // The device timelines are the gaps' (over every device; `--device` filters the ops first).
   const precompute = has('gaps') && request.deviceId === undefined ? (['apiCallIndex', 'busyUnion', 'deviceTimelines'] as const) : (['apiCallIndex', 'busyUnion'] as const);
   const readWorkers = readWorkersFor(request.nvtxRead ?? 'auto', parts.some((p) => p.loads?.includes('apiCalls')));
-  // The young generation kept small where measured faster: the analyses reading the GPU ops here, but the trace's (see youngGeneration.ts).
+  // The young generation kept small where measured faster: the analyses reading the GPU ops here, but the trace's (see src/v8/youngGeneration.ts).
   const smallYoungGeneration = has('launches') && !has('timeline');
   const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute, readWorkers, memcpyTraffic: has('memory'), smallYoungGeneration }, timed);
   const bgPlan = has('launches') && (readsNvtx || has('iterationWindows')) ? backgroundPlan(loaded, request, parts, readsNvtx) : null;
@@ -144,84 +140,4 @@ function assembleAnalysis(handle: ExportHandle, ctx: PartContext, v: Partial<Par
     // Only when asked for: no existing output gains a key.
     ...(v.layers ? { layers: v.layers } : {}),
   };
-}
-
-/** NVTX rows up to which the shared columns stay for the whole analysis (see `planRun`). */
-export const SHARED_NVTX_ROWS = 2_000_000;
-
-/**
- * NVTX rows from which `nvtxRead: 'auto'` reads them in a worker thread: below it the scan is
- * shorter than starting the worker (~40 ms on the bench machine; pytorch-dense's 123k rows take ~35 ms).
- */
-export const BACKGROUND_NVTX_ROWS = 200_000;
-
-/**
- * The NVTX side in a worker thread (src/load/nvtxInBackground.ts), with the NVTX summary, the
- * iteration ranges and the host ranges (GC/GIL, the gaps' host-cause rows) and, once given the
- * GPU ops and API calls, the NVTX GPU projection and the kernel summary, when asked for, and when
- * the request's `nvtxRead` and the export allow it:
- * - never past SHARED_NVTX_ROWS (there the NVTX work runs before the GPU ops are read, so the two
- *   large working sets are not held at once);
- * - with 'auto', only on the main thread (the multi-export pool already runs a thread per core),
- *   with a second core, and from BACKGROUND_NVTX_ROWS rows (counted by max(rowid): no scan).
- * `columns`: whether the analysis loads the NVTX columns (the worker reads them); without, the
- * worker reads the API calls (where a read worker would have), then computes the `byQuery` parts
- * by query (the iteration ranges, the gaps' host-cause rows), while this thread reads the GPU ops
- * and then builds the API-call index, the busy union and the device timelines (the loader's
- * `precompute`).
- */
-function backgroundPlan(loaded: LoadedExport, request: AnalysisRequest, parts: readonly PartEntry[], columns: boolean): BackgroundPlan | null {
-  const mode = request.nvtxRead ?? 'auto';
-  if (mode === 'inline' || mode === 'release' || !loaded.hasTable('NVTX_EVENTS')) return null;
-  const rows = loaded.rowBound('NVTX_EVENTS');
-  if (rows > SHARED_NVTX_ROWS) return null;
-  if (mode === 'auto' && (!isMainThread || availableParallelism() < 2 || rows < BACKGROUND_NVTX_ROWS)) return null;
-  const entry = nvtxWorkerEntry();
-  if (entry === null) return null;
-  const inWorker = new Set(parts.filter((p) => p.background && (columns || p.background.byQuery)).map((p) => p.name));
-  // In the order this thread takes them (see `planRun`), those that need no launches first: the
-  // worker computes them while this thread reads the launches.
-  const takenAt = planRun(parts, { largeNvtx: false, inBackground: (name) => inWorker.has(name as PartName) }).map((p) => p.part.name);
-  const bgParts = parts
-    .flatMap((p) => (p.background && inWorker.has(p.name) ? [{ name: p.name, usesLaunches: p.background.usesLaunches }] : []))
-    .sort((a, b) => Number(a.usesLaunches) - Number(b.usesLaunches) || takenAt.indexOf(a.name) - takenAt.indexOf(b.name));
-  if (!columns && bgParts.length === 0) return null;
-  const options: BackgroundOptions = { kernels: request.kernels ?? {}, rangeSpec: request.selection?.rangeSpec };
-  // A worker that only queries reads the API calls too, first, where a read worker would have.
-  const apiCalls = !columns && parts.some((p) => p.loads?.includes('apiCalls')) && loaded.apiCallsWorthASecondCore();
-  return { entry, columns, apiCalls, parts: bgParts, options };
-}
-
-/** The NVTX worker's entry file (it serves the read workers too), or null when it is not built. */
-function nvtxWorkerEntry(): string | null {
-  try {
-    return builtEntry('iterscope-nvtx.mjs', 'src/pipeline/backgroundWorker.js');
-  } catch {
-    return null;
-  }
-}
-
-/** API calls from which `nvtxRead: 'auto'` reads them (or the projection's launches) in a worker (as BACKGROUND_NVTX_ROWS). */
-export const BACKGROUND_LAUNCH_ROWS = 200_000;
-
-/**
- * The read workers (src/load/readInBackground.ts) an analysis may start when no NVTX worker takes
- * the launches (the loader checks, `readWorkerEntry`): none with 'inline' or without the built
- * entry; with 'auto' only on the main thread with a second core (the multi-export pool already
- * runs a thread per core) and from BACKGROUND_LAUNCH_ROWS API calls; 'release' and 'background'
- * from any size (so tests reach them on small exports).
- */
-function readWorkersFor(mode: NvtxReadMode, readsApiCalls: boolean): LoadOptions['readWorkers'] {
-  const entry = mode === 'inline' ? null : nvtxWorkerEntry();
-  if (entry === null || (mode === 'auto' && (!isMainThread || availableParallelism() < 2))) return undefined;
-  return { entry, apiCalls: readsApiCalls, minApiCalls: mode === 'auto' ? BACKGROUND_LAUNCH_ROWS : 0 };
-}
-
-/**
- * Whether the NVTX GPU projection would read its launches by query, no GPU op columns being read
- * before it (past SHARED_NVTX_ROWS, or no part reads the GPU ops: `nvtx --gpu`): then a read worker
- * folds them while this thread reads the NVTX (where the loader's `readWorkers` allow one).
- */
-function projectionQueriesLaunches(loaded: LoadedExport, mode: NvtxReadMode, readsLaunches: boolean): boolean {
-  return mode === 'release' || loaded.rowBound('NVTX_EVENTS') > SHARED_NVTX_ROWS || !readsLaunches;
 }

@@ -8,21 +8,21 @@ import type { NvtxSummary } from '../analysis/nvtxSummary.js';
 import type { GapAnalysis } from '../gaps/analyzeGaps.js';
 import type { GilHolderAnalysis } from '../gaps/gilHolders.js';
 import type { MemoryTraffic } from '../analysis/memoryTraffic.js';
-import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../iterations/types.js';
 import type { PhaseSummary } from '../iterations/summary.js';
 import type { ReportLogFile } from '../logs/logRecords.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import type { RankFigures } from '../iterations/rankIterationFigures.js';
-import type { CategoryTime } from '../categories/categoryTime.js';
-import type { ReportCoverage } from '../analysis/reportCoverage.js';
+import type { CategoryTime } from '../analysis/categoryTime.js';
+import type { ReportCoverage } from '../overview/reportCoverage.js';
 import type { HostSummary } from '../gaps/hostSummary.js';
 import type { AnalysisPart } from './request.js';
 import type { Timeline } from '../analysis/timeline.js';
 import type { FindingsInput, FindingsResult } from '../findings/finding.js';
 import type { CaptureHealth } from '../analysis/captureHealth.js';
-import type { ServingSpan } from '../iterations/servingSpan.js';
+import type { ServingSpan } from '../analysis/servingSpan.js';
 import type { LayersAnalysis } from '../layers/types.js';
-import type { StepTimeline } from '../analysis/stepTimeline.js';
+import type { StepTimeline } from '../overview/stepTimeline.js';
 
 export type { ReportLogFile };
 

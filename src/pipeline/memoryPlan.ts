@@ -1,5 +1,5 @@
 import type { ExportHandle } from '../export/openExport.js';
-import { noteOnRead } from '../load/excludedRows.js';
+import { noteOnRead } from '../export/excludedRows.js';
 import { rowsRead } from '../load/rowsRead.js';
 import { estimateAnalysisBytes, formatBytes, memoryBudget, type ExportRows, type MemoryBudget } from '../memoryBudget.js';
 import type { PartEntry } from './parts.js';

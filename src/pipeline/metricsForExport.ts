@@ -1,6 +1,6 @@
 import { withExport } from '../export/openExport.js';
 import { UsageError } from '../errors.js';
-import { compactRanges } from '../iterations/analyzeIterations.js';
+import { compactRanges } from '../formatRanges.js';
 import { parseProfileRanges } from '../iterations/rangeSpec.js';
 import { parseIterationSelection, type IterationSelectionOptions } from '../iterations/selection.js';
 import { analyzeExport } from './analyzeExport.js';

@@ -1,6 +1,6 @@
 import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
-import { compactRanges } from '../iterations/analyzeIterations.js';
+import { compactRanges } from '../formatRanges.js';
 import type { RankSource } from './identify.js';
 import type { RankFigures } from './rankFigures.js';
 

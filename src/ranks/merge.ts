@@ -1,4 +1,4 @@
-import { readSummaryFile } from '../compare/loadRun.js';
+import { readSummaryFile } from '../summary/loadRun.js';
 import type { RunSummary } from '../summary/runSummary.js';
 import { crossRankView, type CrossRankView } from './crossRank.js';
 import { identifyRanks } from './identify.js';

@@ -3,12 +3,12 @@ import { availableParallelism } from 'node:os';
 import { estimateBytesOfFile, FIXED_BYTES, memoryBudget, MEMORY_SHARE_ENV, workerShare, type MemoryBudget } from '../memoryBudget.js';
 import { pathToFileURL } from 'node:url';
 import { builtEntry } from '../builtEntry.js';
-import { startWorker } from '../load/workerExecArgv.js';
-import { loopCompilation } from '../load/loopCompilation.js';
+import { startWorker } from '../worker/workerExecArgv.js';
+import { loopCompilation } from '../v8/loopCompilation.js';
 import type { Worker } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions, type TaskResults } from './tasks.js';
 import { fromWireError, toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
-import { sayExcludedRowNotes } from '../load/excludedRows.js';
+import { sayExcludedRowNotes } from '../export/excludedRows.js';
 
 export interface ManyOptions {
   /** Worker threads at most (default: os.availableParallelism(); never more than the exports). */

@@ -5,7 +5,7 @@ import type { KernelSummary } from '../analysis/kernelSummary.js';
 import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { NvtxSummary } from '../analysis/nvtxSummary.js';
 import type { GapAnalysis } from '../gaps/analyzeGaps.js';
-import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../iterations/types.js';
 import type { PhaseSummary } from '../iterations/summary.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import { metricsForExport, type MetricsCommandResult, type MetricsRequest } from '../pipeline/metricsForExport.js';
@@ -15,7 +15,7 @@ import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 import { summarizeRun, summaryRequest, type RunSummary } from '../summary/runSummary.js';
 import type { RankFigures } from './rankFigures.js';
 import type { FindingsResult } from '../findings/finding.js';
-import { ENGINE_CAPTURE_PARTS, engineCaptureOf, type EngineCapture } from '../compare/engineCapture.js';
+import { ENGINE_CAPTURE_PARTS, engineCaptureOf, type EngineCapture } from '../summary/engineCapture.js';
 
 /**
  * Options of a per-export task: the pipeline's request without its parts (the task names them).

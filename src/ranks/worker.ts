@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { runTask, type TaskName, type TaskOptions } from './tasks.js';
 import { toWireError, type WorkerReply, type WorkerRequest } from './wire.js';
-import { setExcludedRowSink } from '../load/excludedRows.js';
+import { setExcludedRowSink } from '../export/excludedRows.js';
 
 if (!parentPort) throw new Error('src/ranks/worker.js is a worker-thread entry, not a script');
 const port = parentPort;

@@ -1,7 +1,8 @@
-import { servingEngineOf, type ServingEngine } from '../compare/engineCapture.js';
-import { sketchOf, type Sketch } from '../compare/stats.js';
-import type { CategoryInstances, SpanSamples } from '../iterations/spanSamples.js';
-import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
+import { servingEngineOf, type ServingEngine } from './engineCapture.js';
+import { sketchOf, type Sketch } from '../math/sketch.js';
+import type { CategoryInstances, SpanSamples } from '../analysis/servingSpan.js';
+import { PHASES, type Phase } from '../iterations/phase.js';
+import type { IterationRow } from '../iterations/types.js';
 import { traceNames } from '../load/captureSettings.js';
 import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 import { layerGateOf, type LayerGate } from './layerGate.js';
@@ -56,7 +57,7 @@ export interface SpanGate {
   /** Generated tokens of the span and where the count came from; null when unknown. */
   generatedTokens: number | null;
   tokenSource: string;
-  /** Per category: kernel instances, their total time, and the within-name squared deviations (spanSamples.ts). */
+  /** Per category: kernel instances, their total time, and the within-name squared deviations (src/analysis/spanSamples.ts). */
   categories: Record<string, CategoryInstances>;
   kernelNames: KernelGate[];
 }

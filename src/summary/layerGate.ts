@@ -1,5 +1,5 @@
-import { sketchOf, type Sketch } from '../compare/stats.js';
-import type { Phase } from '../iterations/analyzeIterations.js';
+import { sketchOf, type Sketch } from '../math/sketch.js';
+import type { Phase } from '../iterations/phase.js';
 import { MODULE_KINDS, type LayerSource, type LayersAnalysis, type StepLayers } from '../layers/types.js';
 
 /** One phase's layer samples: one per step for each layer index, module kind, and the time outside layers. */

@@ -1,7 +1,8 @@
 import type { ExportHandle } from '../export/openExport.js';
 import { aq, column, op } from '../math/arqueroOps.js';
 import { PYTORCH_FORWARD_STEP } from '../iterations/rangeSpec.js';
-import { PHASES, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
+import { PHASES, type Phase } from '../iterations/phase.js';
+import type { IterationRow } from '../iterations/types.js';
 import { captureFactsOf, gateSamplesOf, type CaptureFacts, type GateBasis, type GateSamples } from './gateSamples.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import { VLLM_EXECUTE_STEP, VLLM_EXECUTE_STEP_OLD } from '../iterations/sources/vllm.js';

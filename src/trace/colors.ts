@@ -1,5 +1,5 @@
 import { NVTX_CAUSE_PREFIX } from '../gaps/attributeCauses.js';
-import type { Phase } from '../iterations/analyzeIterations.js';
+import type { Phase } from '../iterations/phase.js';
 
 /**
  * `cname` colours: the reserved colour names of the Trace Event Format (catapult's

@@ -5,7 +5,7 @@ import type { CategoryClassifier } from '../categories/rules.js';
 import { num, str, usText } from './events.js';
 import { Lanes } from './lanes.js';
 import { streamTrack, gpuPid, type TrackRegistry } from './tracks.js';
-import { NO_STRING_ID } from '../load/typedColumn.js';
+import { NO_STRING_ID } from '../columns/typedColumn.js';
 
 export interface GpuOpSliceOptions {
   classifier: CategoryClassifier;

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { IterationRow } from '../iterations/analyzeIterations.js';
+import type { IterationRow } from '../iterations/types.js';
 import { iterationName } from '../iterations/naming.js';
 import { METRIC_KEYS } from '../logs/logRecords.js';
 import { PHASE_COLORS } from './colors.js';

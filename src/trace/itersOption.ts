@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
-import { compactRanges, type IterationRow } from '../iterations/analyzeIterations.js';
+import { compactRanges } from '../formatRanges.js';
+import type { IterationRow } from '../iterations/types.js';
 
 /** `--iters A-B` (or `--iters A`): inclusive iteration numbers. */
 export interface IterRange {

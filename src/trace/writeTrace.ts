@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { defaultCategoryClassifier, type CategoryClassifier } from '../categories/rules.js';
 import { idleByCausePerIteration, type GapRow } from '../gaps/analyzeGaps.js';
-import type { IterationRow } from '../iterations/analyzeIterations.js';
+import type { IterationRow } from '../iterations/types.js';
 import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 import { formatBytes } from './format.js';
 import { writeGaps } from './gapSlices.js';

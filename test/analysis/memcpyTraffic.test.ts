@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/load/excludedRows.js';
+import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/export/excludedRows.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { loadGpuOpColumns } from '../../src/load/gpuOpColumns.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';

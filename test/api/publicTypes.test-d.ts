@@ -62,7 +62,7 @@ import type {
 import type { CrossRankView } from '../../src/index.js';
 // Reachable from the public types: named by the index too.
 import type { Evidence, FindingsOptions, GilHolderAnalysis, InputReadOptions, KernelSummaryOptions, MemoryTraffic, RankFindings, Severity } from '../../src/index.js';
-import type { Engine as FindingsEngine } from '../../src/findings/finding.js';
+import type { Engine as FindingsEngine } from '../../src/iterations/source.js';
 
 // ---------------------------------------------------------------------------------------------
 // Opening an export and the one pipeline

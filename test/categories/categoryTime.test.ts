@@ -4,10 +4,11 @@
  * row order; and its two one-pass steps, `phaseTotals` and `iterationCategoryTotals`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { categoryTime, iterationCategoryTotals, phaseTotals } from '../../src/categories/categoryTime.js';
+import { categoryTime, iterationCategoryTotals, phaseTotals } from '../../src/analysis/categoryTime.js';
 import { defaultCategoryClassifier } from '../../src/categories/rules.js';
 import { withExport } from '../../src/export/openExport.js';
-import { PHASES, type IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
+import { PHASES } from '../../src/iterations/phase.js';
+import type { IterationAnalysis } from '../../src/iterations/types.js';
 import type { KernelSummary } from '../../src/analysis/kernelSummary.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';

@@ -31,7 +31,7 @@ const BUNDLE_FILES = [
   'iterscope-kineto.mjs',
 ];
 /** The tsc outputs the bundle is made from. */
-const SOURCES = [CLI, join(DIST, 'src', 'ranks', 'worker.js'), join(DIST, 'src', 'export', 'kineto', 'convertMain.js')];
+const SOURCES = [CLI, join(DIST, 'src', 'ranks', 'worker.js'), join(DIST, 'src', 'kineto', 'convert', 'convertMain.js')];
 
 /** Runs `args` through the bundle and the tsc entry; expects the same result, and returns it. */
 function both(args: string[], env: Record<string, string> = {}, bundle = BUNDLE): CliResult {

@@ -1,7 +1,7 @@
 /**
  * The bundles start with V8's code cache (scripts/launch.mjs, written by scripts/codeCache.mjs at
  * build time): the CLI's; a worker's made under the V8 flags it starts with (those the CLI set,
- * src/load/loopCompilation.ts, or V8's defaults: a read worker, the library's NVTX worker); the
+ * src/v8/loopCompilation.ts, or V8's defaults: a read worker, the library's NVTX worker); the
  * pool worker's; and a cache V8 cannot use changes nothing but the time. `ITERSCOPE_CODE_CACHE_REPORT=1` makes the launcher say, per bundle, what it did.
  */
 import { spawnSync } from 'node:child_process';

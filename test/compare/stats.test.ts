@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_SAMPLES, SKETCH_POINTS, relativeInterval, sketchMean, sketchMedian, sketchOf, totalRatioInterval, verdictOf, type Sketch } from '../../src/compare/stats.js';
+import { MIN_SAMPLES, SKETCH_POINTS, relativeInterval, sketchMean, sketchMedian, sketchOf, totalRatioInterval, verdictOf, type Sketch } from '../../src/math/sketch.js';
 
 /** A deterministic right-skewed sample (log-normal-like) around `scale`. */
 function skewed(n: number, scale: number, seed = 1): number[] {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
-import { ENGINE_CAPTURE_PARTS, engineCaptureOf } from '../../src/compare/engineCapture.js';
+import { ENGINE_CAPTURE_PARTS, engineCaptureOf } from '../../src/summary/engineCapture.js';
 import { engineRows } from '../../src/compare/engineRows.js';
 import { fixture } from '../helpers/fixtures.js';
 import { buildMiniExport } from '../helpers/miniExport.js';

@@ -15,7 +15,7 @@ import { fixture } from '../helpers/fixtures.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { parseIterationSelection } from '../../src/iterations/selection.js';
-import { servingEngineOf } from '../../src/compare/engineCapture.js';
+import { servingEngineOf } from '../../src/summary/engineCapture.js';
 
 const VLLM = fixture('fieldguide-vllm', 'trace.sqlite');
 const VLLM_LOG = fixture('fieldguide-vllm', 'vllm.log');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeExport, withExport, SchemaError, REPORT_PARTS, parseIterationLogFile, type ExportAnalysis } from '../../src/index.js';
-import { setExcludedRowSink } from '../../src/load/excludedRows.js';
+import { setExcludedRowSink } from '../../src/export/excludedRows.js';
 import { copyExport, dropColumn, editExport } from '../helpers/hostileExport.js';
 import { fixture } from '../helpers/fixtures.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFindings } from '../../src/cli/commands/findings.js';
-import { loadRun } from '../../src/compare/loadRun.js';
+import { loadRun } from '../../src/summary/loadRun.js';
 import { readMoeRouting } from '../../src/compare/compareRuns.js';
 import { withExport } from '../../src/export/openExport.js';
 import { findFindings } from '../../src/findings/findFindings.js';

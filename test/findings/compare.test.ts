@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/compare/compareRuns.js';
-import { loadRun } from '../../src/compare/loadRun.js';
+import { loadRun } from '../../src/summary/loadRun.js';
 import { findingChanges } from '../../src/findings/digest.js';
 import type { RunSummary } from '../../src/summary/runSummary.js';
 import { fixture } from '../helpers/fixtures.js';

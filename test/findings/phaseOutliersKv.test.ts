@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { phaseOutliers } from '../../src/findings/rules/phaseOutliers.js';
 import { DEFAULT_THRESHOLDS, type RuleContext } from '../../src/findings/finding.js';
-import type { IterationRow } from '../../src/iterations/analyzeIterations.js';
+import type { IterationRow } from '../../src/iterations/types.js';
 
 /**
  * Decode steps of one batch size whose attention grows with the KV tokens they read (vLLM's

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openExport, withExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../../src/iterations/types.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { fixture } from '../helpers/fixtures.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';

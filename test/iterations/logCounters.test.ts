@@ -11,7 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../../src/iterations/types.js';
 import { parseIterationLogFile, parseIterationLogText, type IterationLogRecord } from '../../src/logs/index.js';
 import { counterShift } from '../../src/iterations/numbering.js';
 import { fixture } from '../helpers/fixtures.js';

@@ -6,7 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { PHASES, type IterationRow } from '../../src/iterations/analyzeIterations.js';
+import { PHASES } from '../../src/iterations/phase.js';
+import type { IterationRow } from '../../src/iterations/types.js';
 import { phaseAggregates, summarizeByPhase } from '../../src/iterations/summary.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';

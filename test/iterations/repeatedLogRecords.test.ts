@@ -14,7 +14,7 @@ import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import type { IterationLogRecord } from '../../src/logs/logRecords.js';
-import type { IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../../src/iterations/types.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const DENSE = fixture('pytorch-dense', 'trace.sqlite');

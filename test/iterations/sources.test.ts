@@ -6,7 +6,7 @@ import { parseIterationRangeSpec } from '../../src/iterations/rangeSpec.js';
 import { DEFAULT_ITERATION_SOURCES, detectEngine, FALLBACK_ITERATION_SOURCES, findIterationRanges } from '../../src/iterations/sources/index.js';
 import { nvtxRangeSource } from '../../src/iterations/sources/nvtxRange.js';
 import { parseVllmStepLabel } from '../../src/iterations/sources/vllm.js';
-import type { IterationRange } from '../../src/iterations/windows.js';
+import type { IterationRange } from '../../src/iterations/source.js';
 import { fixture } from '../helpers/fixtures.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { kernelShortName, memcpyKinds, memsetKind } from '../../src/kineto/activityNames.js';
+import { kernelShortName, memcpyKinds, memsetKind } from '../../src/kineto/trace/activityNames.js';
 import { fixture } from '../helpers/fixtures.js';
 
 describe('kernelShortName', () => {

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KinetoJsonScanner, TraceScanError } from '../../src/kineto/jsonEventScanner.js';
-import { readKinetoTrace, type KinetoEvent } from '../../src/kineto/readKineto.js';
-import { microsToNs } from '../../src/kineto/kinetoEvents.js';
+import { KinetoJsonScanner, TraceScanError } from '../../src/kineto/trace/jsonEventScanner.js';
+import { readKinetoTrace, type KinetoEvent } from '../../src/kineto/trace/readKineto.js';
+import { microsToNs } from '../../src/kineto/trace/kinetoEvents.js';
 import { KinetoTraceError } from '../../src/errors.js';
 
 const DOC = `{

@@ -1,6 +1,6 @@
 /**
  * `LoopCompilation`: V8's `--no-concurrent-osr` when the threads that compute at once fill every
- * core (src/load/loopCompilation.ts says why): set once for good in the CLI's process, for the span
+ * core (src/v8/loopCompilation.ts says why): set once for good in the CLI's process, for the span
  * of one analysis in a library program. The policy over a fake setter; where the NVTX worker and
  * the export pool consult it (pytorch-dense, pytorch-tp2); and the flag as the running Node's V8
  * takes it (a flag V8 does not know would print an error line on every run).
@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { LoopCompilation, loopCompilation } from '../../src/load/loopCompilation.js';
+import { LoopCompilation, loopCompilation } from '../../src/v8/loopCompilation.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { analyzeMany } from '../../src/ranks/pool.js';
 import { fixture, REPO_ROOT } from '../helpers/fixtures.js';
@@ -158,7 +158,7 @@ describe('who consults the policy', () => {
  * `setRuntimeV8Flags` and `RUNTIME_V8_FLAGS_ENV` are imported, with no ITERSCOPE_V8_FLAGS inherited.
  */
 function withDefaultSetter(lines: string[]) {
-  const built = join(REPO_ROOT, 'dist', 'src', 'load', 'loopCompilation.js');
+  const built = join(REPO_ROOT, 'dist', 'src', 'v8', 'loopCompilation.js');
   const script = [`import { setRuntimeV8Flags, RUNTIME_V8_FLAGS_ENV } from ${JSON.stringify(built)};`, ...lines].join('\n');
   const env = { ...process.env };
   delete env.ITERSCOPE_V8_FLAGS;

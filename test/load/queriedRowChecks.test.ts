@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/load/excludedRows.js';
+import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/export/excludedRows.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { gilRanges, gilRangesOf } from '../../src/load/hostRangeReads.js';
 import { analyzeMemoryTraffic } from '../../src/analysis/memoryTraffic.js';

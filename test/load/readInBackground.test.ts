@@ -1,5 +1,5 @@
 /**
- * Reads on a second core (src/load/readInBackground.ts): the NVTX GPU projection's launches folded
+ * Reads on a second core (src/worker/readInBackground.ts): the NVTX GPU projection's launches folded
  * while the calling thread reads the NVTX columns, the API calls while it reads the GPU ops. What
  * crosses back must be what this thread reads itself, rows left out included, on every fixture
  * export; the analysis that takes it must be the same; a worker that cannot open the export leaves
@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtEntry } from '../../src/builtEntry.js';
 import { openExport, withExport, type ExportHandle } from '../../src/export/openExport.js';
-import { excludedRowNotes } from '../../src/load/excludedRows.js';
-import { ReadInBackground } from '../../src/load/readInBackground.js';
+import { excludedRowNotes } from '../../src/export/excludedRows.js';
+import { ReadInBackground } from '../../src/worker/readInBackground.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { queriedLaunchedCalls } from '../../src/load/projectionReads.js';
 import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';
@@ -21,7 +21,7 @@ import type { NvtxReadMode } from '../../src/pipeline/request.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture, FIXTURES, fixtureExports } from '../helpers/fixtures.js';
 
-const ENTRY = builtEntry('iterscope-nvtx.mjs', 'src/pipeline/backgroundWorker.js');
+const ENTRY = builtEntry('iterscope-nvtx.mjs', 'src/worker/backgroundWorker.js');
 const tmp = mkdtempSync(join(tmpdir(), 'iterscope-launchesbg-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

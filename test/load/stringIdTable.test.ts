@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
-import { NO_STRING_ID, StringIdTable } from '../../src/load/typedColumn.js';
+import { NO_STRING_ID, StringIdTable } from '../../src/columns/typedColumn.js';
 import { fixture } from '../helpers/fixtures.js';
 
 describe('StringIdTable over pytorch-dense (StringIds max rowid)', () => {

@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { Worker, WorkerOptions } from 'node:worker_threads';
-import { startWorker, WORKER_YOUNG_GENERATION_MB, workerExecArgv } from '../../src/load/workerExecArgv.js';
+import { startWorker, WORKER_YOUNG_GENERATION_MB, workerExecArgv } from '../../src/worker/workerExecArgv.js';
 import { CLI, fixture } from '../helpers/fixtures.js';
 
 /** The first message `w` posts (or its error), the worker then terminated. */

@@ -1,6 +1,6 @@
 /**
  * The CLI keeps the main thread's young generation small for the commands measured faster that way
- * (src/load/youngGeneration.ts); the workers' code caches made under that flag are used
+ * (src/v8/youngGeneration.ts); the workers' code caches made under that flag are used
  * (test/cli/codeCache.test.ts, `report` and the pool).
  */
 import { Worker } from 'node:worker_threads';
@@ -23,7 +23,7 @@ import {
   YOUNG_GENERATION_FLAGS,
   YOUNG_GENERATION_LEASE_KEY,
   YoungGeneration,
-} from '../../src/load/youngGeneration.js';
+} from '../../src/v8/youngGeneration.js';
 // @ts-expect-error: a plain ES module without types (copied to dist/iterscope-launch.mjs by the build)
 import * as launch from '../../scripts/launch.mjs';
 

@@ -7,15 +7,15 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { openExport } from '../../src/export/openExport.js';
-import { excludedRows } from '../../src/load/excludedRows.js';
+import { excludedRows } from '../../src/export/excludedRows.js';
 import { rowsRead } from '../../src/load/rowsRead.js';
 import { estimateAnalysisBytes, formatBytes, memoryBudget, parseMemorySize, workerShare } from '../../src/memoryBudget.js';
 import { fitToMemory } from '../../src/pipeline/memoryPlan.js';
 import { partsFor } from '../../src/pipeline/plan.js';
 import { resolveParts, REPORT_PARTS } from '../../src/pipeline/request.js';
-import { SHARED_NVTX_ROWS } from '../../src/pipeline/analyzeExport.js';
+import { SHARED_NVTX_ROWS } from '../../src/worker/policy.js';
 import { workerCount } from '../../src/ranks/pool.js';
-import { flushExcludedRowNotes, setExcludedRowSink } from '../../src/load/excludedRows.js';
+import { flushExcludedRowNotes, setExcludedRowSink } from '../../src/export/excludedRows.js';
 import { CLI, fixture } from '../helpers/fixtures.js';
 
 const MB = 1024 ** 2;

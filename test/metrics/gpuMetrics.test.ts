@@ -1,7 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationRow } from '../../src/iterations/analyzeIterations.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
+import type { IterationRow } from '../../src/iterations/types.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { ITERATION_METRICS, metricGpuByPid, metricGpuForCudaDevice, readMetricCatalog } from '../../src/metrics/catalog.js';
 import { metricsOverCapture, metricsOverIntervals } from '../../src/metrics/distribution.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/load/excludedRows.js';
+import { excludedRowNotes, UNUSABLE_TIMES } from '../../src/export/excludedRows.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import type { NvtxReadMode } from '../../src/pipeline/request.js';
 import { copyExport, editExport, retypeColumn } from '../helpers/hostileExport.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
-import { BACKGROUND_PARTS, computeInBackground } from '../../src/pipeline/backgroundParts.js';
+import { BACKGROUND_PARTS, computeInBackground } from '../../src/worker/backgroundParts.js';
 import { PARTS } from '../../src/pipeline/parts.js';
 import { REPORT_PARTS } from '../../src/pipeline/request.js';
 import { fixture } from '../helpers/fixtures.js';

@@ -1,5 +1,5 @@
 /**
- * The NVTX side of the analysis in a worker thread (`nvtxRead`, src/load/nvtxInBackground.ts):
+ * The NVTX side of the analysis in a worker thread (`nvtxRead`, src/worker/nvtxInBackground.ts):
  * the NVTX columns, the NVTX and kernel summaries and the NVTX GPU projection made there, over
  * shared memory, must give the same analysis as on the calling thread, on every fixture export;
  * and a worker that fails must leave the calling thread to do the work, with the same result.
@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openExport, withExport } from '../../src/export/openExport.js';
-import { excludedRowNotes } from '../../src/load/excludedRows.js';
-import { analyzeExport, BACKGROUND_NVTX_ROWS } from '../../src/pipeline/analyzeExport.js';
+import { excludedRowNotes } from '../../src/export/excludedRows.js';
+import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
+import { BACKGROUND_NVTX_ROWS } from '../../src/worker/policy.js';
 import { REPORT_PARTS, type AnalysisRequest, type NvtxReadMode } from '../../src/pipeline/request.js';
 import type { ExportAnalysis } from '../../src/pipeline/exportAnalysis.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';

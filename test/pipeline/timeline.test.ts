@@ -12,7 +12,7 @@ import { orderByStart } from '../../src/math/startOrder.js';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import { FIXTURES, fixture, fixtureExports } from '../helpers/fixtures.js';
-import { NO_STRING_ID } from '../../src/load/typedColumn.js';
+import { NO_STRING_ID } from '../../src/columns/typedColumn.js';
 
 const nul = (x: number, missing: number) => (Number.isNaN(x) || x === missing ? null : x);
 

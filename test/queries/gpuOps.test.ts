@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { openExport } from '../../src/export/openExport.js';
 import { loadGpuOpColumns } from '../../src/load/gpuOpColumns.js';
-import { NO_STRING_ID } from '../../src/load/typedColumn.js';
+import { NO_STRING_ID } from '../../src/columns/typedColumn.js';
 import { presentGpuOpSources, selectGpuOps, selectGpuOpsOf, selectGpuOpProcessCount, GpuOpKind } from '../../queries/gpuOps.js';
 import { pidOf, threadKeyOf, tidOf } from '../../queries/globalIds.js';
 import { allRows } from '../../queries/run.js';

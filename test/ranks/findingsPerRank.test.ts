@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FindingsResult } from '../../src/findings/finding.js';
-import { UNUSABLE_TIMES } from '../../src/load/excludedRows.js';
+import { UNUSABLE_TIMES } from '../../src/export/excludedRows.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture } from '../helpers/fixtures.js';
 import { runCli } from '../helpers/cli.js';

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationAnalysis } from '../../src/iterations/analyzeIterations.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../../src/iterations/types.js';
 import { summarizeKernels, type KernelSummary } from '../../src/analysis/kernelSummary.js';
 import { iterationsTable } from '../../reports/iterationsReport.js';
 import { kernelSummaryTable } from '../../reports/kernelsReport.js';

@@ -17,7 +17,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { analyzeExport, openExport, REPORT_PARTS, SchemaError } from '../../src/index.js';
 import { ANALYSIS_CONTRACTS, OPTIONAL_COLUMNS, OPTIONAL_TABLES, type TableNeed } from '../../src/export/contract.js';
 import { exportNotes } from '../../src/export/exportNotes.js';
-import { excludedRowNotes } from '../../src/load/excludedRows.js';
+import { excludedRowNotes } from '../../src/export/excludedRows.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { REPO_ROOT, fixture } from '../helpers/fixtures.js';
 

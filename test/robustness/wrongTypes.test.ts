@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { analyzeExport, openExport, type AnalysisPart, type ExportAnalysis } from '../../src/index.js';
-import { excludedRowNotes } from '../../src/load/excludedRows.js';
+import { excludedRowNotes } from '../../src/export/excludedRows.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture } from '../helpers/fixtures.js';
 

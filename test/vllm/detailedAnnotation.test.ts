@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
-import { analyzeIterations, type IterationRow } from '../../src/iterations/analyzeIterations.js';
+import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
+import type { IterationRow } from '../../src/iterations/types.js';
 import { summarizeByPhase } from '../../src/iterations/summary.js';
 import { parseIterationLogFile } from '../../src/logs/index.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';

@@ -7,7 +7,7 @@ import type { Comparison } from '../../compare/compareRuns.js';
 import { withExport } from '../../export/openExport.js';
 import { parseIterationLogFile } from '../../logs/parse.js';
 import { summarizeExport } from '../../summary/runSummary.js';
-import { loadRun } from '../../compare/loadRun.js';
+import { loadRun } from '../../summary/loadRun.js';
 import { compareRuns } from '../../compare/compareRuns.js';
 import { parseThreshold } from '../../compare/threshold.js';
 import { parseDurationNs } from '../../gaps/duration.js';

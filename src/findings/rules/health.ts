@@ -1,6 +1,7 @@
 import { noCudaDiagnostic, processLabel, type CaptureHealth, type NsysDiagnostic, type ProfiledProcess } from '../../analysis/captureHealth.js';
 import { traceNames } from '../../load/captureSettings.js';
-import { compactRanges, type IterationRow } from '../../iterations/analyzeIterations.js';
+import { compactRanges } from '../../formatRanges.js';
+import type { IterationRow } from '../../iterations/types.js';
 import { healthRemedy, KINETO_WITHOUT_GPU_WORK, remedyEngine, type HealthRemedyId } from '../remedies.js';
 import type { Evidence, Finding, HealthRuleContext } from '../finding.js';
 import { formatNs, makeFinding, pct } from './common.js';

@@ -1,4 +1,4 @@
-import type { IterationRow } from '../../iterations/analyzeIterations.js';
+import type { IterationRow } from '../../iterations/types.js';
 import { batchComposition, iterationLabel } from '../../iterations/naming.js';
 import type { Evidence, Finding, RuleContext } from '../finding.js';
 import { formatNs, makeFinding } from './common.js';

@@ -2,7 +2,8 @@ import type { LoadedExport } from '../../load/loadedExport.js';
 import { numberSglangSteps, withSchedulerRanges } from '../sglangNumbering.js';
 import { isSglangStepSpan, lastStartingBy, parseSglangStepSpan, SGLANG_RUN_BATCH, stepSpanKind } from '../sglangSteps.js';
 import type { IterationSource } from '../source.js';
-import { collectRanges, type FoundIterationRanges } from '../windows.js';
+import { collectRanges } from '../windows.js';
+import type { FoundIterationRanges } from '../source.js';
 
 const isSglangMarker = (t: string) => t === SGLANG_RUN_BATCH || isSglangStepSpan(t);
 /** A step span of the target model (speculative decoding adds DRAFT_* forwards inside the same step). */

@@ -1,6 +1,7 @@
 import { CPP_ITERATION_RANGES } from '../rangeSpec.js';
 import type { IterationSource } from '../source.js';
-import { collectRanges, type FoundIterationRanges } from '../windows.js';
+import { collectRanges } from '../windows.js';
+import type { FoundIterationRanges } from '../source.js';
 
 /** TensorRT-LLM's C++ runtime (`--nvtx` builds): unnumbered `forwardAsync` ranges, newest name first. */
 export const trtllmCppSource: IterationSource = {

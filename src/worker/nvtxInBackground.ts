@@ -1,10 +1,10 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { startWorker } from './workerExecArgv.js';
-import { loopCompilation } from './loopCompilation.js';
+import { loopCompilation } from '../v8/loopCompilation.js';
 import type { ExportHandle } from '../../queries/handle.js';
-import { noteExcludedRows, type ExcludedRows } from './excludedRows.js';
-import type { ApiCallColumns } from './apiCallColumns.js';
-import type { GpuOpColumns } from './gpuOpColumns.js';
+import { noteExcludedRows, type ExcludedRows } from '../export/excludedRows.js';
+import type { ApiCallColumns } from '../load/apiCallColumns.js';
+import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 
 /**
  * The NVTX side of an analysis on a second core. On pytorch-dense-long the NVTX scan (850k rows)

@@ -1,6 +1,6 @@
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { KinetoJsonScanner, TraceScanError } from './jsonEventScanner.js';
-import { KinetoTraceError } from '../errors.js';
+import { KinetoTraceError } from '../../errors.js';
 
 /** One element of `traceEvents`, as Kineto writes it (only the fields iterscope reads). */
 export interface KinetoEvent {

@@ -36,7 +36,7 @@ function conversionDirectory(): { dir: string; keepUntilExit(): void; remove(): 
 
 /** The compiled child entry (the bundled one inside the CLI bundle, see `builtEntry`). */
 function converterEntry(): string {
-  return builtEntry('iterscope-kineto.mjs', 'src/export/kineto/convertMain.js');
+  return builtEntry('iterscope-kineto.mjs', 'src/kineto/convert/convertMain.js');
 }
 
 /**

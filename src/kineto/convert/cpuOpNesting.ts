@@ -1,4 +1,4 @@
-import { columnMaker } from '../../load/typedColumn.js';
+import { columnMaker } from '../../columns/typedColumn.js';
 
 /** One aten op's values, written once its nesting is known (`insert` runs per op). */
 export type CpuOpRowWriter = (rowid: number, start: number, end: number, globalTid: number, nameId: number, externalId: number | null, depth: number, parentRowid: number | null, selfNs: number) => void;

@@ -1,9 +1,9 @@
 import { workerData } from 'node:worker_threads';
-import { loadApiCallColumns } from './apiCallColumns.js';
-import { excludedRows } from './excludedRows.js';
+import { loadApiCallColumns } from '../load/apiCallColumns.js';
+import { excludedRows } from '../export/excludedRows.js';
 import type { BackgroundReads, BackgroundReadTask, ReadReply, ReadWorkerData } from './readInBackground.js';
-import { queriedLaunchedCalls } from './projectionReads.js';
-import type { LoadedExport } from './loadedExport.js';
+import { queriedLaunchedCalls } from '../load/projectionReads.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 
 /**
  * The read worker's side (readInBackground.ts): run by the NVTX worker's entry when its worker data
@@ -30,7 +30,7 @@ export async function runReadWorker(): Promise<void> {
   try {
     // Imported here, not at the top (as the NVTX worker does): a module that fails to load is then an error reply too.
     const { openExport } = await import('../export/openExport.js');
-    const { LoadedExport } = await import('./loadedExport.js');
+    const { LoadedExport } = await import('../load/loadedExport.js');
     const h = openExport(file);
     try {
       const loaded = new LoadedExport(h);

@@ -6,7 +6,7 @@ import { validateSummary } from './validateSummary.js';
 export const MAX_SUMMARY_FILE_BYTES = 64 * 1024 * 1024;
 import { withExport } from '../export/openExport.js';
 import type { AnalysisRequest } from '../pipeline/request.js';
-import { summarizeExport, SUMMARY_SCHEMA, type RunSummary, type SummaryTokens } from '../summary/runSummary.js';
+import { summarizeExport, SUMMARY_SCHEMA, type RunSummary, type SummaryTokens } from './runSummary.js';
 
 /** A token count given for a summary's run (`--base-tokens`): its span's figures per those tokens. */
 function withTokens(s: RunSummary, tokens: SummaryTokens | null): RunSummary {

@@ -14,7 +14,7 @@
 import { workerData } from 'node:worker_threads';
 import type { BackgroundReply, NvtxWorkerData, SharedLaunches } from './nvtxInBackground.js';
 import { API_CALLS_STEP, COLUMNS_STEP, partStep } from './nvtxInBackground.js';
-import type { LoadedExport } from './loadedExport.js';
+import type { LoadedExport } from '../load/loadedExport.js';
 import { isReadWorkerData } from './readInBackground.js';
 import { runReadWorker } from './readWorker.js';
 
@@ -64,8 +64,8 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
   try {
     // Imported here, not at the top: a module that fails to load is then an error reply too.
     const { openExport } = await import('../export/openExport.js');
-    const { LoadedExport } = await import('./loadedExport.js');
-    const { excludedRows } = await import('./excludedRows.js');
+    const { LoadedExport } = await import('../load/loadedExport.js');
+    const { excludedRows } = await import('../export/excludedRows.js');
     const h = openExport(file);
     const loaded = new LoadedExport(h, { shared: true });
     state.close = () => {

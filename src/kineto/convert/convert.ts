@@ -15,8 +15,8 @@ import {
   setBulkWriteMode,
 } from '../../../queries/kinetoWriter.js';
 import { ALL_TABLES, EventWriter, GLOBAL_ID_BASE, intOrNull, packGlobalTid, type ConvertedTables, type WrittenCounts } from './eventWriter.js';
-import { readKinetoTrace, type KinetoHeader, type ReadProgress } from '../../kineto/readKineto.js';
-import { KINETO_NOTE_PREFIX, KINETO_TABLES_READ } from '../../kineto/traceNotes.js';
+import { readKinetoTrace, type KinetoHeader, type ReadProgress } from '../trace/readKineto.js';
+import { KINETO_NOTE_PREFIX, KINETO_TABLES_READ } from '../trace/traceNotes.js';
 import { KinetoTraceError } from '../../errors.js';
 
 /** `META_DATA_EXPORT.EXPORT_PRODUCT_NAME` of a converted trace (how `isKinetoConversion` knows it). */

@@ -1,8 +1,8 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import type { ExportHandle } from '../../queries/handle.js';
-import type { ApiCallColumns } from './apiCallColumns.js';
-import { noteExcludedRows, type ExcludedRows } from './excludedRows.js';
-import type { LaunchedCalls } from './launchedCalls.js';
+import type { ApiCallColumns } from '../load/apiCallColumns.js';
+import { noteExcludedRows, type ExcludedRows } from '../export/excludedRows.js';
+import type { LaunchedCalls } from '../load/launchedCalls.js';
 import { startWorker } from './workerExecArgv.js';
 
 /**

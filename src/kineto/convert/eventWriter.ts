@@ -1,11 +1,11 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { flushEventInserts, prepareEventInserts, type EventInserts, type KernelValues, type MemcpyValues, type MemsetValues, type RuntimeCallValues } from '../../../queries/kinetoWriter.js';
 import { RowBuffer } from './rowBuffer.js';
-import { kernelShortName, memcpyKinds, memsetKind } from '../../kineto/activityNames.js';
+import { kernelShortName, memcpyKinds, memsetKind } from '../trace/activityNames.js';
 import { CpuOps } from './cpuOpNesting.js';
-import { kindOfCategory, microsToNs, nsSince, numericId, streamOfTid, type EventKind } from '../../kineto/kinetoEvents.js';
-import type { KinetoEvent } from '../../kineto/readKineto.js';
-import { TraceNotes } from '../../kineto/traceNotes.js';
+import { kindOfCategory, microsToNs, nsSince, numericId, streamOfTid, type EventKind } from '../trace/kinetoEvents.js';
+import type { KinetoEvent } from '../trace/readKineto.js';
+import { TraceNotes } from '../trace/traceNotes.js';
 
 /** How the PyTorch profiler names a module's forward among its Python frames (`with_stack`): `nn.Module: <Class>_<instance>`. */
 export const TORCH_MODULE_PREFIX = 'nn.Module: ';

@@ -1,9 +1,9 @@
-import type { KernelSummary } from './kernelSummary.js';
-import type { NvtxGpuProjection } from './nvtxGpuProjection.js';
+import type { KernelSummary } from '../analysis/kernelSummary.js';
+import type { NvtxGpuProjection } from '../analysis/nvtxGpuProjection.js';
 import type { GapAnalysis } from '../gaps/analyzeGaps.js';
-import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
+import type { IterationAnalysis } from '../iterations/types.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
-import type { CategoryTime } from '../categories/categoryTime.js';
+import type { CategoryTime } from '../analysis/categoryTime.js';
 
 /** The category that catches kernels no rule named (the default table's last rule). */
 export const UNCATEGORIZED = 'other';

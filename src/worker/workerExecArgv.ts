@@ -1,5 +1,5 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { youngGeneration } from './youngGeneration.js';
+import { youngGeneration } from '../v8/youngGeneration.js';
 
 /**
  * The Node options a worker thread inherits from its process. A worker is started with its
@@ -50,7 +50,7 @@ const MAX_OLD_SPACE = /^--max[-_]old[-_]space[-_]size=(\d+)$/;
  */
 export function startWorker(entry: string | URL, givenOptions: WorkerOptions = {}, parentExecArgv: readonly string[] = process.execArgv): Worker {
   const execArgv = workerExecArgv(parentExecArgv);
-  // A worker started inside a library analysis that set the young-generation flag carries its lease (youngGeneration.ts).
+  // A worker started inside a library analysis that set the young-generation flag carries its lease (src/v8/youngGeneration.ts).
   const workerData = youngGeneration.withLease(givenOptions.workerData);
   const options = withSmallYoungGeneration(workerData === givenOptions.workerData ? givenOptions : { ...givenOptions, workerData });
   try {

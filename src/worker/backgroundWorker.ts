@@ -1,8 +1,8 @@
 /**
- * The NVTX worker thread's entry (see src/load/nvtxInBackground.ts): the loader reads the NVTX
+ * The NVTX worker thread's entry (see src/worker/nvtxInBackground.ts): the loader reads the NVTX
  * columns there; this computes the parts the pipeline gave it from them (backgroundParts.ts).
  */
-import { runNvtxWorker } from '../load/nvtxWorker.js';
+import { runNvtxWorker } from './nvtxWorker.js';
 import { computeInBackground } from './backgroundParts.js';
 
 // Not a top-level await: the bundled worker is a CommonJS script (scripts/bundle.mjs, for V8's

@@ -2,31 +2,10 @@ import type { CategoryClassifier } from '../categories/rules.js';
 import type { ServingSpan } from './servingSpan.js';
 import { GpuOpKind } from '../load/gpuOpColumns.js';
 import type { LoadedExport } from '../load/loadedExport.js';
+import type { CategoryInstances, SpanSamples } from './servingSpan.js';
 
 /** Kernel names kept with their instance durations (by total time). */
 export const TOP_KERNELS = 30;
-
-/**
- * A category's kernel instances: count, total time, and the sum of squared deviations of each
- * instance from its kernel name's mean (sum over names of n * variance): the variance of the total
- * when each name's instance count is taken as measured and only durations vary.
- */
-export interface CategoryInstances {
-  instances: number;
-  totalNs: number;
-  withinNameSqNs: number;
-}
-
-/**
- * The serving span's samples without iterations (the `kernel instances` basis): each category's
- * kernel instances, and every instance's duration for the top kernel names. Only the serving
- * processes' work starting in their spans counts (whole-graph launches under `cuda_graph`, one name).
- */
-export interface SpanSamples {
-  categories: Record<string, CategoryInstances>;
-  /** Top kernel names by total time: category and every instance's duration (ns), in start order. */
-  kernelInstances: { name: string; category: string; durations: number[] }[];
-}
 
 /** Indexes of the span's kernels and graph launches: ops of serving processes starting inside their process's span. */
 function opsInSpan(loaded: LoadedExport, span: ServingSpan): number[] {

@@ -6,7 +6,7 @@ import type { CategoryClassifier } from '../categories/rules.js';
 import type { FindingsResult } from '../findings/finding.js';
 import type { GapAnalysis } from '../gaps/analyzeGaps.js';
 import { GC_RANGE, GIL_WAIT_RANGE, isBlockingSyncApi } from '../gaps/hostCauses.js';
-import type { IterationRow } from '../iterations/analyzeIterations.js';
+import type { IterationRow } from '../iterations/types.js';
 
 /** At most this many steps get a timeline: the slowest, the median, then those the findings cite. */
 export const MAX_TIMELINE_STEPS = 8;

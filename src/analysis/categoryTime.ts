@@ -1,8 +1,9 @@
 import type { ColumnTable } from 'arquero';
 import { aq, op } from '../math/arqueroOps.js';
-import type { KernelSummary } from '../analysis/kernelSummary.js';
-import type { CategoryClassifier } from './rules.js';
-import { PHASES, type IterationAnalysis, type IterationRow, type Phase } from '../iterations/analyzeIterations.js';
+import type { KernelSummary } from './kernelSummary.js';
+import type { CategoryClassifier } from '../categories/rules.js';
+import { PHASES, type Phase } from '../iterations/phase.js';
+import type { IterationAnalysis, IterationRow } from '../iterations/types.js';
 
 /** Kernel time of one category: inside the iteration windows (overall and per phase) and over the whole capture. */
 export interface CategoryTotal {

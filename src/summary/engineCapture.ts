@@ -1,8 +1,8 @@
 import type { ExportInfo } from '../analysis/exportInfo.js';
 import { findHealthFindings } from '../findings/findFindings.js';
 import type { Finding } from '../findings/finding.js';
-import type { IterationAnalysis } from '../iterations/analyzeIterations.js';
-import type { ServingSpan } from '../iterations/servingSpan.js';
+import type { IterationAnalysis } from '../iterations/types.js';
+import type { ServingSpan } from '../analysis/servingSpan.js';
 import type { Engine, IterationSourceId } from '../iterations/source.js';
 import type { ExportAnalysis } from '../pipeline/exportAnalysis.js';
 import type { AnalysisPart } from '../pipeline/request.js';

@@ -1,13 +1,14 @@
 import type { LoadedExport } from '../load/loadedExport.js';
-import type { SpanSamples } from './spanSamples.js';
+
 import { profilerApiStarted } from '../load/healthReads.js';
-import type { LaunchPhases } from '../analysis/captureHealth.js';
+import type { LaunchPhases } from './captureHealth.js';
 import type { CaptureSettings } from '../load/captureSettings.js';
 import { overlapLength } from '../math/intervals.js';
-import { analyzeMemoryTraffic } from '../analysis/memoryTraffic.js';
+import { analyzeMemoryTraffic } from './memoryTraffic.js';
 import type { CategoryClassifier } from '../categories/rules.js';
-import { compactRanges, type IterationAnalysis, type IterationRow } from './analyzeIterations.js';
-import { attributeGpuWork, type IterationWindow } from './attribute.js';
+import { compactRanges } from '../formatRanges.js';
+import type { IterationAnalysis, IterationRow } from '../iterations/types.js';
+import { attributeGpuWork, type IterationWindow } from '../iterations/attribute.js';
 
 /**
  * How start-up (model load, warm-up, CUDA-graph capture) was told apart from serving:
@@ -291,4 +292,26 @@ function spanNotes(work: SpanWork, it: IterationAnalysis | null): string[] {
     if (c.unknown) notes.push(`${c.unknown} of ${it.iterations.length} steps have no generation count (no log record and no count in their marker): the steps' token sum is not given`);
   }
   return notes;
+}
+
+/**
+ * A category's kernel instances: count, total time, and the sum of squared deviations of each
+ * instance from its kernel name's mean (sum over names of n * variance): the variance of the total
+ * when each name's instance count is taken as measured and only durations vary.
+ */
+export interface CategoryInstances {
+  instances: number;
+  totalNs: number;
+  withinNameSqNs: number;
+}
+
+/**
+ * The serving span's samples without iterations (the `kernel instances` basis): each category's
+ * kernel instances, and every instance's duration for the top kernel names. Only the serving
+ * processes' work starting in their spans counts (whole-graph launches under `cuda_graph`, one name).
+ */
+export interface SpanSamples {
+  categories: Record<string, CategoryInstances>;
+  /** Top kernel names by total time: category and every instance's duration (ns), in start order. */
+  kernelInstances: { name: string; category: string; durations: number[] }[];
 }
