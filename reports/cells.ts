@@ -1,4 +1,4 @@
-import type { Cell, Column, ColumnKind } from './table.js';
+import type { Cell, TableColumn, ColumnKind } from './table.js';
 import { shortKernelName } from './kernelName.js';
 import { formatDecimal1, formatFloat, formatInt, formatNs } from './units.js';
 
@@ -42,7 +42,7 @@ export function humanCell(value: Cell, kind: ColumnKind): string {
 }
 
 /** A cell as the human-readable writers print it under `column` (kernel names shortened). */
-export function displayCell(value: Cell, column: Column): string {
+export function displayCell(value: Cell, column: TableColumn): string {
   const text = humanCell(value, column.kind);
   return column.display === 'kernel-name' ? shortKernelName(text) : text;
 }

@@ -1,4 +1,4 @@
-import type { Cell, Column, DataTable } from './table.js';
+import type { Cell, TableColumn, DataTable } from './table.js';
 
 /** Columns of a group kept by the Markdown and terminal writers; the rest become one `other` column. */
 export const GROUP_COLUMNS_SHOWN = 5;
@@ -12,17 +12,17 @@ const num = (v: Cell) => (typeof v === 'number' ? v : typeof v === 'bigint' ? Nu
  * changed in place.
  */
 export function collapseColumnGroups(table: DataTable, keep = GROUP_COLUMNS_SHOWN): DataTable {
-  const groups = new Map<string, Column[]>();
+  const groups = new Map<string, TableColumn[]>();
   for (const c of table.columns) if (c.group) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
   let out = table;
   for (const [group, cols] of groups) {
     if (cols.length <= keep + 1) continue;
-    const total = (c: Column) => out.rows.reduce((a, r) => a + Math.abs(num(r[c.key])), 0);
+    const total = (c: TableColumn) => out.rows.reduce((a, r) => a + Math.abs(num(r[c.key])), 0);
     const ranked = [...cols].sort((a, b) => total(b) - total(a));
     const dropped = new Set(ranked.slice(keep).map((c) => c.key));
     const otherKey = `other:${group}`;
     const last = cols[cols.length - 1].key;
-    const columns: Column[] = [];
+    const columns: TableColumn[] = [];
     for (const c of out.columns) {
       if (!dropped.has(c.key)) columns.push(c);
       if (c.key === last) columns.push({ key: otherKey, header: `other ${group} (${dropped.size})`, kind: cols[0].kind });

@@ -1,5 +1,5 @@
 import type { GroupHostSide, IterationHostSide } from '../src/kineto/hostSide.js';
-import type { Column, DataTable } from './table.js';
+import type { TableColumn, DataTable } from './table.js';
 import { formatNs } from './units.js';
 
 /** `aten::copy_ 5.33 ms (86), aten::mm 1.64 ms (25)`: an op list in one cell. */
@@ -13,7 +13,7 @@ function opList(items: { name: string; ns: number; count: number }[]): string {
  * op to the first kernel, and the ops whose launches cost the most GPU time.
  */
 export function hostSideTable(iterations: readonly IterationHostSide[], title = 'Host side (PyTorch profiler)', notes: string[] = []): DataTable {
-  const columns: Column[] = [
+  const columns: TableColumn[] = [
     { key: 'iter', header: 'Iter', kind: 'int' },
     { key: 'cpuOpNs', header: 'CPU in aten ops (ns)', kind: 'ns' },
     { key: 'opCount', header: 'Ops', kind: 'int' },
@@ -40,7 +40,7 @@ export function hostSideTable(iterations: readonly IterationHostSide[], title = 
 
 /** Per batch phase: iterations, CPU time in aten ops, launch calls made inside an op, the top ops by self time. */
 export function hostSidePhaseTable(groups: readonly GroupHostSide[], title = 'Top aten ops by phase (self time)'): DataTable {
-  const columns: Column[] = [
+  const columns: TableColumn[] = [
     { key: 'group', header: 'Phase', kind: 'text' },
     { key: 'iterations', header: 'Iterations', kind: 'int' },
     { key: 'cpuOpNs', header: 'CPU in aten ops (ns)', kind: 'ns' },

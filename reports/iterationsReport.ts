@@ -1,7 +1,7 @@
 import type { IterationAnalysis } from '../src/iterations/types.js';
 import type { PhaseSummary } from '../src/iterations/summary.js';
 import type { CategoryRule } from '../src/categories/rules.js';
-import type { Column, DataTable } from './table.js';
+import type { TableColumn, DataTable } from './table.js';
 import { metricCells, metricColumns } from './metricsReport.js';
 
 /** What the iterations table shows of an analysis. */
@@ -31,7 +31,7 @@ export function iterationsTable(analysis: IterationAnalysis): DataTable {
 const GPU_COLUMN_KEYS = new Set(['gpuBusyNs', 'gpuIdleNs', 'kernelNs', 'kernelCount', 'memcpyNs', 'attentionNsPer1kKv']);
 
 /** Columns of vLLM's detailed step annotation (query tokens are the Ctx/Gen tokens columns). */
-const TOKEN_DETAIL_COLUMNS: Column[] = [
+const TOKEN_DETAIL_COLUMNS: TableColumn[] = [
   { key: 'contextKvTokens', header: 'Ctx KV tokens', kind: 'int' },
   { key: 'generationKvTokens', header: 'Gen KV tokens', kind: 'int' },
   { key: 'contextQq', header: 'Ctx q*q', kind: 'int' },
@@ -65,15 +65,15 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
   const phaseFrom = analysis.iterations.some((r) => r.phaseBasis);
   // vLLM's detailed annotation: KV tokens and compute proxies per phase, attention against KV.
   const detail = analysis.iterations.some((r) => r.tokenDetail);
-  const columns: Column[] = [
-    ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as Column] : []),
+  const columns: TableColumn[] = [
+    ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as TableColumn] : []),
     { key: 'iter', header: captureOrder ? 'Capture step' : 'Iter', kind: 'int' },
     { key: 'phase', header: 'Phase', kind: 'text' },
-    ...(phaseFrom ? [{ key: 'phaseBasis', header: 'Phase from', kind: 'text' } as Column] : []),
+    ...(phaseFrom ? [{ key: 'phaseBasis', header: 'Phase from', kind: 'text' } as TableColumn] : []),
     { key: 'contextRequests', header: 'Ctx reqs', kind: 'int' },
     { key: 'contextTokens', header: 'Ctx tokens', kind: 'int' },
     { key: 'generationRequests', header: 'Gen reqs', kind: 'int' },
-    ...(genTokens ? [{ key: 'generationTokens', header: 'Gen tokens', kind: 'int' } as Column] : []),
+    ...(genTokens ? [{ key: 'generationTokens', header: 'Gen tokens', kind: 'int' } as TableColumn] : []),
     ...(detail ? TOKEN_DETAIL_COLUMNS : []),
     { key: 'startNs', header: 'Start (ns)', kind: 'ns' },
     { key: 'wallNs', header: 'Wall (ns)', kind: 'ns' },
@@ -81,7 +81,7 @@ function iterationsTableOf(analysis: IterationsTableInput): DataTable {
     { key: 'gpuIdleNs', header: 'GPU idle (ns)', kind: 'ns' },
     { key: 'kernelNs', header: 'Kernel (ns)', kind: 'ns' },
     { key: 'kernelCount', header: 'Kernels', kind: 'int' },
-    ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} (ns)`, kind: 'ns', group: 'categories' }) as Column),
+    ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} (ns)`, kind: 'ns', group: 'categories' }) as TableColumn),
     { key: 'memcpyNs', header: 'memcpy (ns)', kind: 'ns' },
     ...metricColumns(analysis.metricNames ?? []),
     { key: 'matched', header: 'Log', kind: 'text' },
@@ -120,7 +120,7 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], 
   const cats = categories.filter((c) => phases.some((p) => (p.meanCategoryNs[c] ?? 0) > 0));
   const genTokens = phases.some((p) => p.gpuNsPerGenerationToken !== undefined);
   const kv = phases.some((p) => p.attentionNsPer1kKvTokens !== undefined);
-  const columns: Column[] = [
+  const columns: TableColumn[] = [
     { key: 'phase', header: 'Phase', kind: 'text' },
     { key: 'iterations', header: 'Iterations', kind: 'int' },
     { key: 'meanGpuBusyNs', header: 'GPU busy mean (ns)', kind: 'ns' },
@@ -131,11 +131,11 @@ export function phaseSummaryTable(phases: PhaseSummary[], categories: string[], 
     { key: 'p50IdlePct', header: 'Idle p50 (%)', kind: 'percent' },
     { key: 'p90IdlePct', header: 'Idle p90 (%)', kind: 'percent' },
     { key: 'p99IdlePct', header: 'Idle p99 (%)', kind: 'percent' },
-    ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} mean (ns)`, kind: 'ns', group: 'categories' }) as Column),
+    ...cats.map((c) => ({ key: `cat:${c}`, header: `${c} mean (ns)`, kind: 'ns', group: 'categories' }) as TableColumn),
     { key: 'gpuNsPerContextToken', header: 'GPU ns / ctx token', kind: 'float' },
     { key: 'gpuNsPerGenerationRequest', header: 'GPU ns / gen req', kind: 'float' },
-    ...(genTokens ? [{ key: 'gpuNsPerGenerationToken', header: 'GPU ns / gen token', kind: 'float' } as Column] : []),
-    ...(kv ? [{ key: 'attentionNsPer1kKv', header: 'Attention ns / 1k KV tokens', kind: 'float' } as Column] : []),
+    ...(genTokens ? [{ key: 'gpuNsPerGenerationToken', header: 'GPU ns / gen token', kind: 'float' } as TableColumn] : []),
+    ...(kv ? [{ key: 'attentionNsPer1kKv', header: 'Attention ns / 1k KV tokens', kind: 'float' } as TableColumn] : []),
     ...metricColumns(metricNames),
   ];
   const rows = phases.map((p) => {

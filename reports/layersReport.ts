@@ -1,6 +1,6 @@
 import type { LayersAnalysis, ModuleKind, PhaseLayers, StepLayers } from '../src/layers/types.js';
 import { MODULE_KINDS } from '../src/layers/types.js';
-import type { Column, DataTable } from './table.js';
+import type { TableColumn, DataTable } from './table.js';
 
 /** Module kinds as column headers. */
 const KIND_HEADERS: Record<ModuleKind, string> = {
@@ -25,8 +25,8 @@ function usedCategories(categories: readonly string[], maps: readonly Record<str
   return categories.filter((c) => maps.some((m) => (m[c] ?? 0) > 0));
 }
 
-const kindColumns = (kinds: readonly ModuleKind[]): Column[] => kinds.map((k) => ({ key: `kind_${k}`, header: `${KIND_HEADERS[k]} (ns)`, kind: 'ns', group: 'kinds' }));
-const categoryColumns = (cats: readonly string[]): Column[] => cats.map((c) => ({ key: `cat_${c}`, header: `${c} (ns)`, kind: 'ns', group: 'categories' }));
+const kindColumns = (kinds: readonly ModuleKind[]): TableColumn[] => kinds.map((k) => ({ key: `kind_${k}`, header: `${KIND_HEADERS[k]} (ns)`, kind: 'ns', group: 'kinds' }));
+const categoryColumns = (cats: readonly string[]): TableColumn[] => cats.map((c) => ({ key: `cat_${c}`, header: `${c} (ns)`, kind: 'ns', group: 'categories' }));
 
 function cellsOf(prefix: string, keys: readonly string[], values: Record<string, number | undefined>): Record<string, number> {
   return Object.fromEntries(keys.map((k) => [`${prefix}${k}`, Math.round(values[k] ?? 0)]));
@@ -36,7 +36,7 @@ function cellsOf(prefix: string, keys: readonly string[], values: Record<string,
 export function phaseLayersTable(a: LayersAnalysis): DataTable {
   const kinds = usedKinds(a.phases.flatMap((p) => p.layers.map((l) => l.kindNs)));
   const cats = usedCategories(a.categories, a.phases.flatMap((p) => p.layers.map((l) => l.categoryNs)));
-  const columns: Column[] = [
+  const columns: TableColumn[] = [
     { key: 'phase', header: 'Phase', kind: 'text' },
     { key: 'layer', header: 'Layer', kind: 'int' },
     { key: 'steps', header: 'Steps', kind: 'int' },
@@ -68,7 +68,7 @@ export function phaseLayersTable(a: LayersAnalysis): DataTable {
 /** Per phase: the spread across layers, the outliers, and time outside any layer. */
 export function layerSpreadTable(a: LayersAnalysis): DataTable {
   const kinds = usedKinds(a.phases.map((p) => p.kindNs));
-  const columns: Column[] = [
+  const columns: TableColumn[] = [
     { key: 'phase', header: 'Phase', kind: 'text' },
     { key: 'steps', header: 'Steps', kind: 'int' },
     { key: 'layers', header: 'Layers', kind: 'int' },
@@ -99,8 +99,8 @@ export function layerSpreadTable(a: LayersAnalysis): DataTable {
 export function stepLayersTable(a: LayersAnalysis): DataTable {
   const cats = usedCategories(a.categories, a.steps.flatMap((s) => s.layers.map((l) => l.categoryNs)));
   const multiPid = new Set(a.steps.map((s) => s.pid)).size > 1;
-  const columns: Column[] = [
-    ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as Column] : []),
+  const columns: TableColumn[] = [
+    ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as TableColumn] : []),
     { key: 'iter', header: 'Iter', kind: 'int' },
     { key: 'phase', header: 'Phase', kind: 'text' },
     { key: 'source', header: 'Layers from', kind: 'text' },
@@ -144,8 +144,8 @@ export function stepLayersWideTable(a: LayersAnalysis): DataTable {
   const maxLayer = a.steps.reduce((m, s) => Math.max(m, s.layers.length ? s.layers[s.layers.length - 1].layer : -1), -1);
   const multiPid = new Set(a.steps.map((s) => s.pid)).size > 1;
   const layerKeys = Array.from({ length: maxLayer + 1 }, (_, l) => l);
-  const columns: Column[] = [
-    ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as Column] : []),
+  const columns: TableColumn[] = [
+    ...(multiPid ? [{ key: 'pid', header: 'PID', kind: 'int' } as TableColumn] : []),
     { key: 'iter', header: 'Iter', kind: 'int' },
     { key: 'phase', header: 'Phase', kind: 'text' },
     { key: 'source', header: 'Layers from', kind: 'text' },
@@ -154,7 +154,7 @@ export function stepLayersWideTable(a: LayersAnalysis): DataTable {
     { key: 'kernelNs', header: 'Kernel (ns)', kind: 'ns' },
     { key: 'maxOverMedian', header: 'Max / median layer', kind: 'float' },
     { key: 'outsideNs', header: 'Outside layers (ns)', kind: 'ns' },
-    ...layerKeys.map((l): Column => ({ key: `l${l}`, header: `L${l} (ns)`, kind: 'ns', group: 'layers' })),
+    ...layerKeys.map((l): TableColumn => ({ key: `l${l}`, header: `L${l} (ns)`, kind: 'ns', group: 'layers' })),
   ];
   const rows = a.steps.map((s) => {
     const ns = s.layers.map((l) => l.kernelNs);

@@ -1,6 +1,6 @@
 import type { MetricsSummary } from '../src/metrics/distribution.js';
 import { baseMetricName, metricUnitText } from '../src/metrics/catalog.js';
-import type { Cell, Column, ColumnKind, DataTable } from './table.js';
+import type { Cell, TableColumn, ColumnKind, DataTable } from './table.js';
 
 /** `iterscope metrics`: one row per (GPU, metric): time-weighted mean, p50, p90, min, max. */
 export function metricsTable(summary: MetricsSummary): DataTable {
@@ -10,7 +10,7 @@ export function metricsTable(summary: MetricsSummary): DataTable {
       : summary.scope.kind === 'span'
         ? `span ${summary.scope.startNs ?? '-inf'} .. ${summary.scope.endNs ?? '+inf'} ns`
         : `${summary.scope.intervals} iteration window(s), ${summary.scope.startNs} .. ${summary.scope.endNs} ns`;
-  const columns: Column[] = [
+  const columns: TableColumn[] = [
     { key: 'gpu', header: 'GPU', kind: 'int' },
     { key: 'metric', header: 'Metric', kind: 'text' },
     { key: 'mean', header: 'Mean', kind: 'float' },
@@ -50,7 +50,7 @@ function shortUnit(name: string): string | null {
   return /%/.test(u) ? '%' : u;
 }
 
-/** Column key of a metric in iteration / phase tables. */
+/** TableColumn key of a metric in iteration / phase tables. */
 export function metricColumnKey(name: string): string {
   return `metric:${name}`;
 }
@@ -60,7 +60,7 @@ export function metricColumnKey(name: string): string {
  * `phaseSummaryTable`): header `SMs Active (%)`, `GPC Clock Frequency (MHz)`; `%` metrics use
  * kind `percent`, others `float`.
  */
-export function metricColumns(metricNames: readonly string[], suffix = ''): Column[] {
+export function metricColumns(metricNames: readonly string[], suffix = ''): TableColumn[] {
   return metricNames.map((name) => {
     const unit = shortUnit(name);
     const kind: ColumnKind = unit === '%' ? 'percent' : 'float';

@@ -1,10 +1,10 @@
-import type { Column } from './table.js';
+import type { TableColumn } from './table.js';
 
 /**
  * The statistic columns `nsys stats` prints for `cuda_gpu_kern_sum` and `nvtx_sum`, headers
  * exactly as its CSV has them; the report's own name columns follow.
  */
-export function nsysStatColumns(): Column[] {
+export function nsysStatColumns(): TableColumn[] {
   return [
     { key: 'timePercent', header: 'Time (%)', kind: 'percent' },
     { key: 'total', header: 'Total Time (ns)', kind: 'ns' },

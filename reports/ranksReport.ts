@@ -1,5 +1,5 @@
 import type { CrossRankView } from '../src/ranks/crossRank.js';
-import type { Column, DataTable } from './table.js';
+import type { TableColumn, DataTable } from './table.js';
 
 /** Per-rank columns in the iteration table up to this many ranks (beyond: `--detail`). */
 export const MAX_RANK_COLUMNS = 8;
@@ -7,7 +7,7 @@ export const MAX_RANK_COLUMNS = 8;
 /** One row per iteration (present on every rank): busy spread, straggler, collective time and wait. */
 export function crossRankTable(view: CrossRankView): DataTable {
   const perRank = view.ranks.length <= MAX_RANK_COLUMNS ? view.ranks.map((r) => r.rank) : [];
-  const columns: Column[] = [
+  const columns: TableColumn[] = [
     { key: 'iter', header: 'Iter', kind: 'int' },
     { key: 'straggler', header: 'Straggler', kind: 'int' },
     { key: 'stragglerBasis', header: 'Basis', kind: 'text' },
@@ -18,7 +18,7 @@ export function crossRankTable(view: CrossRankView): DataTable {
     { key: 'communicationMaxNs', header: 'Comm max (ns)', kind: 'ns' },
     { key: 'maxCollectiveWaitNs', header: 'Wait max (ns)', kind: 'ns' },
     { key: 'totalCollectiveWaitNs', header: 'Wait total (ns)', kind: 'ns' },
-    ...perRank.map((r) => ({ key: `wait:${r}`, header: `Wait r${r} (ns)`, kind: 'ns' }) as Column),
+    ...perRank.map((r) => ({ key: `wait:${r}`, header: `Wait r${r} (ns)`, kind: 'ns' }) as TableColumn),
   ];
   const rows = view.iterations.map((it) => {
     const row: DataTable['rows'][number] = {
@@ -91,7 +91,7 @@ export function stackRankTables(perRank: readonly { rank: number; tables: DataTa
   const kinds = Math.max(0, ...perRank.map((p) => p.tables.length));
   const out: DataTable[] = [];
   for (let j = 0; j < kinds; j++) {
-    const columns: Column[] = [{ key: '__rank', header: 'Rank', kind: 'int' }];
+    const columns: TableColumn[] = [{ key: '__rank', header: 'Rank', kind: 'int' }];
     const seen = new Set<string>();
     const rows: DataTable['rows'] = [];
     let title: string | undefined;

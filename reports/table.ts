@@ -15,7 +15,7 @@
  */
 export type ColumnKind = 'text' | 'int' | 'ns' | 'decimal1' | 'percent' | 'float';
 
-export interface Column {
+export interface TableColumn {
   /** Property of each row object. */
   key: string;
   /** Header as printed (CSV headers match `nsys stats` where the report mirrors one). */
@@ -34,7 +34,7 @@ export type Cell = string | number | bigint | boolean | null | undefined;
 
 export interface DataTable {
   title?: string;
-  columns: Column[];
+  columns: TableColumn[];
   rows: Record<string, Cell>[];
   /** Lines printed under the table (coverage, caveats). Not part of CSV output. */
   notes?: string[];
@@ -63,6 +63,6 @@ export function keyValueTable(title: string, pairs: [string, string][]): DataTab
  * The header people see over human-unit cells: `Wall (ns)` over `9.85 ms` would lie, so the unit
  * suffix of an `ns` column is dropped (CSV keeps it: its cells are raw ns).
  */
-export function humanHeader(column: Column): string {
+export function humanHeader(column: TableColumn): string {
   return column.kind === 'ns' ? column.header.replace(/ \(ns\)$/, '') : column.header;
 }

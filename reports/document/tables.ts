@@ -3,7 +3,7 @@ import type { IterationAnalysis, IterationRow } from '../../src/iterations/types
 import type { PhaseSummary } from '../../src/iterations/summary.js';
 import { iterationsTable } from '../iterationsReport.js';
 import { metricCells, metricColumns } from '../metricsReport.js';
-import type { Column, DataTable } from '../table.js';
+import type { TableColumn, DataTable } from '../table.js';
 import { formatNs } from '../units.js';
 import type { CategoryTime } from '../../src/analysis/categoryTime.js';
 import type { HostSummary } from '../../src/gaps/hostSummary.js';
@@ -29,13 +29,13 @@ export const PHASE_LABELS: Readonly<Record<string, string>> = { context: 'contex
  */
 export function categoryTable(ct: CategoryTime): DataTable {
   const inIterations = ct.phases.length > 0;
-  const columns: Column[] = [
+  const columns: TableColumn[] = [
     { key: 'category', header: 'Category', kind: 'text' },
     ...(inIterations
       ? [
-          { key: 'iterationNs', header: 'In iterations (ns)', kind: 'ns' } as Column,
-          { key: 'iterationPercent', header: 'Of iteration kernel time (%)', kind: 'percent' } as Column,
-          ...ct.phases.map((p) => ({ key: `phase:${p.phase}`, header: `${PHASE_LABELS[p.phase] ?? p.phase}, ${p.iterations} iters (ns)`, kind: 'ns' }) as Column),
+          { key: 'iterationNs', header: 'In iterations (ns)', kind: 'ns' } as TableColumn,
+          { key: 'iterationPercent', header: 'Of iteration kernel time (%)', kind: 'percent' } as TableColumn,
+          ...ct.phases.map((p) => ({ key: `phase:${p.phase}`, header: `${PHASE_LABELS[p.phase] ?? p.phase}, ${p.iterations} iters (ns)`, kind: 'ns' }) as TableColumn),
         ]
       : []),
     { key: 'captureNs', header: 'Whole capture (ns)', kind: 'ns' },

@@ -11,7 +11,7 @@ import { DEFAULT_THRESHOLDS, FINDINGS_SCHEMA, type Finding, type FindingThreshol
 import type { Engine } from '../iterations/source.js';
 
 /** The engine whose remedies apply, from what the export recorded. */
-export function detectEngine(input: Pick<FindingsInput, 'info' | 'iterations'>): Engine {
+export function remediesEngine(input: Pick<FindingsInput, 'info' | 'iterations'>): Engine {
   if (input.info.nvtxDomains.some((d) => d.name === 'TensorRT-LLM')) return 'tensorrt-llm';
   const label = input.iterations?.iterations[0]?.label ?? '';
   if (/^\[Executor\]|TrtGptModelInflightBatching/.test(label)) return 'tensorrt-llm';
@@ -77,7 +77,7 @@ function ruleContext<I extends HealthFindingsInput>(input: I, t: FindingThreshol
   return {
     input,
     t,
-    engine: detectEngine(input),
+    engine: remediesEngine(input),
     wallNs,
     share,
     severity: (ns) => {

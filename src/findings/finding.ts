@@ -12,6 +12,7 @@ import type { CaptureSettings } from '../load/captureSettings.js';
 import type { ReportLogFile } from '../logs/logRecords.js';
 import type { IterationMetricsResult } from '../metrics/iterationMetrics.js';
 import type { MoeRoutingReading } from './moeRoutingReading.js';
+import type { Engine } from '../iterations/source.js';
 
 /** Bumped when a field of the findings JSON changes meaning (CI and agents read it). */
 export const FINDINGS_SCHEMA = 'iterscope.findings/1';
@@ -58,8 +59,6 @@ export interface CrossRankReading {
 
 export type Severity = 'high' | 'medium' | 'low' | 'info';
 
-/** The engine whose remedies apply: from the NVTX domains and iteration ranges. */
-export type Engine = 'tensorrt-llm' | 'vllm' | 'sglang' | 'unknown';
 
 /** One thing a finding rests on, with enough to find it in Perfetto (session ns). */
 export interface Evidence {

@@ -8,7 +8,7 @@ import { assignStep, inferredSplit, layerSpans, stepFigures, type SplitContext }
 import { kernelsByStep, type LaunchWindow } from './stepKernels.js';
 import { summarizePhases } from './summary.js';
 import { MODULE_KINDS, type LayerOptions, type LayerSource, type LayersAnalysis, type MarkerAgreement, type StepLayers } from './types.js';
-import { kindOfCategory } from './moduleRefs.js';
+import { moduleKindOfCategory } from './moduleRefs.js';
 import type { NvtxColumns } from '../load/nvtxEventColumns.js';
 
 /**
@@ -37,7 +37,7 @@ export function analyzeLayers(
     categoryOf: categoryLookup(loaded, classifier),
     graphCategory: classifier.classify('[CUDA graph]'),
     communication: classifier.categories.indexOf('communication'),
-    kindOfCategory: Uint8Array.from(classifier.categories, (c) => MODULE_KINDS.indexOf(kindOfCategory(c))),
+    moduleKindOfCategory: Uint8Array.from(classifier.categories, (c) => MODULE_KINDS.indexOf(moduleKindOfCategory(c))),
     markers: markers && markers.ranges > 0 ? markers : null,
     periodMemo: new Map(),
   };

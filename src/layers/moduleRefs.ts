@@ -56,7 +56,7 @@ export function moduleRefOf(path: string): ModuleRef {
  * A kernel's kind from its category, where no module names one (no markers, or a kernel of the
  * layer itself, not of a submodule): only categories that say which module ran them.
  */
-export function kindOfCategory(category: string): ModuleKind {
+export function moduleKindOfCategory(category: string): ModuleKind {
   if (category === 'attention') return 'attention';
   if (category === 'communication') return 'communication';
   if (category === 'moe_gemm' || category === 'moe_routing') return 'moe';

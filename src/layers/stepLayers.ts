@@ -2,7 +2,7 @@ import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import type { IterationRow } from '../iterations/types.js';
 import { moduleAt, type MarkerSegments } from './markerSegments.js';
-import { kindOfCategory } from './moduleRefs.js';
+import { moduleKindOfCategory } from './moduleRefs.js';
 import { MIN_PERIOD, splitByPeriod, type PeriodSplit } from './period.js';
 import { MODULE_KINDS, type LayerFigures, type LayerSource, type LayerSpan, type ModuleKind, type StepLayers } from './types.js';
 
@@ -17,7 +17,7 @@ export interface SplitContext {
   graphCategory: number;
   communication: number;
   /** Per category index: the kind (index in MODULE_KINDS) its kernels get where no module names one. */
-  kindOfCategory: Uint8Array;
+  moduleKindOfCategory: Uint8Array;
   markers: MarkerSegments | null;
   /** Inferred splits by kernel-name sequence: decode steps replaying one graph are inferred once. */
   periodMemo: Map<string, { names: Int32Array; split: PeriodSplit | null }[]>;
@@ -55,7 +55,7 @@ export function assignStep(ctx: SplitContext, opIdx: Int32Array, callIdx: Int32A
       marked++;
     }
     // Collectives are communication wherever they run (o_proj's all-reduce is in self_attn).
-    kind[k] = c === ctx.communication ? ctx.kindOfCategory[c] : ref && ref.kind !== 'other' ? kindIndex(ref.kind) : ctx.kindOfCategory[c];
+    kind[k] = c === ctx.communication ? ctx.moduleKindOfCategory[c] : ref && ref.kind !== 'other' ? kindIndex(ref.kind) : ctx.moduleKindOfCategory[c];
   }
   if (marked > 0) {
     inferUnmarked(ctx, opIdx, layer);

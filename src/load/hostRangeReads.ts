@@ -20,7 +20,7 @@ export function threadKey(pid: number, tid: number): number {
 }
 
 /** Which ranges `forEachHostCauseRange` reads. Names are the callers' (bound in the query). */
-export interface HostCauseRangeFilter {
+export interface HostCauseReadFilter {
   /** `Python GC`: its ranges are read on every thread. */
   gcRange: string;
   /** `Holding GIL`: left out in the GIL domains (most of a GIL-traced export's rows). */
@@ -44,7 +44,7 @@ export type HostCauseRangeVisitor = (pid: number, tid: number, eventType: number
  * The ranges of `filter.threads` and `gcRange` ranges of any thread, without the GIL domains'
  * `gilHoldRange` ranges (those are skipped in SQL: 99% of a GIL-traced export's rows).
  */
-export function forEachHostCauseRange(loaded: LoadedExport, filter: HostCauseRangeFilter, visit: HostCauseRangeVisitor, causeRows?: NvtxColumns): void {
+export function forEachHostCauseRange(loaded: LoadedExport, filter: HostCauseReadFilter, visit: HostCauseRangeVisitor, causeRows?: NvtxColumns): void {
   const cols = causeRows ?? loaded.sharedNvtx();
   if (cols) return hostCauseRangesOf(cols, filter, visit);
   const special = new Map<number, string>();
@@ -144,7 +144,7 @@ function isHostCauseRow(c: NvtxColumns, i: number, holdText: number, gilDomainId
 }
 
 /** `forEachHostCauseRange` over NVTX columns (texts resolved: each row's `textId` is null). */
-function hostCauseRangesOf(c: NvtxColumns, filter: HostCauseRangeFilter, visit: HostCauseRangeVisitor): void {
+function hostCauseRangesOf(c: NvtxColumns, filter: HostCauseReadFilter, visit: HostCauseRangeVisitor): void {
   const gcText = textIndexOf(c, filter.gcRange);
   const holdText = textIndexOf(c, filter.gilHoldRange);
   for (let i = 0; i < c.count; i++) {

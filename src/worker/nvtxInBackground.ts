@@ -81,12 +81,12 @@ export interface NvtxWorkerData {
 /** How long a consumer waits for the worker before doing the work itself (a safety net, not a budget). */
 const WAIT_LIMIT_MS = 120_000;
 
-/** The step of the columns, then of the API calls; part k is step `partStep(k)`. */
+/** The step of the columns, then of the API calls; part k is step `workerPartStep(k)`. */
 export const COLUMNS_STEP = 0;
 export const API_CALLS_STEP = 1;
 
 /** The step of the plan's part k. */
-export function partStep(k: number): number {
+export function workerPartStep(k: number): number {
   return k + 2;
 }
 
@@ -111,7 +111,7 @@ export class NvtxWorkerRead {
   ) {
     if (plan.columns) this.steps.add(COLUMNS_STEP);
     if (plan.apiCalls) this.steps.add(API_CALLS_STEP);
-    plan.parts.forEach((_, k) => this.steps.add(partStep(k)));
+    plan.parts.forEach((_, k) => this.steps.add(workerPartStep(k)));
   }
 
   /**
@@ -122,7 +122,7 @@ export class NvtxWorkerRead {
   static start(handle: ExportHandle, plan: BackgroundPlan): NvtxWorkerRead | null {
     const db = handle.sqlite;
     if (db.memory || !db.name || !handle.hasTable('NVTX_EVENTS')) return null;
-    const flags = new Int32Array(new SharedArrayBuffer(4 * partStep(plan.parts.length)));
+    const flags = new Int32Array(new SharedArrayBuffer(4 * workerPartStep(plan.parts.length)));
     const { port1, port2 } = new MessageChannel();
     const workerData: NvtxWorkerData = { file: db.name, columns: plan.columns, apiCalls: plan.apiCalls, flags, port: port2, parts: plan.parts, options: plan.options };
     // This thread and the worker compute at once from here on, until the worker is let go.
@@ -148,7 +148,7 @@ export class NvtxWorkerRead {
   /** Whether part `name` was given to the worker and not taken yet. */
   hasPart(name: string): boolean {
     const k = this.plan.parts.findIndex((p) => p.name === name);
-    return k >= 0 && this.steps.has(partStep(k));
+    return k >= 0 && this.steps.has(workerPartStep(k));
   }
 
   /** Whether the API calls were asked of the worker and not taken yet. */
@@ -168,7 +168,7 @@ export class NvtxWorkerRead {
 
   /** Whether some part not taken yet waits for the launches (and they were not posted). */
   wantsLaunches(): boolean {
-    return !this.launchesPosted && this.plan.parts.some((p, k) => p.usesLaunches && this.steps.has(partStep(k)));
+    return !this.launchesPosted && this.plan.parts.some((p, k) => p.usesLaunches && this.steps.has(workerPartStep(k)));
   }
 
   /** Hands the GPU ops and API calls (over shared memory) to the worker. The columns must not change after this. */
@@ -199,7 +199,7 @@ export class NvtxWorkerRead {
     if (k < 0) return undefined;
     if (this.steps.has(COLUMNS_STEP)) return undefined;
     if (this.plan.parts[k].usesLaunches && !this.launchesPosted) return undefined;
-    return this.take<T>(partStep(k));
+    return this.take<T>(workerPartStep(k));
   }
 
   /** A failed step lets the worker go: the later steps build on it. */

@@ -13,7 +13,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import type { BackgroundReply, NvtxWorkerData, SharedLaunches } from './nvtxInBackground.js';
-import { API_CALLS_STEP, COLUMNS_STEP, partStep } from './nvtxInBackground.js';
+import { API_CALLS_STEP, COLUMNS_STEP, workerPartStep } from './nvtxInBackground.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { isReadWorkerData } from './readInBackground.js';
 import { runReadWorker } from './readWorker.js';
@@ -58,7 +58,7 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
   };
   /** Parts k.. in order (k: the first one not computed yet). */
   const runFrom = (loaded: LoadedExport, k: number) => {
-    for (; k < parts.length; k++) answer(partStep(k), () => computePart(loaded, k));
+    for (; k < parts.length; k++) answer(workerPartStep(k), () => computePart(loaded, k));
   };
 
   try {
@@ -79,7 +79,7 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
     // The parts before the first that reads the launches, then (once posted) the rest.
     const firstWithLaunches = parts.findIndex((p) => p.usesLaunches);
     const upTo = firstWithLaunches < 0 ? parts.length : firstWithLaunches;
-    for (let k = 0; k < upTo; k++) answer(partStep(k), () => computePart(loaded, k));
+    for (let k = 0; k < upTo; k++) answer(workerPartStep(k), () => computePart(loaded, k));
     if (firstWithLaunches < 0) return finish();
     // The other thread posts its launches, or closes the port (it does the rest itself).
     port.once('message', (launches: SharedLaunches) => {
@@ -90,7 +90,7 @@ export async function runNvtxWorker(compute: BackgroundCompute): Promise<void> {
     port.once('close', () => state.close?.());
   } catch (err) {
     // Every step fails (the other thread waits on the flag of the step it takes, whichever).
-    for (let step = 0; step < partStep(parts.length); step++) {
+    for (let step = 0; step < workerPartStep(parts.length); step++) {
       answer(step, () => {
         throw err;
       });
