@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { openExport } from '../../src/export/openExport.js';
 import type { ExportHandle } from '../../queries/handle.js';
-import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../../src/gaps/index.js';
+import { analyzeGaps, idleByCausePerIteration, type GapAnalysis } from '../../src/gaps/analyzeGaps.js';
 import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import { unionIntervals, overlapLength } from '../../src/math/intervals.js';
 import { fixture } from '../helpers/fixtures.js';

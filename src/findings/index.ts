@@ -1,2 +1,0 @@
-export { findFindings, detectEngine, resolveThresholds } from './findFindings.js';
-export * from './finding.js';
