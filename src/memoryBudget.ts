@@ -28,7 +28,7 @@ export function parseMemorySize(value: string, option = '--max-memory'): number 
 }
 
 /** Bytes as the notes and the progress line say them: `400 MB`, `1.5 GB` (powers of 1024). */
-export function formatBytes(bytes: number): string {
+export function formatMemorySize(bytes: number): string {
   if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(1)} GB`;
   return `${Math.round(bytes / 1024 ** 2)} MB`;
 }
@@ -66,7 +66,7 @@ export function memoryBudget(env: NodeJS.ProcessEnv = process.env, free: () => n
 
 /** The budget line of a progress bar: `max memory 400 MB` (or `... (default: half the free memory)`). */
 export function budgetLabel(budget: MemoryBudget = memoryBudget()): string {
-  return `max memory ${formatBytes(budget.bytes)}${budget.given ? '' : ' (default)'}`;
+  return `max memory ${formatMemorySize(budget.bytes)}${budget.given ? '' : ' (default)'}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ExportHandle } from '../export/openExport.js';
 import { noteOnRead } from '../export/excludedRows.js';
 import { rowsRead } from '../load/rowsRead.js';
-import { estimateAnalysisBytes, formatBytes, memoryBudget, type ExportRows, type MemoryBudget } from '../memoryBudget.js';
+import { estimateAnalysisBytes, formatMemorySize, memoryBudget, type ExportRows, type MemoryBudget } from '../memoryBudget.js';
 import type { PartEntry } from './parts.js';
 import type { AnalysisRequest } from './request.js';
 
@@ -37,10 +37,10 @@ export function fitToMemory(
 /** The note of an analysis estimated above the budget with every bounded path taken. */
 function overBudgetNote(path: string, rows: ExportRows, need: number, budget: MemoryBudget): string {
   const limit = budget.share
-    ? `this worker's share of the memory limit (${formatBytes(budget.bytes)})`
+    ? `this worker's share of the memory limit (${formatMemorySize(budget.bytes)})`
     : budget.given
-      ? `--max-memory ${formatBytes(budget.bytes)}`
-      : `the default memory limit (${formatBytes(budget.bytes)}, half the free memory; set --max-memory)`;
+      ? `--max-memory ${formatMemorySize(budget.bytes)}`
+      : `the default memory limit (${formatMemorySize(budget.bytes)}, half the free memory; set --max-memory)`;
   const counted = [`${rows.gpuOps} GPU ops`, `${rows.apiCalls} API calls`, `${rows.nvtx} NVTX rows`].filter((s) => !s.startsWith('0 ')).join(', ');
-  return `${path}: an estimated ${formatBytes(need)} for ${counted} is above ${limit}; the GPU ops and API calls have no bounded path yet (read whole), so this run may use more`;
+  return `${path}: an estimated ${formatMemorySize(need)} for ${counted} is above ${limit}; the GPU ops and API calls have no bounded path yet (read whole), so this run may use more`;
 }

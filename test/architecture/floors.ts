@@ -21,7 +21,7 @@ export interface Floor {
 export const FLOORS: readonly Floor[] = [
   {
     name: 'base',
-    about: 'errors, exit codes, option files, units, numbers and typed columns, the V8 settings: no knowledge of exports',
+    about: 'errors, exit codes, option files, units, numbers and typed columns, the V8 settings, the memory budget: no knowledge of exports',
     rooms: [
       'src/errors.ts',
       'src/builtEntry.ts',
@@ -32,6 +32,7 @@ export const FLOORS: readonly Floor[] = [
       'src/outputFile.ts',
       'src/formatNs.ts',
       'src/formatRanges.ts',
+      'src/memoryBudget.ts',
       'src/math/',
       'src/columns/',
       'src/v8/',

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { openExport } from '../../src/export/openExport.js';
 import { excludedRows } from '../../src/export/excludedRows.js';
 import { rowsRead } from '../../src/load/rowsRead.js';
-import { estimateAnalysisBytes, formatBytes, memoryBudget, parseMemorySize, workerShare } from '../../src/memoryBudget.js';
+import { estimateAnalysisBytes, formatMemorySize, memoryBudget, parseMemorySize, workerShare } from '../../src/memoryBudget.js';
 import { fitToMemory } from '../../src/pipeline/memoryPlan.js';
 import { partsFor } from '../../src/pipeline/plan.js';
 import { resolveParts, REPORT_PARTS } from '../../src/pipeline/request.js';
@@ -28,8 +28,8 @@ describe('--max-memory sizes', () => {
     expect(parseMemorySize('1.5GB')).toBe(1.5 * 1024 * MB);
     expect(parseMemorySize('512MiB')).toBe(512 * MB);
     expect(parseMemorySize(String(100 * MB))).toBe(100 * MB);
-    expect(formatBytes(400 * MB)).toBe('400 MB');
-    expect(formatBytes(2.5 * 1024 * MB)).toBe('2.5 GB');
+    expect(formatMemorySize(400 * MB)).toBe('400 MB');
+    expect(formatMemorySize(2.5 * 1024 * MB)).toBe('2.5 GB');
   });
 
   it('refuses a size that is not one, or is below 64M, naming the option', () => {
