@@ -7,6 +7,8 @@ import type { FindingsResult } from '../findings/finding.js';
 import type { GapAnalysis } from '../gaps/analyzeGaps.js';
 import { GC_RANGE, GIL_WAIT_RANGE, isBlockingSyncApi } from '../gaps/hostCauses.js';
 import type { IterationRow } from '../iterations/types.js';
+import { numberedSpans, type NumberedSpan } from '../layers/spanPasses.js';
+import type { LayerSource, LayersAnalysis, PeriodFit } from '../layers/types.js';
 
 /** At most this many steps get a timeline: the slowest, the median, then those the findings cite. */
 export const MAX_TIMELINE_STEPS = 8;
@@ -51,6 +53,23 @@ export interface TimelineStep {
   /** The reported gaps (>= the minimum gap) of the step's process in the view, with their primary cause. */
   gaps: { deviceId: number; startNs: number; endNs: number; cause: string }[];
   host: StepHostRange[];
+  /** The step's decoder-layer passes per device (`report --format html --layers`); absent otherwise. */
+  layers?: TimelineLayers;
+}
+
+/**
+ * A drawn step as the `layers` part split it: where its layers came from, how many it has, and its
+ * layer spans (`numberedSpans`: one per pass of a layer on a device, and one per run of kernels
+ * outside any layer), in session ns like the ops.
+ */
+export interface TimelineLayers {
+  source: LayerSource;
+  /** The period fit of an inferred split. */
+  fit?: PeriodFit;
+  /** Layers the step has (`StepLayers.layers`) and passes of them (spans with a layer). */
+  layerCount: number;
+  passes: number;
+  spans: NumberedSpan[];
 }
 
 export interface StepTimeline {
@@ -395,6 +414,24 @@ export interface StepTimelineInput {
   /** GIL ranges (`hostRanges.gilCandidates`): the holds that overlap another thread's wait. */
   gil: readonly GilRange[];
   classifier: CategoryClassifier;
+  /** The `layers` part's split with spans (`LayerOptions.spans`): each drawn step gets its layer lane. */
+  layers?: LayersAnalysis | null;
+}
+
+/**
+ * The layer split of the row at `index` (the `layers` part's steps are the rows, index for index),
+ * when it has spans; undefined otherwise.
+ */
+export function timelineLayers(layers: LayersAnalysis | null | undefined, rows: readonly IterationRow[], row: IterationRow): TimelineLayers | undefined {
+  const step = layers?.steps[rows.indexOf(row)];
+  if (!step?.spans || step.iter !== row.iter || step.pid !== row.pid) return undefined;
+  return {
+    source: step.source,
+    ...(step.fit ? { fit: step.fit } : {}),
+    layerCount: step.layers.length,
+    passes: step.layers.reduce((a, f) => a + f.passes, 0),
+    spans: numberedSpans(step),
+  };
 }
 
 /**
@@ -405,6 +442,12 @@ export function stepTimeline(loaded: LoadedExport, input: StepTimelineInput): St
   const { picks, cited } = pickTimelineSteps(input.rows, input.findings);
   const executors = new Map(input.gaps.threads.map((t) => [t.pid, t.executorTid]));
   const steps = picks.map((p) => emptyStep(p.row, p.reasons, executors.get(p.row.pid) ?? null));
+  if (input.layers) {
+    picks.forEach((p, i) => {
+      const lane = timelineLayers(input.layers, input.rows, p.row);
+      if (lane) steps[i].layers = lane;
+    });
+  }
   const names = new Names();
   const categories = [...input.classifier.categories, ...['memcpy', 'memset'].filter((c) => !input.classifier.categories.includes(c))];
   if (steps.length) {

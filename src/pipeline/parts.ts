@@ -522,7 +522,8 @@ const findings = part({
 const stepTimelinePart = part({
   name: 'stepTimeline',
   needs: ['launches', 'iterations', 'gaps', 'hostCauseRows', 'findings'],
-  uses: ['hostRanges'],
+  // With the layers (`report --format html --layers`), each drawn step's layer spans: a lane per device.
+  uses: ['hostRanges', 'layers'],
   loads: GPU_OPS_AND_CALLS,
   when: (_, d) => !!d.iterations?.iterations.length,
   compute: ({ loaded, classifier }, d) =>
@@ -533,6 +534,7 @@ const stepTimelinePart = part({
       nvtx: d.hostCauseRows?.rows ?? null,
       gil: d.hostRanges?.gilCandidates ?? [],
       classifier,
+      layers: d.layers,
     }),
 });
 

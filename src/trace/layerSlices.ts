@@ -1,4 +1,5 @@
-import type { LayerSpan, StepLayers } from '../layers/types.js';
+import { numberedSpans, type NumberedSpan } from '../layers/spanPasses.js';
+import type { StepLayers } from '../layers/types.js';
 import { completeEvent } from './events.js';
 import { Lanes } from './lanes.js';
 import { layerTrack, type TrackRegistry } from './tracks.js';
@@ -16,12 +17,12 @@ const LAYER_COLORS = ['rail_load', 'rail_idle'];
 const OUTSIDE_COLOR = 'generic_work';
 
 /** What the details panel shows for a span: the step, the layer, its ns by module kind, where the split came from. */
-function spanArgs(step: StepLayers, span: LayerSpan, pass: number): Record<string, unknown> {
+function spanArgs(step: StepLayers, span: NumberedSpan): Record<string, unknown> {
   const args: Record<string, unknown> = { iter: step.iter, pid: step.pid, phase: step.phase, layer: span.layer, source: step.source };
   const figures = span.layer === null ? undefined : step.layers.find((f) => f.layer === span.layer);
   Object.assign(args, { kernelNs: span.kernelNs, kernelCount: span.kernelCount, kindNs: span.kindNs });
   // The layer's figures over the whole step (all its passes, all devices), as `layers` prints them.
-  if (figures) Object.assign(args, { pass, passes: figures.passes, stepLayerNs: figures.kernelNs, stepShare: figures.share });
+  if (figures) Object.assign(args, { pass: span.pass, passes: figures.passes, stepLayerNs: figures.kernelNs, stepShare: figures.share });
   if (step.fit) args.fit = { period: step.fit.period, layers: step.fit.layers, runs: step.fit.runs, fitShare: step.fit.fitShare };
   return args;
 }
@@ -36,15 +37,9 @@ function spanArgs(step: StepLayers, span: LayerSpan, pass: number): Record<strin
  */
 export function writeLayers(steps: readonly StepLayers[], tracks: TrackRegistry, emit: (json: string) => void): LayerTrackStats {
   const stats: LayerTrackStats = { layerSlices: 0, outsideSlices: 0, overflowSlices: 0, devices: 0 };
-  const byDevice = new Map<number, { step: StepLayers; span: LayerSpan }[]>();
-  const passOf = new Map<LayerSpan, number>();
+  const byDevice = new Map<number, { step: StepLayers; span: NumberedSpan }[]>();
   for (const step of steps) {
-    const seen = new Map<number, number>();
-    for (const span of step.spans ?? []) {
-      if (span.layer !== null) {
-        seen.set(span.layer, (seen.get(span.layer) ?? 0) + 1);
-        passOf.set(span, seen.get(span.layer)!);
-      }
+    for (const span of numberedSpans(step)) {
       const list = byDevice.get(span.deviceId);
       if (list) list.push({ step, span });
       else byDevice.set(span.deviceId, [{ step, span }]);
@@ -70,7 +65,7 @@ export function writeLayers(steps: readonly StepLayers[], tracks: TrackRegistry,
           name: outside ? 'outside layers' : `L${span.layer}`,
           cat: 'layer',
           cname: outside ? OUTSIDE_COLOR : LAYER_COLORS[span.layer! % 2],
-          args: spanArgs(step, span, passOf.get(span) ?? 0),
+          args: spanArgs(step, span),
         }),
       );
     }

@@ -49,7 +49,8 @@ export async function runReport(input: string | readonly string[], opts: Partial
     categoryRules: categoryRulesOf(opts),
     minGapNs: opts.minGap ?? DEFAULT_MIN_GAP_NS,
     torchTrace: opts.torchTrace,
-    ...(opts.layers ? { layers: layerOptionsOf(opts) } : {}),
+    // HTML: with the layers' spans per step, which the step timeline draws as a lane per GPU.
+    ...(opts.layers ? { layers: { ...layerOptionsOf(opts), ...(format === 'html' ? { spans: true } : {}) } } : {}),
   };
   // Several exports: the first one's figures for the cross-rank view too.
   // HTML draws a few steps at kernel level too (`stepTimeline`); Markdown has no use for them.
