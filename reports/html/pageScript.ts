@@ -1,12 +1,51 @@
 import { createHash } from 'node:crypto';
 
 /**
+ * `report --format html --layers`: a lane per GPU under its idle lane with the step's layer spans
+ * (`layers` in the step's payload), stacked in rows where a layer's kernels on several streams
+ * overlap another span; the step's layer note and counts on the timeline's root (`data-layer-*`).
+ */
+const LAYER_LANES = String.raw`var LAYER_COLORS = ['#3d4f7c', '#6e7fab'], OUTSIDE_COLOR = '#8c959f';
+function layerLane(s, d) {
+  var items = s.layers.spans.filter(function (x) { return x[0] === d; }).map(function (x) {
+    return { s: x[1], e: x[2], layer: x[3], pass: x[4], ns: x[5], count: x[6], kinds: x[7], name: x[3] < 0 ? 'outside layers' : 'layer ' + x[3], kind: 'layer', row: 0 };
+  }).sort(function (a, b) { return a.s - b.s || b.e - a.e; });
+  var ends = [];
+  items.forEach(function (it) {
+    var r = 0;
+    while (r < ends.length && ends[r] > it.s) r++;
+    it.row = r;
+    ends[r] = it.e;
+  });
+  return { label: 'GPU ' + d + ' layers (' + s.layers.source + ')', layers: true, rows: Math.max(1, ends.length), items: items };
+}
+function layerTip(it) {
+  var kinds = Object.keys(it.kinds).sort(function (a, b) { return it.kinds[b] - it.kinds[a]; }).map(function (k) { return k + ' ' + fmt(it.kinds[k]); });
+  return it.name + (it.pass > 1 ? ' (pass ' + it.pass + ')' : '') + ' \u00b7 ' + fmt(it.e - it.s) + '\n' + it.count + ' kernels, ' + fmt(it.ns) + ' kernel time' + (kinds.length ? '\n' + kinds.join(' \u00b7 ') : '');
+}
+function layerNote(st) {
+  var l = st.step.layers, el = st.root.querySelector('[data-role=layers]'), spans = 0, outside = 0;
+  var lanes = st.lanes.lanes.filter(function (x) { return x.layers; });
+  lanes.forEach(function (x) { x.items.forEach(function (it) { if (it.layer < 0) outside++; else spans++; }); });
+  st.root.setAttribute('data-layer-lanes', String(lanes.length));
+  st.root.setAttribute('data-layer-spans', String(spans));
+  st.root.setAttribute('data-outside-spans', String(outside));
+  st.root.setAttribute('data-layer-lane-y', lanes.length ? String(lanes[0].y) : '');
+  if (el) el.textContent = l ? 'Layers of iteration ' + st.step.iter + ': ' + l.note : 'Iteration ' + st.step.iter + ' has no layer split.';
+}
+`;
+
+/**
  * The report page's one script, inline (the page fetches nothing): the overview chart's hover
  * text, the links that open a step's timeline, and the timeline itself, drawn on a canvas (a few
  * thousand kernels per step: SVG nodes would slow the page). Plain ES2017 for any current browser.
  * Text from the export reaches the page only through `textContent` and the canvas, never as markup.
+ * With `layers`, the timeline also draws the layer lanes (`LAYER_LANES`); without, the script is
+ * exactly `PAGE_SCRIPT`, so a page without them is unchanged.
  */
-export const PAGE_SCRIPT = String.raw`(function () {
+export function pageScript(opts: { layers?: boolean } = {}): string {
+  const L = (code: string) => (opts.layers ? code : '');
+  return String.raw`(function () {
 'use strict';
 function closest(el, sel) { return el && el.closest ? el.closest(sel) : null; }
 function fmt(ns) {
@@ -33,7 +72,7 @@ function overview() {
 }
 var HOST_COLORS = { nvtx: '#9fb7d4', gc: '#b2182b', gil_wait: '#e08214', gil_hold: '#b07aa1', sync: '#8c510a' };
 var LABEL = 170, ROW = 14, AXIS = 22;
-function buildLanes(data, s) {
+${L(LAYER_LANES)}function buildLanes(data, s) {
   var out = [];
   var byTid = new Map();
   s.host.forEach(function (h) {
@@ -60,10 +99,12 @@ function buildLanes(data, s) {
   }
   var devices = new Set(s.gaps.map(function (g) { return g[0]; }));
   streams.forEach(function (v) { devices.add(v[0].dev); });
-  Array.from(devices).sort(function (a, b) { return a - b; }).forEach(function (d) {
+${L(String.raw`  if (s.layers) s.layers.spans.forEach(function (x) { devices.add(x[0]); });
+`)}  Array.from(devices).sort(function (a, b) { return a - b; }).forEach(function (d) {
     var gaps = s.gaps.filter(function (g) { return g[0] === d; }).map(function (g) { return { s: g[1], e: g[2], name: 'idle: ' + g[3], cause: g[3], kind: 'gap', row: 0 }; });
     out.push({ label: 'GPU ' + d + ' idle (cause)', rows: 1, items: gaps });
-    Array.from(streams.values()).filter(function (v) { return v[0].dev === d; }).sort(function (a, b) { return a[0].stream - b[0].stream; }).forEach(function (v) {
+${L(String.raw`    if (s.layers && s.layers.spans.some(function (x) { return x[0] === d; })) out.push(layerLane(s, d));
+`)}    Array.from(streams.values()).filter(function (v) { return v[0].dev === d; }).sort(function (a, b) { return a[0].stream - b[0].stream; }).forEach(function (v) {
       out.push({ label: 'GPU ' + d + ' stream ' + v[0].stream, rows: 1, items: v.sort(function (a, b) { return a.s - b.s; }) });
     });
   });
@@ -74,13 +115,15 @@ function buildLanes(data, s) {
 function colorOf(data, it) {
   if (it.kind === 'op') return data.categoryColors[it.cat] || '#999';
   if (it.kind === 'gap') return data.causeColors[it.cause] || '#999';
-  return HOST_COLORS[it.kind] || '#999';
+${L(String.raw`  if (it.kind === 'layer') return it.layer < 0 ? OUTSIDE_COLOR : LAYER_COLORS[it.layer % 2];
+`)}  return HOST_COLORS[it.kind] || '#999';
 }
 function tipText(data, it) {
   var d = fmt(it.e - it.s);
   if (it.kind === 'op') return it.name + '\n' + data.categories[it.cat] + ' \u00b7 ' + d + ' \u00b7 GPU ' + it.dev + ' stream ' + it.stream + '\nlaunched by thread ' + it.ltid + ' at +' + fmt(it.ls) + ', started ' + fmt(it.s - it.ls) + ' after its launch';
   if (it.kind === 'gap') return it.name + ' \u00b7 ' + d;
-  return it.name + ' (' + it.kind + ', thread ' + it.tid + ') \u00b7 ' + d;
+${L(String.raw`  if (it.kind === 'layer') return layerTip(it);
+`)}  return it.name + ' (' + it.kind + ', thread ' + it.tid + ') \u00b7 ' + d;
 }
 // The timeline's state (st): its elements, the step shown, its lanes, the visible span [view],
 // the hovered item and a drag in progress. The functions below read and update it.
@@ -164,7 +207,8 @@ function legend(st) {
   var keys = Array.from(used).sort(function (a, b) { return a - b; }).map(function (i) { return [d.categories[i], d.categoryColors[i]]; });
   Object.keys(d.causeColors).forEach(function (k) { keys.push(['idle: ' + k, d.causeColors[k]]); });
   Object.keys(HOST_COLORS).forEach(function (k) { keys.push([k, HOST_COLORS[k]]); });
-  keys.forEach(function (k) {
+${L(String.raw`  if (st.step.layers) keys.push(['layer (even)', LAYER_COLORS[0]], ['layer (odd)', LAYER_COLORS[1]], ['outside layers', OUTSIDE_COLOR]);
+`)}  keys.forEach(function (k) {
     var span = document.createElement('span'), sw = document.createElement('i');
     span.className = 'key';
     sw.style.background = k[1];
@@ -181,7 +225,8 @@ function select(st, i) {
   st.root.setAttribute('data-step', String(i));
   st.root.setAttribute('data-iter', String(st.step.iter));
   legend(st);
-  setView(st, 0, st.step.span);
+${L(String.raw`  layerNote(st);
+`)}  setView(st, 0, st.step.span);
 }
 // The item under the pointer: lane by y, row by y within the lane, item by x (2 px of slack).
 function hit(st, mx, my) {
@@ -254,6 +299,9 @@ document.addEventListener('click', function (e) {
   root.focus({ preventScroll: true });
 });
 })();`;
+}
+
+export const PAGE_SCRIPT = pageScript();
 
 /** The CSP source that allows exactly this script (and no other). */
 export function scriptHashSource(script: string): string {

@@ -5,8 +5,8 @@ import { renderCharts } from './renderCharts.js';
 import { findingsToHtml } from './findingsCards.js';
 import { REPORT_CSS } from './style.js';
 import { overviewChartHtml } from './overviewChart.js';
-import { timelineHtml } from './timelineHtml.js';
-import { PAGE_SCRIPT, scriptHashSource } from './pageScript.js';
+import { timelineHasLayers, timelineHtml } from './timelineHtml.js';
+import { pageScript, scriptHashSource } from './pageScript.js';
 
 /**
  * Nothing may be fetched when the page is viewed: no fonts, images, frames or connections; inline
@@ -14,7 +14,7 @@ import { PAGE_SCRIPT, scriptHashSource } from './pageScript.js';
  * inline script, allowed by its hash (no other script can run, injected or not).
  */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-const CSP_WITH_SCRIPT = `${CSP}; script-src ${scriptHashSource(PAGE_SCRIPT)}`;
+const cspWithScript = (script: string) => `${CSP}; script-src ${scriptHashSource(script)}`;
 
 /** What the blocks need of the whole page: the steps with a timeline, the overview's series. */
 interface PageContext {
@@ -89,13 +89,16 @@ function pageContext(doc: ReportDocument, svgs: ReadonlyMap<string, string>): Pa
  * The document as one self-contained HTML page: inline CSS, charts rendered to inline SVG at build
  * time (Vega-Lite → Vega → SVG, no browser needed), nothing fetched when opened (a
  * Content-Security-Policy of `default-src 'none'` enforces it). With an iterations chart or a step
- * timeline, one inline script (`PAGE_SCRIPT`, allowed by its hash) makes them interactive.
+ * timeline, one inline script (`pageScript`, allowed by its hash) makes them interactive.
  */
 export function documentToHtml(doc: ReportDocument, svgs: ReadonlyMap<string, string>, opts: { generator?: string } = {}): string {
   doc = { ...doc, sections: htmlSectionOrder(doc.sections) };
   const nav = doc.sections.map((s) => `<a href="#${escapeHtml(s.id)}">${escapeHtml(s.title)}</a>`).join('\n');
   const page = pageContext(doc, svgs);
   const scripted = doc.sections.some((s) => s.blocks.some((b) => b.kind === 'overview' || b.kind === 'timeline'));
+  // The layer lanes' code only on a page that has them (`--layers`): any other page's script is unchanged.
+  const layers = doc.sections.some((s) => s.blocks.some((b) => b.kind === 'timeline' && timelineHasLayers(b.timeline)));
+  const script = pageScript({ layers });
   const sections = doc.sections
     .map((s) => {
       const blocks = s.blocks.map((b) => blockToHtml(b, page)).filter((x) => x);
@@ -107,7 +110,7 @@ export function documentToHtml(doc: ReportDocument, svgs: ReadonlyMap<string, st
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${scripted ? CSP_WITH_SCRIPT : CSP}">
+<meta http-equiv="Content-Security-Policy" content="${scripted ? cspWithScript(script) : CSP}">
 <title>${escapeHtml(doc.title)}</title>
 <style>${REPORT_CSS}</style>
 </head>
@@ -121,7 +124,7 @@ ${nav}
 <main>
 ${sections}
 </main>
-<footer>${escapeHtml(opts.generator ?? 'iterscope')} · ${escapeHtml(doc.file)}</footer>${scripted ? `\n<script>${PAGE_SCRIPT}</script>` : ''}
+<footer>${escapeHtml(opts.generator ?? 'iterscope')} · ${escapeHtml(doc.file)}</footer>${scripted ? `\n<script>${script}</script>` : ''}
 </body>
 </html>
 `;

@@ -1,4 +1,4 @@
-import { MAX_TIMELINE_STEPS, type StepTimeline, type TimelineStep } from '../../src/overview/stepTimeline.js';
+import { MAX_TIMELINE_STEPS, type StepTimeline, type TimelineLayers, type TimelineStep } from '../../src/overview/stepTimeline.js';
 import { formatNs } from '../units.js';
 import { escapeHtml } from './htmlTable.js';
 import { causeColors, seriesColors } from './overviewChart.js';
@@ -12,6 +12,30 @@ export const HOST_KINDS = ['nvtx', 'gc', 'gil_wait', 'gil_hold', 'sync'] as cons
  */
 export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/** How the step's layers were found, as the `layers` section says it (the period's fit for an inferred split). */
+export function layerSourceText(l: TimelineLayers): string {
+  if (l.source === 'layerwise-nvtx') return 'split by the layerwise NVTX markers its launches ran in';
+  if (l.source === 'torch-modules') return 'split by the PyTorch-profiler module events (nn.Module) its launches ran in';
+  if (!l.fit) return 'no layer marker and no repeating kernel sequence: all its kernels are outside layers';
+  const f = l.fit;
+  return `inferred by period (no layer marker): ${f.period} kernels a layer, ${f.layers} layers${f.runs > 1 ? ` x ${f.runs} runs` : ''}, fit ${(f.fitShare * 100).toFixed(1)}% of its kernels`;
+}
+
+/** The short source the lane's label shows (the note above the canvas says it in full). */
+const LANE_SOURCE: Record<TimelineLayers['source'], string> = { 'layerwise-nvtx': 'markers', 'torch-modules': 'modules', period: 'period' };
+
+/**
+ * A step's layer lane: spans as rows [device, start, end, layer (-1 outside layers), pass, kernel ns,
+ * kernels, ns by module kind], times relative to the view's start like the ops.
+ */
+function layersPayload(l: TimelineLayers, rel: (t: number) => number) {
+  return {
+    source: LANE_SOURCE[l.source] + (l.fit ? ` ${(l.fit.fitShare * 100).toFixed(0)}%` : ''),
+    note: `${l.layerCount} layers, ${l.passes} passes; ${layerSourceText(l)}.`,
+    spans: l.spans.map((x) => [x.deviceId, rel(x.startNs), rel(x.endNs), x.layer ?? -1, x.pass, x.kernelNs, x.kernelCount, x.kindNs]),
+  };
 }
 
 /** A step's payload: times in ns relative to the view's start (small integers), ops and ranges as flat rows. */
@@ -35,7 +59,13 @@ function stepPayload(s: TimelineStep) {
     host: s.host.map((h) => [h.tid, HOST_KINDS.indexOf(h.kind), h.name, rel(h.startNs), rel(h.endNs)]),
     droppedOps: s.droppedOps,
     droppedHostRanges: s.droppedHostRanges,
+    ...(s.layers ? { layers: layersPayload(s.layers, rel) } : {}),
   };
+}
+
+/** Whether the timeline draws layer lanes (`report --format html --layers`): the page script then draws them. */
+export function timelineHasLayers(t: StepTimeline): boolean {
+  return t.steps.some((s) => s.layers);
 }
 
 /** The page script's data: steps, names, and the colours the overview uses for the same categories and causes. */
@@ -73,7 +103,7 @@ export function timelineHtml(t: StepTimeline, gpuSeries: readonly string[]): str
   const note = dropped ? ` ${dropped} GPU ops beyond the per-step limit are left out.` : '';
   return `<div class="timeline" data-timeline tabindex="0" aria-label="Step timeline: W/S zoom, A/D pan, Ctrl+wheel zoom, Shift+wheel pan, drag to pan">
 <div class="timeline-steps">${t.steps.map(stepButton).join('\n')}</div>
-<p class="note">${escapeHtml(bound + note)} Keys: <kbd>W</kbd>/<kbd>S</kbd> zoom, <kbd>A</kbd>/<kbd>D</kbd> pan, <kbd>Ctrl</kbd>+wheel zoom, <kbd>Shift</kbd>+wheel pan, drag to pan, <kbd>0</kbd> whole step. <span class="timeline-span" data-role="span"></span></p>
+<p class="note">${escapeHtml(bound + note)} Keys: <kbd>W</kbd>/<kbd>S</kbd> zoom, <kbd>A</kbd>/<kbd>D</kbd> pan, <kbd>Ctrl</kbd>+wheel zoom, <kbd>Shift</kbd>+wheel pan, drag to pan, <kbd>0</kbd> whole step. <span class="timeline-span" data-role="span"></span>${timelineHasLayers(t) ? ' <span class="timeline-layers" data-role="layers"></span>' : ''}</p>
 <div class="timeline-canvas-wrap"><canvas class="timeline-canvas"></canvas><div class="timeline-tip" data-role="tip" hidden></div></div>
 <div class="legend" data-role="legend"></div>
 <script type="application/json" id="timeline-data">${scriptJson(timelinePayload(t, gpuSeries))}</script>

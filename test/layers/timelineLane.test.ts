@@ -4,6 +4,7 @@ import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import type { ExportAnalysis } from '../../src/pipeline/exportAnalysis.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
 import { timelinePayload } from '../../reports/html/timelineHtml.js';
+import { PAGE_SCRIPT, pageScript } from '../../reports/html/pageScript.js';
 import { capturedFixture } from '../helpers/captured.js';
 
 /**
@@ -92,5 +93,25 @@ describe('the step timeline has a layer lane with the layers part (spans asked f
     expect(a.layers!.steps.length).toBeGreaterThan(0);
     expect(a.stepTimeline!.steps.every((s) => s.layers === undefined)).toBe(true);
     expect(timelinePayload(a.stepTimeline!, []).steps.every((s) => !('layers' in s))).toBe(true);
+  });
+});
+
+describe('the page script draws layer lanes only on a page that has them', () => {
+  it('without layers it is PAGE_SCRIPT, with no layer code; with layers it parses and adds the lane', () => {
+    expect(pageScript()).toBe(PAGE_SCRIPT);
+    expect(pageScript({ layers: false })).toBe(PAGE_SCRIPT);
+    expect(PAGE_SCRIPT).not.toContain('layer');
+    const withLayers = pageScript({ layers: true });
+    expect(() => new Function(withLayers)).not.toThrow();
+    expect(withLayers).toContain('function layerLane(s, d)');
+    // Only added lines: the plain script's lines are all there, in order.
+    const lines = withLayers.split('\n');
+    let at = 0;
+    for (const line of PAGE_SCRIPT.split('\n')) {
+      while (at < lines.length && lines[at] !== line) at++;
+      expect(at, line).toBeLessThan(lines.length);
+      at++;
+    }
+    expect(lines.length).toBeGreaterThan(PAGE_SCRIPT.split('\n').length);
   });
 });

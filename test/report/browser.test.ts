@@ -163,6 +163,68 @@ describe.skipIf(!available)(`sample report in headless Chromium via playwright-c
   });
 });
 
+const DETAILED = hasCaptured('vllm-detailed') && hasCaptured('vllm-detailed', 'vllm.log');
+
+/**
+ * `report --format html --layers` (issue 57): an opened step's timeline has a lane per GPU with a span
+ * per pass of each decoder layer and per run of kernels outside layers, the note says how the layers
+ * were found, and hovering a span gives its layer, pass and module kinds' time.
+ */
+describe.skipIf(!available || !DETAILED)(`the step timeline with --layers in headless Chromium${available ? '' : ` (skipped: ${CHROMIUM_SKIP_REASON})`}`, () => {
+  it('vllm-detailed: opening iteration 30 (a prefill run twice) shows its 16 layer passes on GPU 0 (test-artifacts/report-layers-timeline.png), no console error', async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const r = await runReport(captured('vllm-detailed', 'trace.sqlite'), { log: [captured('vllm-detailed', 'vllm.log')], format: 'html', layers: true });
+    const file = join(ARTIFACTS, 'report-layers.html');
+    writeFileSync(file, r.text);
+    const steps = r.data.stepTimeline!.steps;
+    const at = steps.findIndex((s) => s.iter === 30);
+    expect(at).toBeGreaterThan(0);
+    const step = steps[at];
+    const split = r.data.layers!.steps.find((s) => s.iter === 30 && s.pid === step.pid)!;
+    const passes = split.layers.reduce((n, f) => n + f.passes, 0);
+    expect(passes).toBe(16);
+    const profile = mkdtempSync(join(tmpdir(), 'iterscope-playwright-'));
+    const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: VIEWPORT, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    const errors: string[] = [];
+    try {
+      const page = await ctx.newPage();
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+      await page.locator(`button.step[data-step="${at}"]`).click();
+      const root = page.locator('[data-timeline]');
+      expect(await root.getAttribute('data-iter')).toBe('30');
+      expect(await root.getAttribute('data-layer-lanes')).toBe('1');
+      expect(await root.getAttribute('data-layer-spans')).toBe(String(passes));
+      expect(await root.getAttribute('data-outside-spans')).toBe(String(step.layers!.spans.filter((x) => x.layer === null).length));
+      expect(await root.locator('[data-role=layers]').innerText()).toBe(
+        'Layers of iteration 30: 8 layers, 16 passes; inferred by period (no layer marker): 46 kernels a layer, 8 layers x 2 runs, fit 98.6% of its kernels.',
+      );
+      // The longest second pass of a layer, hovered at its middle on the layer lane.
+      const span = step.layers!.spans.filter((x) => x.pass === 2).sort((a, b) => b.endNs - b.startNs - (a.endNs - a.startNs))[0];
+      const box = (await page.locator('[data-timeline] canvas').boundingBox())!;
+      const [v0, v1] = [Number(await root.getAttribute('data-view-start')), Number(await root.getAttribute('data-view-end'))];
+      const t = (span.startNs + span.endNs) / 2 - step.viewStartNs;
+      const label = 170;
+      const x = box.x + label + ((t - v0) / (v1 - v0)) * (box.width - label);
+      await page.mouse.move(x, box.y + Number(await root.getAttribute('data-layer-lane-y')) + 8);
+      const tip = page.locator('[data-timeline] [data-role=tip]');
+      expect(await tip.isVisible()).toBe(true);
+      const lines = (await tip.innerText()).split('\n');
+      expect(lines[0]).toMatch(new RegExp(`^layer ${span.layer} \\(pass 2\\) · [\\d.]+ (us|ms)$`));
+      expect(lines[1]).toMatch(new RegExp(`^${span.kernelCount} kernels, [\\d.]+ (us|ms) kernel time$`));
+      expect(lines[2].split(' · ').length).toBe(Object.keys(span.kindNs).length);
+      await page.screenshot({ path: join(ARTIFACTS, 'report-layers-timeline.png'), fullPage: false });
+    } finally {
+      await ctx.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+    expect(errors).toEqual([]);
+  }, 120_000);
+});
+
 /**
  * Opens a page written by the CLI in the 1400x900 viewport: its first chart's box, the verdicts of
  * the compare chart's rows (none elsewhere), and every console error; saves the screenshot.
