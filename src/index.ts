@@ -93,7 +93,8 @@ export type { MoeRoutingReading } from './findings/moeRoutingReading.js';
 export { metricsForExport, type MetricsCommandResult, type MetricsRequest } from './pipeline/metricsForExport.js';
 export { writeTrace, type TraceOptions, type TraceSummary } from './trace/writeTrace.js';
 export type { Timeline, KernelNames } from './analysis/timeline.js';
-export type { StepTimeline, TimelineStep, StepHostRange, StepReason } from './overview/stepTimeline.js';
+export type { StepTimeline, TimelineStep, TimelineLayers, StepHostRange, StepReason } from './overview/stepTimeline.js';
+export type { NumberedSpan } from './layers/spanPasses.js';
 
 // Inside the step: kernel time per decoder layer and module kind (the `layers` part).
 export type { LayersAnalysis, LayerOptions, LayerSource, LayerSourceOption, StepLayers, LayerFigures, PhaseLayers, OutlierLayer, PeriodFit, MarkerAgreement, ModuleKind, LayerSpan } from './layers/types.js';

@@ -40,12 +40,10 @@ function layerNote(st) {
  * text, the links that open a step's timeline, and the timeline itself, drawn on a canvas (a few
  * thousand kernels per step: SVG nodes would slow the page). Plain ES2017 for any current browser.
  * Text from the export reaches the page only through `textContent` and the canvas, never as markup.
- * With `layers`, the timeline also draws the layer lanes (`LAYER_LANES`); without, the script is
- * exactly `PAGE_SCRIPT`, so a page without them is unchanged.
+ * Lines `//@layers:NAME` are hooks for the layer lanes' code (`pageScript`), none of them on a page
+ * without layer lanes.
  */
-export function pageScript(opts: { layers?: boolean } = {}): string {
-  const L = (code: string) => (opts.layers ? code : '');
-  return String.raw`(function () {
+const SCRIPT = String.raw`(function () {
 'use strict';
 function closest(el, sel) { return el && el.closest ? el.closest(sel) : null; }
 function fmt(ns) {
@@ -72,7 +70,8 @@ function overview() {
 }
 var HOST_COLORS = { nvtx: '#9fb7d4', gc: '#b2182b', gil_wait: '#e08214', gil_hold: '#b07aa1', sync: '#8c510a' };
 var LABEL = 170, ROW = 14, AXIS = 22;
-${L(LAYER_LANES)}function buildLanes(data, s) {
+//@layers:defs
+function buildLanes(data, s) {
   var out = [];
   var byTid = new Map();
   s.host.forEach(function (h) {
@@ -99,12 +98,12 @@ ${L(LAYER_LANES)}function buildLanes(data, s) {
   }
   var devices = new Set(s.gaps.map(function (g) { return g[0]; }));
   streams.forEach(function (v) { devices.add(v[0].dev); });
-${L(String.raw`  if (s.layers) s.layers.spans.forEach(function (x) { devices.add(x[0]); });
-`)}  Array.from(devices).sort(function (a, b) { return a - b; }).forEach(function (d) {
+//@layers:devices
+  Array.from(devices).sort(function (a, b) { return a - b; }).forEach(function (d) {
     var gaps = s.gaps.filter(function (g) { return g[0] === d; }).map(function (g) { return { s: g[1], e: g[2], name: 'idle: ' + g[3], cause: g[3], kind: 'gap', row: 0 }; });
     out.push({ label: 'GPU ' + d + ' idle (cause)', rows: 1, items: gaps });
-${L(String.raw`    if (s.layers && s.layers.spans.some(function (x) { return x[0] === d; })) out.push(layerLane(s, d));
-`)}    Array.from(streams.values()).filter(function (v) { return v[0].dev === d; }).sort(function (a, b) { return a[0].stream - b[0].stream; }).forEach(function (v) {
+//@layers:lane
+    Array.from(streams.values()).filter(function (v) { return v[0].dev === d; }).sort(function (a, b) { return a[0].stream - b[0].stream; }).forEach(function (v) {
       out.push({ label: 'GPU ' + d + ' stream ' + v[0].stream, rows: 1, items: v.sort(function (a, b) { return a.s - b.s; }) });
     });
   });
@@ -115,15 +114,15 @@ ${L(String.raw`    if (s.layers && s.layers.spans.some(function (x) { return x[0
 function colorOf(data, it) {
   if (it.kind === 'op') return data.categoryColors[it.cat] || '#999';
   if (it.kind === 'gap') return data.causeColors[it.cause] || '#999';
-${L(String.raw`  if (it.kind === 'layer') return it.layer < 0 ? OUTSIDE_COLOR : LAYER_COLORS[it.layer % 2];
-`)}  return HOST_COLORS[it.kind] || '#999';
+//@layers:color
+  return HOST_COLORS[it.kind] || '#999';
 }
 function tipText(data, it) {
   var d = fmt(it.e - it.s);
   if (it.kind === 'op') return it.name + '\n' + data.categories[it.cat] + ' \u00b7 ' + d + ' \u00b7 GPU ' + it.dev + ' stream ' + it.stream + '\nlaunched by thread ' + it.ltid + ' at +' + fmt(it.ls) + ', started ' + fmt(it.s - it.ls) + ' after its launch';
   if (it.kind === 'gap') return it.name + ' \u00b7 ' + d;
-${L(String.raw`  if (it.kind === 'layer') return layerTip(it);
-`)}  return it.name + ' (' + it.kind + ', thread ' + it.tid + ') \u00b7 ' + d;
+//@layers:tip
+  return it.name + ' (' + it.kind + ', thread ' + it.tid + ') \u00b7 ' + d;
 }
 // The timeline's state (st): its elements, the step shown, its lanes, the visible span [view],
 // the hovered item and a drag in progress. The functions below read and update it.
@@ -207,8 +206,8 @@ function legend(st) {
   var keys = Array.from(used).sort(function (a, b) { return a - b; }).map(function (i) { return [d.categories[i], d.categoryColors[i]]; });
   Object.keys(d.causeColors).forEach(function (k) { keys.push(['idle: ' + k, d.causeColors[k]]); });
   Object.keys(HOST_COLORS).forEach(function (k) { keys.push([k, HOST_COLORS[k]]); });
-${L(String.raw`  if (st.step.layers) keys.push(['layer (even)', LAYER_COLORS[0]], ['layer (odd)', LAYER_COLORS[1]], ['outside layers', OUTSIDE_COLOR]);
-`)}  keys.forEach(function (k) {
+//@layers:legend
+  keys.forEach(function (k) {
     var span = document.createElement('span'), sw = document.createElement('i');
     span.className = 'key';
     sw.style.background = k[1];
@@ -225,8 +224,8 @@ function select(st, i) {
   st.root.setAttribute('data-step', String(i));
   st.root.setAttribute('data-iter', String(st.step.iter));
   legend(st);
-${L(String.raw`  layerNote(st);
-`)}  setView(st, 0, st.step.span);
+//@layers:select
+  setView(st, 0, st.step.span);
 }
 // The item under the pointer: lane by y, row by y within the lane, item by x (2 px of slack).
 function hit(st, mx, my) {
@@ -299,6 +298,25 @@ document.addEventListener('click', function (e) {
   root.focus({ preventScroll: true });
 });
 })();`;
+
+/** The layer lanes' code, by the hook line of `SCRIPT` it stands for (each hook a whole line). */
+const LAYER_HOOKS: Record<string, string> = {
+  defs: LAYER_LANES,
+  devices: `  if (s.layers) s.layers.spans.forEach(function (x) { devices.add(x[0]); });\n`,
+  lane: `    if (s.layers && s.layers.spans.some(function (x) { return x[0] === d; })) out.push(layerLane(s, d));\n`,
+  color: `  if (it.kind === 'layer') return it.layer < 0 ? OUTSIDE_COLOR : LAYER_COLORS[it.layer % 2];\n`,
+  tip: `  if (it.kind === 'layer') return layerTip(it);\n`,
+  legend: `  if (st.step.layers) keys.push(['layer (even)', LAYER_COLORS[0]], ['layer (odd)', LAYER_COLORS[1]], ['outside layers', OUTSIDE_COLOR]);\n`,
+  select: `  layerNote(st);\n`,
+};
+const HOOK_LINE = /^\/\/@layers:(\w+)\n/gm;
+
+/**
+ * The page script: with `layers`, the layer lanes' code in place of each hook line; without, no
+ * trace of them (`PAGE_SCRIPT`), so a page without layer lanes is what it was before they existed.
+ */
+export function pageScript(opts: { layers?: boolean } = {}): string {
+  return SCRIPT.replace(HOOK_LINE, (_, name: string) => (opts.layers ? LAYER_HOOKS[name] : ''));
 }
 
 export const PAGE_SCRIPT = pageScript();
