@@ -232,6 +232,35 @@ function viewOf(starts: Float64Array, ends: Float64Array, start: number, end: nu
   return -1;
 }
 
+/**
+ * Closed intervals as one sorted list of disjoint ones ([lo0, hi0, lo1, hi1, ...]): a value or range
+ * is tested against all of them with a binary search (`inIntervals`) instead of one compare pair each.
+ */
+function mergedIntervals(intervals: readonly (readonly [number, number])[]): Float64Array {
+  const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [lo, hi] of sorted) {
+    if (out.length && lo <= out[out.length - 1]) out[out.length - 1] = Math.max(out[out.length - 1], hi);
+    else out.push(lo, hi);
+  }
+  return Float64Array.from(out);
+}
+
+/**
+ * Whether [start, end] meets one of the disjoint sorted intervals: the last one starting at or
+ * before `end` reaches furthest of those that could, so only it is checked. False when either is NaN.
+ */
+function inIntervals(m: Float64Array, start: number, end: number): boolean {
+  let lo = 0;
+  let hi = m.length >> 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (m[2 * mid] <= end) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && m[2 * lo - 1] >= start;
+}
+
 /** An op's category index and name: a kernel's by its name (classified once per name id). */
 type OpNamer = (kind: number, nameId: number) => [category: number, name: string];
 
@@ -281,16 +310,13 @@ function pickOps(loaded: LoadedExport, calls: Map<number, Map<number, { call: nu
       bounds.set(step, [Math.min(b[0], c), Math.max(b[1], c)]);
     }
   }
-  const ranges = Float64Array.from([...bounds.values()].flat());
-  const nr = ranges.length;
+  const ranges = mergedIntervals([...bounds.values()]);
   const corr = ops.correlationId;
   const opPid = ops.pid;
   const out: { op: number; call: number; step: TimelineStep }[] = [];
   for (let i = 0, n = ops.count; i < n; i++) {
     const c = corr[i];
-    let k = 0;
-    while (k < nr && !(c >= ranges[k] && c <= ranges[k + 1])) k += 2;
-    if (k >= nr) continue;
+    if (!inIntervals(ranges, c, c)) continue;
     const hit = calls.get(opPid[i])?.get(c);
     if (hit) out.push({ op: i, call: hit.call, step: hit.step });
   }
@@ -363,9 +389,13 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
   const to = Math.max(...steps.map((s) => s.viewEndNs));
   if (nvtx) {
     const { start: starts, end: ends, eventType, tid } = nvtx;
+    // The views as disjoint intervals: most ranges meet none, told by a binary search over a few
+    // (an open range, end NaN, reaches to every view's end, as below).
+    const views = mergedIntervals(steps.map((s) => [s.viewStartNs, s.viewEndNs]));
     for (let i = 0, n = nvtx.count; i < n; i++) {
       const start = starts[i];
-      if (start > to || ends[i] < from || !RANGE_TYPES.has(eventType[i]) || tid[i] < 0) continue;
+      if (start > to || ends[i] < from || !inIntervals(views, start, ends[i] === ends[i] ? ends[i] : Infinity)) continue;
+      if (!RANGE_TYPES.has(eventType[i]) || tid[i] < 0) continue;
       for (const s of steps) {
         const end = nvtx.end[i] === nvtx.end[i] ? nvtx.end[i] : s.viewEndNs;
         if (nvtx.pid[i] !== s.pid || !inView(s, start, end)) continue;
