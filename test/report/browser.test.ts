@@ -183,16 +183,7 @@ describe.skipIf(!available || !DETAILED)(`the step timeline with --layers in hea
     const split = r.data.layers!.steps.find((s) => s.iter === 30 && s.pid === step.pid)!;
     const passes = split.layers.reduce((n, f) => n + f.passes, 0);
     expect(passes).toBe(16);
-    const profile = mkdtempSync(join(tmpdir(), 'iterscope-playwright-'));
-    const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: VIEWPORT, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
-    const errors: string[] = [];
-    try {
-      const page = await ctx.newPage();
-      page.on('console', (m) => {
-        if (m.type() === 'error') errors.push(m.text());
-      });
-      page.on('pageerror', (e) => errors.push(String(e)));
-      await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    const { errors } = await withPage(file, async (page) => {
       await page.locator(`button.step[data-step="${at}"]`).click();
       const root = page.locator('[data-timeline]');
       expect(await root.getAttribute('data-iter')).toBe('30');
@@ -217,10 +208,7 @@ describe.skipIf(!available || !DETAILED)(`the step timeline with --layers in hea
       expect(lines[1]).toMatch(new RegExp(`^${span.kernelCount} kernels, [\\d.]+ (us|ms) kernel time$`));
       expect(lines[2].split(' · ').length).toBe(Object.keys(span.kindNs).length);
       await page.screenshot({ path: join(ARTIFACTS, 'report-layers-timeline.png'), fullPage: false });
-    } finally {
-      await ctx.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+    });
     expect(errors).toEqual([]);
   }, 120_000);
 });
@@ -230,6 +218,17 @@ describe.skipIf(!available || !DETAILED)(`the step timeline with --layers in hea
  * the compare chart's rows (none elsewhere), and every console error; saves the screenshot.
  */
 async function openFirstScreen(html: string, png: string): Promise<{ box: { y: number; height: number } | null; verdicts: string[]; errors: string[] }> {
+  const { result, errors } = await withPage(html, async (page) => {
+    const box = await page.locator('figure.chart svg').first().boundingBox();
+    const verdicts = await page.locator('figure.chart svg g.metric-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict') ?? ''));
+    await page.screenshot({ path: png });
+    return { box, verdicts };
+  });
+  return { ...result, errors };
+}
+
+/** Opens `html` in a fresh headless Chromium profile (1400x900), runs `use` on the loaded page, and gives every console error and page error it logged. */
+async function withPage<T>(html: string, use: (page: Page) => Promise<T>): Promise<{ result: T; errors: string[] }> {
   const profile = mkdtempSync(join(tmpdir(), 'iterscope-playwright-'));
   const ctx = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: VIEWPORT, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
   const errors: string[] = [];
@@ -240,10 +239,7 @@ async function openFirstScreen(html: string, png: string): Promise<{ box: { y: n
     });
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
-    const box = await page.locator('figure.chart svg').first().boundingBox();
-    const verdicts = await page.locator('figure.chart svg g.metric-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-verdict') ?? ''));
-    await page.screenshot({ path: png });
-    return { box, verdicts, errors };
+    return { result: await use(page), errors };
   } finally {
     await ctx.close();
     rmSync(profile, { recursive: true, force: true });
