@@ -173,19 +173,14 @@ function firstStartFrom(start: Float64Array, n: number, t: number, after: boolea
 
 /**
  * The call rows that may start in one of `spans` ([from, to], each widened back by `back` ns), as
- * ascending, disjoint [lo, hi) row ranges; every row when the column does not ascend. A loop over
- * them visits the same rows in the same order as a loop over all that passes over the others.
+ * ascending, disjoint [lo, hi) row ranges, flat ([lo0, hi0, lo1, hi1, ...]); every row when the
+ * column does not ascend. A loop over them visits the same rows in the same order as a loop over
+ * all that passes over the others.
  */
-function candidateRows(start: Float64Array, n: number, order: CallOrder, spans: readonly [number, number][], back: number): [number, number][] {
-  if (!order.ascending) return [[0, n]];
-  const ranges = spans.map(([from, to]): [number, number] => [firstStartFrom(start, n, from - back, false), firstStartFrom(start, n, to, true)]).sort((a, b) => a[0] - b[0]);
-  const merged: [number, number][] = [];
-  for (const r of ranges) {
-    const last = merged[merged.length - 1];
-    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
-    else if (r[1] > r[0]) merged.push([r[0], r[1]]);
-  }
-  return merged;
+function candidateRows(start: Float64Array, n: number, order: CallOrder, spans: readonly [number, number][], back: number): Float64Array {
+  if (!order.ascending) return Float64Array.of(0, n);
+  const ranges = spans.map(([from, to]): [number, number] => [firstStartFrom(start, n, from - back, false), firstStartFrom(start, n, to, true)]);
+  return mergedIntervals(ranges.filter(([lo, hi]) => hi > lo));
 }
 
 /**
@@ -202,9 +197,8 @@ function callsInSteps(loaded: LoadedExport, steps: TimelineStep[], order: CallOr
   const ends = Float64Array.from(steps, (s) => s.endNs);
   const pids = Float64Array.from(steps, (s) => s.pid);
   const { start, pid, correlationId } = api;
-  for (const [lo, hi] of candidateRows(start, api.count, order, steps.map((s) => [s.startNs, s.endNs]), 0)) {
-    for (let i = lo; i < hi; i++) callInSteps(i);
-  }
+  const rows = candidateRows(start, api.count, order, steps.map((s) => [s.startNs, s.endNs]), 0);
+  for (let r = 0; r < rows.length; r += 2) for (let i = rows[r]; i < rows[r + 1]; i++) callInSteps(i);
   return out;
 
   function callInSteps(i: number): void {
@@ -226,15 +220,10 @@ function windowOf(starts: Float64Array, ends: Float64Array, t: number): number {
   return -1;
 }
 
-/** The first view (of `starts`/`ends`) that [start, end] overlaps, or -1. */
-function viewOf(starts: Float64Array, ends: Float64Array, start: number, end: number): number {
-  for (let j = 0; j < starts.length; j++) if (end >= starts[j] && start <= ends[j]) return j;
-  return -1;
-}
-
 /**
- * Closed intervals as one sorted list of disjoint ones ([lo0, hi0, lo1, hi1, ...]): a value or range
- * is tested against all of them with a binary search (`inIntervals`) instead of one compare pair each.
+ * Intervals as one sorted list of disjoint ones ([lo0, hi0, lo1, hi1, ...]), those that meet or touch
+ * merged: the steps' correlation ids and views, tested with one binary search (`inIntervals`) instead
+ * of a compare pair each, and the call rows to visit (`candidateRows`).
  */
 function mergedIntervals(intervals: readonly (readonly [number, number])[]): Float64Array {
   const sorted = [...intervals].sort((a, b) => a[0] - b[0]);
@@ -384,14 +373,14 @@ const RANGE_TYPES = new Set([59, 60, 70, 71]);
 
 /** The host ranges of the step's process: NVTX (GC and GIL waits among them), the GIL holds, blocking CUDA calls. */
 function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names, nvtx: NvtxColumns | null, gil: readonly GilRange[], order: CallOrder): void {
-  // Every step's view lies in [from, to]: a range or call outside it is passed over with two compares.
-  const from = Math.min(...steps.map((s) => s.viewStartNs));
-  const to = Math.max(...steps.map((s) => s.viewEndNs));
+  // The views as disjoint intervals: most ranges and calls meet none, told by a binary search over a
+  // few; all lie in [from, to], so one outside it is passed over with two compares first.
+  const views = mergedIntervals(steps.map((s) => [s.viewStartNs, s.viewEndNs]));
+  const from = views[0];
+  const to = views[views.length - 1];
   if (nvtx) {
     const { start: starts, end: ends, eventType, tid } = nvtx;
-    // The views as disjoint intervals: most ranges meet none, told by a binary search over a few
-    // (an open range, end NaN, reaches to every view's end, as below).
-    const views = mergedIntervals(steps.map((s) => [s.viewStartNs, s.viewEndNs]));
+    // An open range (end NaN) reaches to every view's end, as below.
     for (let i = 0, n = nvtx.count; i < n; i++) {
       const start = starts[i];
       if (start > to || ends[i] < from || !inIntervals(views, start, ends[i] === ends[i] ? ends[i] : Infinity)) continue;
@@ -415,15 +404,13 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
   const api = loaded.apiCalls();
   const blocking = new Map<number, string | null>();
   const { start: callStart, end: callEnd } = api;
-  const viewStarts = Float64Array.from(steps, (s) => s.viewStartNs);
-  const viewEnds = Float64Array.from(steps, (s) => s.viewEndNs);
   // A call overlapping a view starts at most the longest call's duration before it.
   const rows = candidateRows(callStart, api.count, order, steps.map((s) => [s.viewStartNs, s.viewEndNs]), order.maxDurationNs);
-  for (const [lo, hi] of rows) for (let i = lo; i < hi; i++) syncCall(i);
+  for (let r = 0; r < rows.length; r += 2) for (let i = rows[r]; i < rows[r + 1]; i++) syncCall(i);
 
   function syncCall(i: number): void {
     // In some step's view first (a few compares), then its name (a map lookup): most calls are in none.
-    if (callStart[i] > to || callEnd[i] < from || viewOf(viewStarts, viewEnds, callStart[i], callEnd[i]) < 0) return;
+    if (callStart[i] > to || callEnd[i] < from || !inIntervals(views, callStart[i], callEnd[i])) return;
     const id = api.nameId[i];
     let name = blocking.get(id);
     if (name === undefined) {
