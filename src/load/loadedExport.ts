@@ -278,7 +278,7 @@ export class LoadedExport {
     return !!this.nvtxValue || this.worker?.columnsPending() === true;
   }
 
-  /** Rows of the columns let go since `takeReleasedRows` was last asked (see collectGarbage.ts). */
+  /** Rows of the columns let go since `takeReleasedRows` was last asked (see src/v8/collectGarbage.ts). */
   private releasedRows = 0;
 
   /** The rows of the columns let go since the last call (the pipeline collects garbage after large ones). */

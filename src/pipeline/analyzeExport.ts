@@ -2,7 +2,7 @@ import type { ExportHandle } from '../export/openExport.js';
 import { compileCategoryRules, defaultCategoryClassifier } from '../categories/rules.js';
 import { captureSettings } from '../load/captureSettings.js';
 import { LoadedExport } from '../load/loadedExport.js';
-import { COLLECT_FROM_ROWS, GarbagePolicy } from '../load/collectGarbage.js';
+import { COLLECT_FROM_ROWS, GarbagePolicy } from '../v8/collectGarbage.js';
 import { fitToMemory } from './memoryPlan.js';
 import type { PartContext, PartName, PartValues } from './parts.js';
 import { partsFor, planRun, type PlannedPart } from './plan.js';
@@ -101,7 +101,7 @@ function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(nam
       if (step) steps.skipped(step);
     } else values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
     for (const data of release) ctx.loaded.release(data);
-    // Columns outside V8's heap are freed only by a full collection, which V8 does not run for them in time (collectGarbage.ts).
+    // Columns outside V8's heap are freed only by a full collection, which V8 does not run for them in time (src/v8/collectGarbage.ts).
     garbage.afterPart(ctx.loaded.takeReleasedRows());
   }
   return values as Partial<PartValues>;
