@@ -140,6 +140,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.stderr.write(stderrLine(`cannot write to stdout: ${err.message}`));
   process.exit(EXIT_BAD_INPUT);
 });
+// A closed stderr (`iterscope ... 2>&1 | head`, or a reader that went away) loses the notes, not
+// the run: the command goes on and exits with its own code. Unhandled, the error ended the process
+// with exit 1, which a CI gate reads as "regression found".
+process.stderr.on('error', () => {});
 /**
  * The command this module runs when loaded, settled once it is done (`main` settles every error
  * itself). Not a top-level await: the CLI bundle is a CommonJS script (scripts/bundle.mjs: on
