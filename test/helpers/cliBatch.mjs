@@ -15,7 +15,10 @@ const jobs = JSON.parse(readFileSync(jobsFile, 'utf8'));
 const results = [];
 const realOut = process.stdout.write.bind(process.stdout);
 const realErr = process.stderr.write.bind(process.stderr);
+// Each import of main.js adds its 'error' listeners on stdout and stderr (closed pipes): no
+// warning about their count, which would land in the next job's captured stderr.
 process.stdout.setMaxListeners(0);
+process.stderr.setMaxListeners(0);
 let n = 0;
 for (const job of jobs) {
   let out = '';
