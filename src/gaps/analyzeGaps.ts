@@ -274,11 +274,16 @@ export function scanGaps(loaded: LoadedExport, opts: Pick<GapAnalysisOptions, 'm
  * The gap analysis from `scan` (`scanGaps` of the same export): the short gaps summed per
  * iteration, the long ones explained from the host side and placed in their iterations.
  */
-export function explainScannedGaps(loaded: LoadedExport, scan: GapScan, opts: Pick<GapAnalysisOptions, 'iterations' | 'iterationsUnavailable' | 'causeRows'> = {}): GapAnalysis {
+export function explainScannedGaps(
+  loaded: LoadedExport,
+  scan: GapScan,
+  opts: Pick<GapAnalysisOptions, 'iterations' | 'iterationsUnavailable' | 'causeRows'> & { shortGaps?: ShortGapPlacement } = {},
+): GapAnalysis {
   const { minGapNs, deviceId } = scan;
-  const { ops, devices } = scan.filtered ?? gpuTimelines(loaded);
+  // The ops only: the busy union was needed for the short gaps alone (`shortGaps`, placed before).
+  const ops = scan.filtered?.ops ?? loaded.gpuOps();
   const slots = iterationSlots(opts.iterations ?? []);
-  placeShortGaps(devices, scan, slots);
+  addShortGaps(slots, opts.shortGaps ?? placeShortGaps(loaded, scan, opts.iterations));
   const summaries = scan.devices.map((d) => ({ ...d.summary, idleByCauseNs: {} }));
   const host = loadHostContext(loaded, scan.launch, opts.causeRows);
   const rows = explainGaps(loaded, ops, scan.pending, host, slots);
@@ -313,11 +318,27 @@ export function explainScannedGaps(loaded: LoadedExport, scan: GapScan, opts: Pi
   };
 }
 
-/** The short gaps (below `scan.minGapNs`) counted and summed per iteration slot (the last: outside every window). */
-function placeShortGaps(devices: readonly DeviceTimeline[], scan: GapScan, slots: IterationSlots): void {
-  const n0 = slots.refs.length;
-  const fragCountBy = new Float64Array(n0 + 1);
-  const fragNsBy = new Float64Array(n0 + 1);
+/**
+ * The short gaps (below `GapScan.minGapNs`), counted and summed per iteration: slot k is
+ * `iterations[k]`'s, the last slot is outside every window.
+ */
+export interface ShortGapPlacement {
+  count: Float64Array;
+  ns: Float64Array;
+}
+
+/**
+ * Places every short gap of `scan` in `iterations` (the rows `explainScannedGaps` is given). The
+ * only reader of the busy union after the scan: the pipeline runs it as a part of its own, so the
+ * union (111 MB on the 10x bench export) is let go before the long gaps are explained.
+ */
+export function placeShortGaps(loaded: LoadedExport, scan: GapScan, iterations: readonly IterationRef[] | null | undefined): ShortGapPlacement {
+  const devices = scan.filtered?.devices ?? gpuTimelines(loaded).devices;
+  const refs = iterations ?? [];
+  const index = new WindowIndex(refs);
+  const n0 = refs.length;
+  const count = new Float64Array(n0 + 1);
+  const ns = new Float64Array(n0 + 1);
   devices.forEach((t, di) => {
     const afterPid = scan.devices[di].afterPid;
     const busyStarts = t.busy.starts;
@@ -327,16 +348,21 @@ function placeShortGaps(devices: readonly DeviceTimeline[], scan: GapScan, slots
       const s = busyEnds[i];
       const d = busyStarts[i + 1] - s;
       if (d >= scan.minGapNs) continue;
-      const k = slots.index.at(afterPid ? afterPid[i] : t.pids[0], s);
+      const k = index.at(afterPid ? afterPid[i] : t.pids[0], s);
       const slot = k >= 0 ? k : n0;
-      fragCountBy[slot]++;
-      fragNsBy[slot] += d;
+      count[slot]++;
+      ns[slot] += d;
     }
   });
-  for (let k = 0; k <= n0; k++) {
+  return { count, ns };
+}
+
+/** Adds the short gaps' counts and time to each iteration slot's summary (the last: outside). */
+function addShortGaps(slots: IterationSlots, placed: ShortGapPlacement): void {
+  for (let k = 0; k <= slots.refs.length; k++) {
     const target = slots.slotTarget[k];
-    target.fragmentedGaps += fragCountBy[k];
-    target.fragmentedIdleNs += fragNsBy[k];
+    target.fragmentedGaps += placed.count[k];
+    target.fragmentedIdleNs += placed.ns[k];
   }
 }
 

@@ -15,7 +15,7 @@ import type { CategoryClassifier } from '../categories/rules.js';
 import { EmptyCaptureError, IterationError } from '../errors.js';
 import { findFindings } from '../findings/findFindings.js';
 import type { FindingsResult } from '../findings/finding.js';
-import { explainScannedGaps, idleByCausePerIteration, scanGaps, type GapAnalysis, type GapScan } from '../gaps/analyzeGaps.js';
+import { explainScannedGaps, idleByCausePerIteration, placeShortGaps, scanGaps, type GapAnalysis, type GapScan, type ShortGapPlacement } from '../gaps/analyzeGaps.js';
 import { findGilHolders, type GilHolderAnalysis } from '../gaps/gilHolders.js';
 import { summarizeHost, type HostSummary } from '../gaps/hostSummary.js';
 import { hostCauseRows, hostNvtxRanges, type HostNvtxRanges } from '../gaps/hostNvtxRanges.js';
@@ -69,7 +69,8 @@ export interface GapsPart {
  * ops and API calls read), `emptyCapture` (the health of a capture without GPU work),
  * `iterationWindows` (the iteration windows found), `iterationRun` (the iteration analysis as
  * made), `healthLaunches` (graph capture against the GPU work after it), `gapScan` (the gaps
- * before the iterations and the NVTX side are known) and `hostRanges` (the GC and GIL ranges taken
+ * before the iterations and the NVTX side are known), `shortGaps` (the short gaps placed in the
+ * iterations, the busy union's last reader) and `hostRanges` (the GC and GIL ranges taken
  * from the NVTX columns). `iterations` is the iteration analysis with each row's idle causes and
  * GPU metrics, the rows `ExportAnalysis` shows.
  */
@@ -81,6 +82,7 @@ export interface PartValues {
   iterationWindows: IterationWindows | null;
   iterationRun: IterationRun;
   gapScan: GapScan;
+  shortGaps: ShortGapPlacement;
   gaps: GapsPart;
   pytorchHost: PytorchHostSide | null;
   healthLaunches: LaunchPhases | null;
@@ -263,18 +265,30 @@ const gapScan = part({
   compute: ({ loaded, request }) => scanGaps(loaded, { minGapNs: request.minGapNs, deviceId: request.deviceId }),
 });
 
+// The short gaps placed in the iterations: the last reader of the busy union, which goes before
+// the long gaps are explained (their rows and the host side are the gaps' own peak).
+const shortGaps = part({
+  name: 'shortGaps',
+  needs: ['gapScan'],
+  uses: ['iterationRun'],
+  loads: ['gpuOps'],
+  reads: ['gpuTimelines'],
+  timing: null,
+  compute: ({ loaded }, d) => placeShortGaps(loaded, d.gapScan, d.iterationRun?.analysis?.iterations),
+});
+
 const gaps = part({
   name: 'gaps',
-  needs: ['launches', 'gapScan', 'hostCauseRows'],
+  needs: ['launches', 'gapScan', 'hostCauseRows', 'shortGaps'],
   uses: ['iterationRun'],
   loads: GPU_OPS_AND_CALLS,
-  reads: ['gpuTimelines'],
   compute: ({ loaded, asked }, d): GapsPart => {
     const rows = d.iterationRun?.analysis?.iterations ?? null;
     const analysis = explainScannedGaps(loaded, d.gapScan, {
       iterations: rows,
       iterationsUnavailable: asked.has('coverage') ? undefined : (d.iterationRun?.error ?? undefined),
       causeRows: d.hostCauseRows ?? undefined,
+      shortGaps: d.shortGaps,
     });
     return { analysis, idleByIteration: rows ? idleByCausePerIteration(analysis, rows, { includeFragmented: true }) : null };
   },
@@ -560,6 +574,7 @@ export const PARTS: readonly PartEntry[] = [
   iterationWindows,
   iterationRun,
   hostRanges,
+  shortGaps,
   gaps,
   pytorchHost,
   servingSpanPart,

@@ -43,13 +43,16 @@ describe('the parts registry', () => {
     expect(plan[at('info')].release).toEqual(['apiCalls']);
     expect(plan[at('kernels')].release).toEqual(['gpuOps']);
     expect(plan.flatMap((p) => p.release)).not.toContain('nvtx');
-    // The busy union and device timelines (107 MB on the 10x bench export) go after their last reader,
-    // the gaps, not with the GPU ops: the kernel summary's buffers are made without them.
-    expect(plan.filter((p) => p.release.includes('gpuTimelines')).map((p) => p.part.name)).toEqual(['gaps']);
+    // The busy union and device timelines (111 MB on the 10x bench export) go after their last reader,
+    // the short gaps' placement in the iterations: before the long gaps are explained (their rows and
+    // host side are the gaps' own peak) and before the kernel summary's buffers are made.
+    expect(plan.filter((p) => p.release.includes('gpuTimelines')).map((p) => p.part.name)).toEqual(['shortGaps']);
+    expect(at('iterationRun')).toBeLessThan(at('shortGaps'));
+    expect(at('shortGaps')).toBeLessThan(at('gaps'));
     expect(at('gaps')).toBeLessThan(at('kernels'));
     // `gaps` alone reads no iterations (they are read when asked for anyway); it reads the host-cause
     // rows (null when neither the NVTX columns nor the worker have them: the gaps query their own).
-    expect(names(planRun(partsFor(resolveParts(['gaps'])), { largeNvtx: false, inBackground: () => false }))).toEqual(['launches', 'gapScan', 'hostCauseRows', 'gaps']);
+    expect(names(planRun(partsFor(resolveParts(['gaps'])), { largeNvtx: false, inBackground: () => false }))).toEqual(['launches', 'gapScan', 'hostCauseRows', 'shortGaps', 'gaps']);
   });
 
   it('iterations with gaps: the gaps are scanned before the worker is asked for the host-cause rows, then the iteration windows (found among those rows), explained after the iterations', () => {
