@@ -68,20 +68,21 @@ export function analyzeExport(handle: ExportHandle, asRequested: AnalysisRequest
   // The young generation kept small where measured faster: the analyses reading the GPU ops here, but the trace's (see src/v8/youngGeneration.ts).
   const smallYoungGeneration = has('launches') && !has('timeline');
   const loaded = new LoadedExport(handle, { launchIds: has('nvtxGpu'), slices, precompute, readWorkers, memcpyTraffic: has('memory'), smallYoungGeneration }, timed);
-  const bgPlan = has('launches') && (readsNvtx || has('iterationWindows')) ? backgroundPlan(loaded, request, parts, readsNvtx) : null;
-  const background = !!bgPlan && loaded.startNvtxWorker(bgPlan);
-  if (readsNvtx && !background && has('nvtxGpu') && projectionQueriesLaunches(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesRead();
-  const ctx: PartContext = {
-    loaded,
-    request,
-    asked,
-    classifier: request.categoryRules ? compileCategoryRules(request.categoryRules) : defaultCategoryClassifier(),
-    capture: captureSettings(loaded),
-    logs: (request.logs ?? []).map((l) => ({ file: l.file, records: l.records.length, skippedLines: l.skippedLines, formats: l.formats })),
-  };
-  if (readsNvtx && !background) loaded.nvtx();
-  const largeNvtx = readsNvtx && !background && (request.nvtxRead === 'release' || (loaded.sharedNvtx()?.count ?? 0) > SHARED_NVTX_ROWS);
+  // Closed whatever throws from here on: its worker threads end, and V8's flags are set back.
   try {
+    const bgPlan = has('launches') && (readsNvtx || has('iterationWindows')) ? backgroundPlan(loaded, request, parts, readsNvtx) : null;
+    const background = !!bgPlan && loaded.startNvtxWorker(bgPlan);
+    if (readsNvtx && !background && has('nvtxGpu') && projectionQueriesLaunches(loaded, request.nvtxRead ?? 'auto', has('launches'))) loaded.startLaunchesRead();
+    const ctx: PartContext = {
+      loaded,
+      request,
+      asked,
+      classifier: request.categoryRules ? compileCategoryRules(request.categoryRules) : defaultCategoryClassifier(),
+      capture: captureSettings(loaded),
+      logs: (request.logs ?? []).map((l) => ({ file: l.file, records: l.records.length, skippedLines: l.skippedLines, formats: l.formats })),
+    };
+    if (readsNvtx && !background) loaded.nvtx();
+    const largeNvtx = readsNvtx && !background && (request.nvtxRead === 'release' || (loaded.sharedNvtx()?.count ?? 0) > SHARED_NVTX_ROWS);
     const values = runParts(planRun(parts, { largeNvtx, inBackground: (name) => background && loaded.inBackground(name) }), ctx, timed, steps);
     return assembleAnalysis(handle, ctx, values, timingsMs);
   } finally {

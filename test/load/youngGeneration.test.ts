@@ -3,12 +3,17 @@
  * (src/v8/youngGeneration.ts); the workers' code caches made under that flag are used
  * (test/cli/codeCache.test.ts, `report` and the pool).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
-import type { AnalysisPart } from '../../src/pipeline/request.js';
+import { REPORT_PARTS, type AnalysisPart } from '../../src/pipeline/request.js';
+import { SchemaError } from '../../src/errors.js';
 import { fixture } from '../helpers/fixtures.js';
+import { copyExport, dropColumn, editExport } from '../helpers/hostileExport.js';
 import {
   DEFAULT_SCAVENGE_FLAG,
   DEFAULT_YOUNG_GENERATION_FLAG,
@@ -208,6 +213,23 @@ describe('which library analyses keep it small (pytorch-dense, through analyzeEx
       const r = recordsOf(parts);
       expect([...r.during].some((f) => f.includes('semi-space') || f.includes('scavenge')), parts.join()).toBe(false);
       expect(r.after, parts.join()).toBe(before);
+    }
+  });
+});
+
+describe('an analysis that throws', () => {
+  it("sets the flags back all the same: the report's parts on pytorch-dense without NVTX_EVENTS.start throw as the NVTX columns are read, before any part runs (the worker and flags of an analysis ended, whatever ends it)", () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'iterscope-younggen-'));
+    try {
+      const path = editExport(copyExport(fixture('pytorch-dense', 'trace.sqlite'), join(tmp, 'no-nvtx-start.sqlite')), (db) => dropColumn(db, 'NVTX_EVENTS', 'start'));
+      const before = process.env.ITERSCOPE_V8_FLAGS;
+      const during = new Set<string>();
+      expect(() => withExport(path, (h) => analyzeExport(h, { parts: REPORT_PARTS }, () => during.add(process.env.ITERSCOPE_V8_FLAGS ?? '')))).toThrow(SchemaError);
+      // The NVTX read's step ended (thrown) with the flags set; they are set back as the analysis ends.
+      expect([...during]).toEqual([YOUNG_GENERATION_FLAGS.join(' ')]);
+      expect(process.env.ITERSCOPE_V8_FLAGS).toBe(before);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 });
