@@ -18,4 +18,10 @@ function typedArraysEqual(a: unknown, b: unknown): boolean | undefined {
   return a.byteLength === b.byteLength && bytesOf(a).equals(bytesOf(b));
 }
 
-expect.addEqualityTesters([typedArraysEqual]);
+// Once per process: the files of a worker share it (vitest.config.ts), and this file runs before each.
+const REGISTERED = Symbol.for('iterscope.test.typedArrayEquality');
+const registry = globalThis as { [REGISTERED]?: true };
+if (!registry[REGISTERED]) {
+  expect.addEqualityTesters([typedArraysEqual]);
+  registry[REGISTERED] = true;
+}
