@@ -1,7 +1,7 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { startWorker } from './workerExecArgv.js';
 import { loopCompilation } from '../v8/loopCompilation.js';
-import type { ExportHandle } from '../../queries/handle.js';
+import type { ExportHandle } from '../export/openExport.js';
 import { noteExcludedRows, type ExcludedRows } from '../export/excludedRows.js';
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';

@@ -1,5 +1,5 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
-import type { ExportHandle } from '../../queries/handle.js';
+import type { ExportHandle } from '../export/openExport.js';
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import { noteExcludedRows, type ExcludedRows } from '../export/excludedRows.js';
 import type { LaunchedCalls } from '../load/launchedCalls.js';

@@ -69,11 +69,12 @@ export const FLOORS: readonly Floor[] = [
 
 /**
  * Rooms only some others may import, whatever their floors: all SQL is read through the ground
- * floor and the loader (the parts read loaded columns, never the export); the library names the
- * handle's type.
+ * floor (and written there, by the Kineto converter) and the loader (the parts read loaded columns,
+ * never the export; the worker threads run the loader's readers and take the handle's type from the
+ * ground floor); the library names the handle's type.
  */
 export const ONLY_FROM: Readonly<Record<string, readonly string[]>> = {
-  'queries/': ['src/export/', 'src/kineto/convert/', 'src/load/', 'src/worker/', 'src/index.ts'],
+  'queries/': ['src/export/', 'src/kineto/convert/', 'src/load/', 'src/index.ts'],
 };
 
 /** Rooms whose code may read a loaded export's open handle (`loaded.handle`): the loader's own. */
