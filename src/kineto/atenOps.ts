@@ -18,7 +18,7 @@ export interface AtenOpAnalysis {
 export function kernelsOf(ops: GpuOpColumns) {
   const keep: number[] = [];
   for (let i = 0; i < ops.count; i++) if (ops.kind[i] === GpuOpKind.Kernel) keep.push(i);
-  const pick = <T extends Float64Array | Int32Array>(a: T, make: (n: number) => T): T => {
+  const pick = <T extends Float64Array | Int32Array>(a: ArrayLike<number>, make: (n: number) => T): T => {
     const out = make(keep.length);
     keep.forEach((i, k) => (out[k] = a[i]));
     return out;

@@ -1,6 +1,7 @@
 import { lastStartAtOrBefore, startsWindow } from '../iterations/attribute.js';
 import { GpuOpKind } from '../load/gpuOpColumns.js';
 import type { LoadedExport } from '../load/loadedExport.js';
+import type { IdArray } from '../columns/typedColumn.js';
 
 /** A step's window for launches: calls of `pid` made in [startNs, launchEndNs) belong to it. */
 export interface LaunchWindow {
@@ -101,7 +102,7 @@ function windowAt(pw: PidWindows, t: number): number {
 }
 
 /** Sorts `list[from..to)` (with `calls` alongside) by correlation id, then start; usually sorted already. */
-function sortByLaunch(list: Int32Array, calls: Int32Array, from: number, to: number, corr: Float64Array, start: Float64Array): void {
+function sortByLaunch(list: Int32Array, calls: Int32Array, from: number, to: number, corr: IdArray, start: Float64Array): void {
   const before = (a: number, b: number) => corr[a] < corr[b] || (corr[a] === corr[b] && start[a] < start[b]);
   let sorted = true;
   for (let k = from + 1; k < to && sorted; k++) if (before(list[k], list[k - 1])) sorted = false;

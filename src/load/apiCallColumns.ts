@@ -7,7 +7,7 @@ import { selectApiCallRows } from '../../queries/runtime.js';
 export { stripApiVersion } from '../../queries/runtime.js';
 import { noteExcludedRows } from '../export/excludedRows.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { columnMaker, NO_STRING_ID, type Column } from '../columns/typedColumn.js';
+import { columnMaker, idColumnMaker, NO_STRING_ID, type Column, type Uint32OrFloat64Column } from '../columns/typedColumn.js';
 import { requireContract } from '../export/contract.js';
 import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
 
@@ -23,7 +23,8 @@ export interface ApiCallColumns {
   count: number;
   pid: Int32Array;
   tid: Int32Array;
-  correlationId: Float64Array;
+  /** Uint32 while every id is a whole number below 2^32 (`Uint32OrFloat64Column`). */
+  correlationId: Float64Array | Uint32Array;
   start: Float64Array;
   end: Float64Array;
   /** StringIds id of the call's name, `NO_STRING_ID` when null. */
@@ -66,11 +67,11 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
   const column = columnMaker(cap, opts.shared);
   const pid = column(Int32Array);
   const tid = column(Int32Array);
-  const corr = column(Float64Array);
+  const corr = idColumnMaker(cap, opts.shared)();
   const start = column(Float64Array);
   const end = column(Float64Array);
   const name = column(Int32Array);
-  const cols = [pid, tid, corr, start, end, name] as Column<Float64Array | Int32Array>[];
+  const cols = [pid, tid, corr, start, end, name] as (Column<Float64Array | Int32Array> | Uint32OrFloat64Column)[];
   let n = 0;
   let maxEnd = 0;
   let backtraceRows = 0;
@@ -95,7 +96,7 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
       }
       pid.data[n] = p;
       tid.data[n] = t;
-      corr.data[n] = c ?? NaN;
+      corr.put(n, c);
       start.data[n] = s;
       end.data[n] = e;
       name.data[n] = nm ?? NO_STRING_ID;

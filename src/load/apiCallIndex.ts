@@ -1,4 +1,5 @@
 import type { ApiCallColumns } from './apiCallColumns.js';
+import type { IdArray } from '../columns/typedColumn.js';
 
 /**
  * One process's calls in correlation-id order: `corrs` ascending, `rows[k]` the call row of
@@ -6,7 +7,7 @@ import type { ApiCallColumns } from './apiCallColumns.js';
  */
 interface SortedCalls {
   kind: 'sorted';
-  corrs: Float64Array;
+  corrs: IdArray;
   rows: Int32Array | null;
   /** Last answer: GPU ops come in launch order, so the next lookup is usually close by. */
   finger: number;
@@ -105,7 +106,7 @@ export class ApiCallIndex {
    * The process owning every call row, in id order, when its ids are whole numbers over a range
    * a bitmap covers cheaply (at most 64 ids per call); else null.
    */
-  private soleProcess(callCount: number): { pid: number; corrs: Float64Array } | null {
+  private soleProcess(callCount: number): { pid: number; corrs: IdArray } | null {
     if (this.byPid.size !== 1) return null;
     const [[pid, ix]] = this.byPid;
     if (ix instanceof Map || ix.kind !== 'sorted' || ix.rows || ix.corrs.length !== callCount || callCount === 0) return null;
@@ -140,7 +141,7 @@ export class ApiCallIndex {
  * First index whose value is >= v in an ascending array, searched outward from `from`
  * (exponential steps, then binary search): O(log distance), so nearby answers are cheap.
  */
-export function firstAtLeast(a: Float64Array, v: number, from: number): number {
+export function firstAtLeast(a: IdArray, v: number, from: number): number {
   const n = a.length;
   let lo: number;
   let hi: number;
@@ -179,7 +180,7 @@ export function firstAtLeast(a: Float64Array, v: number, from: number): number {
  * `ApiCallIndex.flagCalls` for one process owning every row, ids ascending and whole: the ops'
  * ids (of that process, within the calls' range) as bits, then the first row of each marked id.
  */
-function flagByBitmap(pid: number, callCorrs: Float64Array, pids: ArrayLike<number>, corrs: ArrayLike<number>, count: number, flags: Uint8Array): void {
+function flagByBitmap(pid: number, callCorrs: IdArray, pids: ArrayLike<number>, corrs: ArrayLike<number>, count: number, flags: Uint8Array): void {
   const min = callCorrs[0];
   const range = callCorrs[callCorrs.length - 1] - min + 1;
   const bits = new Uint32Array(Math.ceil(range / 32));

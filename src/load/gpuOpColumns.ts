@@ -7,7 +7,7 @@ export { GpuOpKind, GPU_OP_KIND_NAMES, GPU_OP_SOURCES } from '../../queries/gpuO
 import { forEachRow } from '../../queries/run.js';
 import { NON_INTEGER_NAME_ID, noteExcludedRows } from '../export/excludedRows.js';
 import { isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { columnMaker, NO_STRING_ID, type Column } from '../columns/typedColumn.js';
+import { columnMaker, idColumnMaker, narrowingColumnMaker, NO_STRING_ID, type Column, type NarrowingIntColumn, type SmallInts, type Uint32OrFloat64Column } from '../columns/typedColumn.js';
 import { MemcpyTrafficBuilder, type MemcpyTrafficColumns } from './memcpyTrafficColumns.js';
 import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
 import { requireContract } from '../export/contract.js';
@@ -21,10 +21,13 @@ export interface GpuOpColumns {
   count: number;
   start: Float64Array;
   end: Float64Array;
-  deviceId: Int32Array;
-  streamId: Int32Array;
+  /** In one byte while every device id fits (`NarrowingIntColumn`). */
+  deviceId: SmallInts;
+  /** -1 for NULL; in two bytes while every stream id fits. */
+  streamId: SmallInts;
   pid: Int32Array;
-  correlationId: Float64Array;
+  /** Uint32 while every id is a whole number below 2^32, as CUPTI's are (`Uint32OrFloat64Column`). */
+  correlationId: Float64Array | Uint32Array;
   /** `GpuOpKind` (0 kernel, 1 memcpy, 2 memset, 3 graph). */
   kind: Uint8Array;
   /** Kernel demangled-name string id (`NO_STRING_ID` for other kinds, or null). */
@@ -143,10 +146,10 @@ export function loadGpuOpColumns(
       }
       start.data[n] = s;
       end.data[n] = e;
-      dev.data[n] = d;
-      stream.data[n] = st ?? -1;
+      dev.put(n, d);
+      stream.put(n, st ?? -1);
       pidC.data[n] = p;
-      corr.data[n] = c ?? NaN;
+      corr.put(n, c);
       kindC.data[n] = kind;
       name.data[n] = nm ?? NO_STRING_ID;
       return n++;
@@ -228,13 +231,14 @@ function gpuOpColumnBuilders(handle: ExportHandle, sources: readonly GpuOpSource
   const column = columnMaker(cap0, opts.shared);
   const start = column(Float64Array);
   const end = column(Float64Array);
-  const dev = column(Int32Array);
-  const stream = column(Int32Array);
+  const narrowColumn = narrowingColumnMaker(cap0, opts.shared);
+  const dev = narrowColumn(Int8Array);
+  const stream = narrowColumn(Int16Array);
   const pidC = column(Int32Array);
-  const corr = column(Float64Array);
+  const corr = idColumnMaker(cap0, opts.shared)();
   const kindC = column(Uint8Array);
   const name = column(Int32Array);
-  const all = [start, end, dev, stream, pidC, corr, kindC, name] as Column<Float64Array | Int32Array | Uint8Array>[];
+  const all = [start, end, dev, stream, pidC, corr, kindC, name] as (Column<Float64Array | Int32Array | Uint8Array> | NarrowingIntColumn | Uint32OrFloat64Column)[];
   // Trace slice columns, only when asked (the trace).
   const kernelName: KernelNameColumn | null = opts.slices ? (handle.hasColumn('CUPTI_ACTIVITY_KIND_KERNEL', 'shortName') ? opts.slices.kernelName : 'demangledName') : null;
   const sliceName = kernelName ? column(Int32Array) : null;
@@ -298,7 +302,7 @@ export function filterDevice(ops: GpuOpColumns, deviceId: number): GpuOpColumns 
   let m = 0;
   for (let i = 0; i < ops.count; i++) if (ops.deviceId[i] === deviceId) m++;
   if (m === ops.count) return ops;
-  const pick = <T extends Float64Array | Int32Array | Uint8Array>(a: T): T => {
+  const pick = <T extends Float64Array | Int32Array | Uint8Array | Uint32Array | SmallInts>(a: T): T => {
     const out = new (a.constructor as new (k: number) => T)(m);
     for (let i = 0, k = 0; i < ops.count; i++) if (ops.deviceId[i] === deviceId) out[k++] = a[i];
     return out;

@@ -4,7 +4,7 @@ import type { ApiCallColumns } from './apiCallColumns.js';
 import type { ApiCallIndex } from './apiCallIndex.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 
-import { Column } from '../columns/typedColumn.js';
+import { Column, type IdArray } from '../columns/typedColumn.js';
 
 /**
  * Every API call the NVTX GPU projection reads, with the GPU work it launched folded in: the
@@ -99,7 +99,7 @@ export function foldColumnsIntoCalls(ops: GpuOpColumns, calls: ApiCallColumns, i
 }
 
 /** Row -> call index (-1: no correlation id, not a call), when some row has none; null when every row is a call. */
-function callIndicesOfRows(corr: Float64Array, n: number): { index: Int32Array; count: number } | null {
+function callIndicesOfRows(corr: IdArray, n: number): { index: Int32Array; count: number } | null {
   let k = 0;
   while (k < n && corr[k] === corr[k]) k++;
   if (k === n) return null;

@@ -1,0 +1,125 @@
+/**
+ * The GPU ops' device and stream ids and the GPU ops' and API calls' correlation ids are held in
+ * narrower typed arrays while every value fits (`NarrowingIntColumn`, `Uint32OrFloat64Column`):
+ * 1 byte for a device id, 2 for a stream id, 4 for a correlation id. The numbers read back must be
+ * what the Int32 and Float64 columns held, on a real export and on copies edited past each width.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withExport } from '../../src/export/openExport.js';
+import { loadGpuOpColumns } from '../../src/load/gpuOpColumns.js';
+import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';
+import { NarrowingIntColumn, Uint32OrFloat64Column } from '../../src/columns/typedColumn.js';
+import { fixture } from '../helpers/fixtures.js';
+import { copyExport, editExport } from '../helpers/hostileExport.js';
+
+const dense = fixture('pytorch-dense', 'trace.sqlite');
+const dir = mkdtempSync(join(tmpdir(), 'iterscope-narrow-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The kernels' ids as SQL gives them, in table order (the loader reads the kernels first, in that order). */
+function kernelIds(file: string): { deviceId: number; streamId: number; correlationId: number | null }[] {
+  return withExport(file, (h) => h.sqlite.prepare('SELECT deviceId, streamId, correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL').all() as never);
+}
+
+const plainTypes = (a: ArrayLike<number>) => Array.from(a);
+
+describe('pytorch-dense: narrow id columns as nsys writes them', () => {
+  it('the GPU ops hold device ids in bytes, stream ids in two, correlation ids in four, with the values SQL gives', () => {
+    const ops = withExport(dense, (h) => loadGpuOpColumns(h));
+    expect(ops.deviceId).toBeInstanceOf(Int8Array);
+    expect(ops.streamId).toBeInstanceOf(Int16Array);
+    expect(ops.correlationId).toBeInstanceOf(Uint32Array);
+    const sql = kernelIds(dense);
+    expect(sql.length).toBeGreaterThan(1000);
+    const n = sql.length;
+    expect(plainTypes(ops.deviceId.subarray(0, n))).toEqual(sql.map((r) => r.deviceId));
+    expect(plainTypes(ops.streamId.subarray(0, n))).toEqual(sql.map((r) => r.streamId));
+    expect(plainTypes(ops.correlationId.subarray(0, n))).toEqual(sql.map((r) => r.correlationId));
+  });
+
+  it('the API calls hold correlation ids in four bytes, with the values SQL gives', () => {
+    const calls = withExport(dense, (h) => loadApiCallColumns(h));
+    expect(calls.correlationId).toBeInstanceOf(Uint32Array);
+    const sql = withExport(dense, (h) => h.sqlite.prepare('SELECT correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME').pluck().all() as number[]);
+    expect(calls.count).toBe(sql.length);
+    expect(plainTypes(calls.correlationId)).toEqual(sql);
+  });
+});
+
+describe('pytorch-dense copies edited past each width: the columns widen, every value kept', () => {
+  it('a device id of 300, a stream id of 70000 and a NULL correlation id widen the GPU-op columns', () => {
+    const before = withExport(dense, (h) => loadGpuOpColumns(h));
+    const copy = editExport(copyExport(dense, join(dir, 'wide-ops.sqlite')), (db) => {
+      const ids = db.prepare('SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid LIMIT 3 OFFSET 500').pluck().all() as number[];
+      db.prepare('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET deviceId = 300 WHERE rowid = ?').run(ids[0]);
+      db.prepare('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET streamId = 70000 WHERE rowid = ?').run(ids[1]);
+      db.prepare('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = NULL WHERE rowid = ?').run(ids[2]);
+    });
+    const after = withExport(copy, (h) => loadGpuOpColumns(h));
+    expect(after.deviceId).toBeInstanceOf(Int32Array);
+    expect(after.streamId).toBeInstanceOf(Int32Array);
+    expect(after.correlationId).toBeInstanceOf(Float64Array);
+    expect(after.count).toBe(before.count);
+    expect([after.deviceId[500], after.streamId[501], after.correlationId[502]]).toEqual([300, 70000, NaN]);
+    const expectedDevices = plainTypes(before.deviceId);
+    expectedDevices[500] = 300;
+    const expectedStreams = plainTypes(before.streamId);
+    expectedStreams[501] = 70000;
+    const expectedCorrs = plainTypes(before.correlationId);
+    expectedCorrs[502] = NaN;
+    expect(plainTypes(after.deviceId)).toEqual(expectedDevices);
+    expect(plainTypes(after.streamId)).toEqual(expectedStreams);
+    expect(plainTypes(after.correlationId)).toEqual(expectedCorrs);
+  });
+
+  it('an API call with correlation id 2^32 widens the calls to Float64, the id kept', () => {
+    const copy = editExport(copyExport(dense, join(dir, 'wide-calls.sqlite')), (db) => {
+      db.prepare('UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET correlationId = ? WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME)').run(2 ** 32);
+    });
+    const calls = withExport(copy, (h) => loadApiCallColumns(h));
+    expect(calls.correlationId).toBeInstanceOf(Float64Array);
+    expect(calls.correlationId[calls.count - 1]).toBe(2 ** 32);
+    const plain = withExport(dense, (h) => loadApiCallColumns(h));
+    expect(plainTypes(calls.correlationId.subarray(0, calls.count - 1))).toEqual(plainTypes(plain.correlationId.subarray(0, plain.count - 1)));
+  });
+});
+
+describe('the columns store what an Int32 or Float64 column stores', () => {
+  const make = <T,>(Type: { new (n: number): T }, n: number): T => new Type(n);
+
+  it('NarrowingIntColumn: values past the narrow type widen to Int32; NULL, fractions and texts convert as Int32Array converts them', () => {
+    const col = new NarrowingIntColumn(make as never, Int8Array, 2);
+    const values = [5, -1, null, 1.9, -128, 127, 128, 2 ** 31, -7.5] as (number | null)[];
+    col.ensure(values.length);
+    values.forEach((v, i) => col.put(i, v));
+    expect(col.data).toBeInstanceOf(Int32Array);
+    expect(plainTypes(col.trim(values.length))).toEqual(plainTypes(Int32Array.from(values, (v) => v as number)));
+    const small = new NarrowingIntColumn(make as never, Int16Array, 4);
+    [3, -32768, 32767, null].forEach((v, i) => small.put(i, v));
+    expect(small.data).toBeInstanceOf(Int16Array);
+    expect(plainTypes(small.trim(4))).toEqual([3, -32768, 32767, 0]);
+  });
+
+  it('Uint32OrFloat64Column: whole ids below 2^32 stay Uint32; NULL, -0, fractions, texts and 2^32 widen to Float64 as a Float64 column holds them', () => {
+    const narrow = new Uint32OrFloat64Column(make as never, 3);
+    [0, 2 ** 32 - 1, 17].forEach((v, i) => narrow.put(i, v));
+    expect(narrow.data).toBeInstanceOf(Uint32Array);
+    expect(plainTypes(narrow.trim(3))).toEqual([0, 2 ** 32 - 1, 17]);
+    for (const odd of [null, -0, 1.5, -1, 2 ** 32, '12' as unknown as number]) {
+      const col = new Uint32OrFloat64Column(make as never, 1);
+      col.ensure(3);
+      col.put(0, 9);
+      col.put(1, odd);
+      col.put(2, 10);
+      expect(col.data, String(odd)).toBeInstanceOf(Float64Array);
+      const expected = new Float64Array(3);
+      expected[0] = 9;
+      expected[1] = (odd ?? NaN) as number;
+      expected[2] = 10;
+      expect(col.trim(3), String(odd)).toEqual(expected);
+    }
+  });
+});
