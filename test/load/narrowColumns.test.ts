@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { withExport } from '../../src/export/openExport.js';
 import { loadGpuOpColumns } from '../../src/load/gpuOpColumns.js';
 import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';
+import { loadNvtxColumns } from '../../src/load/nvtxEventColumns.js';
 import { NarrowingIntColumn, Uint32OrFloat64Column } from '../../src/columns/typedColumn.js';
 import { fixture } from '../helpers/fixtures.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
@@ -84,6 +85,31 @@ describe('pytorch-dense copies edited past each width: the columns widen, every 
     expect(calls.correlationId[calls.count - 1]).toBe(2 ** 32);
     const plain = withExport(dense, (h) => loadApiCallColumns(h));
     expect(plainTypes(calls.correlationId.subarray(0, calls.count - 1))).toEqual(plainTypes(plain.correlationId.subarray(0, plain.count - 1)));
+  });
+});
+
+describe('pytorch-dense: NVTX domain ids in two bytes', () => {
+  const domains = (file: string) =>
+    withExport(file, (h) => h.sqlite.prepare('SELECT coalesce(domainId, 0) FROM NVTX_EVENTS WHERE eventType IS NOT NULL ORDER BY rowid').pluck().all() as number[]);
+
+  it('as nsys writes them: Int16, the values SQL gives', () => {
+    const c = withExport(dense, (h) => loadNvtxColumns(h));
+    expect(c.domainId).toBeInstanceOf(Int16Array);
+    const sql = domains(dense);
+    expect(c.count).toBe(sql.length);
+    expect(new Set(sql).size).toBeGreaterThan(1);
+    expect(plainTypes(c.domainId)).toEqual(sql);
+  });
+
+  it('a copy with a domain id of 40000: Int32, every value kept', () => {
+    const copy = editExport(copyExport(dense, join(dir, 'wide-domain.sqlite')), (db) => {
+      db.prepare('UPDATE NVTX_EVENTS SET domainId = 40000 WHERE rowid = (SELECT max(rowid) FROM NVTX_EVENTS WHERE domainId IS NOT NULL)').run();
+    });
+    const c = withExport(copy, (h) => loadNvtxColumns(h));
+    expect(c.domainId).toBeInstanceOf(Int32Array);
+    const sql = domains(copy);
+    expect(sql).toContain(40000);
+    expect(plainTypes(c.domainId)).toEqual(sql);
   });
 });
 
