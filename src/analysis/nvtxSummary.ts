@@ -1,4 +1,4 @@
-import { durationStats, Float64Buffer, percentOf, type DurationStats } from '../math/durationStats.js';
+import { DurationBuffer, durationStats, percentOf, type DurationStats } from '../math/durationStats.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { isNvtxRange, type NvtxColumns } from '../load/nvtxEventColumns.js';
 import { domainKey } from '../load/domainKeys.js';
@@ -45,7 +45,7 @@ interface RangeGroup {
   domain: number;
   textId: number | null;
   text: string | null;
-  buf: Float64Buffer;
+  buf: DurationBuffer;
 }
 
 /**
@@ -104,7 +104,7 @@ export function summarizeNvtxColumns(
   else for (let i = 0; i < c.count; i++) if (c.eventType[i] === 34 && c.pid[i] === pidFilter) marks++;
   for (const g of groups) rangesByDomain.set(g.domain, (rangesByDomain.get(g.domain) ?? 0) + g.buf.length);
   // Merge groups that print the same label (same domain name in several processes).
-  const merged = new Map<string, { range: string; style: NvtxStyle; buf: Float64Buffer }>();
+  const merged = new Map<string, { range: string; style: NvtxStyle; buf: DurationBuffer }>();
   for (const g of groups) {
     const range = nvtxRangeLabel(domains.get(g.domain) ?? null, g.text);
     const key = `${g.style}\u0000${range}`;
@@ -160,7 +160,7 @@ function groupRanges(c: NvtxColumns, pidFilter: number | undefined): { groups: R
     }
     let g = list.length > 0 && list[0].sub === sub ? list[0] : groupOf(list, sub);
     // Sized for every row of the text: no doubling (memory touched twice); what a group leaves unused is never touched.
-    if (!g) list.push((g = { sub, style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new Float64Buffer(rowsOfText[t + 1]) }));
+    if (!g) list.push((g = { sub, style: startEnd ? 'StartEnd' : 'PushPop', domain: dom, textId: null, text: t >= 0 ? c.texts[t] : null, buf: new DurationBuffer(rowsOfText[t + 1]) }));
     const s = c.start[i];
     const open = c.end[i] !== c.end[i];
     const e = open ? maxTs : c.end[i];

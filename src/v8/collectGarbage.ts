@@ -32,7 +32,7 @@ function collector(): (() => void) | null {
 
 /** Rows of let-go columns from which a collection is worth its time (~10-100 ms): smaller ones are left to V8. */
 export const COLLECT_FROM_ROWS = 1_000_000;
-/** RSS growth since the last collection from which the next step's end collects again. */
+/** Growth of what V8 holds (`collectable`) since the last collection from which the next step's end collects again. */
 export const COLLECT_AFTER_GROWTH_BYTES = 64 * 1024 ** 2;
 
 /** Collects garbage now (a full collection), when V8 allows it. */
@@ -41,20 +41,32 @@ export function collectGarbage(): void {
 }
 
 /**
+ * What V8 holds, live or garbage: its heap's objects and the buffers outside it. A SharedArrayBuffer
+ * counts in `arrayBuffers` only, a buffer a worker transferred in `external` only, any other in
+ * both: a measure of growth, not of bytes.
+ */
+function collectable(): number {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external + m.arrayBuffers;
+}
+
+/**
  * When the pipeline collects, between two parts of one analysis: after large columns are let go
- * (`releasedRows`), and, on an export with large columns (`largeExport`), whenever the process grew
- * by `COLLECT_AFTER_GROWTH_BYTES` since the last collection: the gap scan and the iteration
- * attribution leave hundreds of MB of short-lived arrays that V8 does not collect before the next
- * part allocates its own (on the 10x export the peak was 874 MB, 806 MB collecting after every part).
+ * (`releasedRows`), and, on an export with large columns (`largeExport`), whenever what V8 holds
+ * grew by `COLLECT_AFTER_GROWTH_BYTES` since the last collection: the gap scan, the iteration
+ * attribution and the NVTX GPU projection leave hundreds of MB of short-lived arrays that V8 does
+ * not collect before the next part allocates its own (on the 10x export the peak was 874 MB, 806
+ * MB collecting after every part). Measured on V8's side, not the RSS: freed memory the allocator
+ * keeps holds the RSS up, and a part's garbage after it went unseen (the projection's ~250 MB on
+ * the 10x export, when the NVTX read before it had raised the RSS: peaks of 695 to 753 MB).
  */
 export class GarbagePolicy {
-  private rssAfterLast = process.memoryUsage.rss();
+  private afterLast = collectable();
   constructor(private readonly largeExport: () => boolean) {}
 
   afterPart(releasedRows: number): void {
-    const rss = process.memoryUsage.rss();
-    if (releasedRows < COLLECT_FROM_ROWS && !(rss - this.rssAfterLast >= COLLECT_AFTER_GROWTH_BYTES && this.largeExport())) return;
+    if (releasedRows < COLLECT_FROM_ROWS && !(this.largeExport() && collectable() - this.afterLast >= COLLECT_AFTER_GROWTH_BYTES)) return;
     collectGarbage();
-    this.rssAfterLast = process.memoryUsage.rss();
+    this.afterLast = collectable();
   }
 }

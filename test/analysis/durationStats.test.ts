@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { durationStats, selectInPlace } from '../../src/math/durationStats.js';
+import { DurationBuffer, durationStats, selectInPlace } from '../../src/math/durationStats.js';
 
 /** The statistics by a full sort, as nsys's SQL computes them (median: mean of the middle two). */
 function bySort(values: number[]) {
@@ -38,6 +38,39 @@ describe('durationStats: median by selection (fast-check)', () => {
         for (let i = 0; i < k; i++) expect(a[i]).toBeLessThanOrEqual(v);
         for (let i = k + 1; i < a.length; i++) expect(a[i]).toBeGreaterThanOrEqual(v);
         expect([...a].sort((x, y) => x - y)).toEqual([...values].sort((x, y) => x - y));
+      }),
+    );
+  });
+});
+
+describe('DurationBuffer: Uint32 while every duration is a whole ns below 2^32, the same statistics either way (fast-check)', () => {
+  const whole = fc.array(fc.integer({ min: 0, max: 2 ** 32 - 1 }), { minLength: 1, maxLength: 100 });
+  const odd = fc.constantFrom(2 ** 32, 2 ** 40 + 3, 0.5, 12.25, -0);
+
+  it('whole durations below 2^32 stay in a Uint32Array, with every statistic of the Float64 values', () => {
+    fc.assert(
+      fc.property(whole, (values) => {
+        const buf = new DurationBuffer(1);
+        for (const v of values) buf.push(v);
+        const view = buf.view();
+        expect(view).toBeInstanceOf(Uint32Array);
+        expect(Array.from(view)).toEqual(values);
+        expect(durationStats(view)).toEqual(durationStats(Float64Array.from(values)));
+      }),
+    );
+  });
+
+  it('a duration past 2^32, a fraction or -0 moves the buffer to Float64, every value kept, wherever it comes', () => {
+    fc.assert(
+      fc.property(whole, odd, fc.nat(), (values, v, at) => {
+        const all = [...values];
+        all.splice(at % (values.length + 1), 0, v);
+        const buf = new DurationBuffer(2);
+        for (const x of all) buf.push(x);
+        const view = buf.view();
+        expect(view).toBeInstanceOf(Float64Array);
+        expect(view).toEqual(Float64Array.from(all));
+        expect(durationStats(view)).toEqual(durationStats(Float64Array.from(all)));
       }),
     );
   });
