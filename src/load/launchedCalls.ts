@@ -4,7 +4,7 @@ import type { ApiCallColumns } from './apiCallColumns.js';
 import type { ApiCallIndex } from './apiCallIndex.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 
-import { Column, type IdArray } from '../columns/typedColumn.js';
+import { Column, idColumnMaker, type IdArray, type Uint32OrFloat64Column } from '../columns/typedColumn.js';
 
 /**
  * Every API call the NVTX GPU projection reads, with the GPU work it launched folded in: the
@@ -258,19 +258,28 @@ export class ThreadIndex {
 /**
  * The first call of each (process half of globalTid, correlation id) key: an open-addressing hash
  * table of call indices in typed arrays (a Map of Maps held ~40 bytes and a boxed number per call:
- * 150 MB on the 3.6M calls of the 10x bench export; this holds 12-16 bytes per call).
+ * 150 MB on the 3.6M calls of the 10x bench export; this holds 8-12 bytes per call). A key's two
+ * parts are whole numbers below 2^32 on every export nsys writes: each is held in 4 bytes until one
+ * is not (`Uint32OrFloat64Column`), read back as the same number either way.
  */
 class CallKeyIndex implements CallKeys {
   private slots: Int32Array;
   private mask: number;
-  private hi: Float64Array;
-  private corr: Float64Array;
+  private readonly hiCol: Uint32OrFloat64Column;
+  private readonly corrCol: Uint32OrFloat64Column;
   constructor(capacity: number) {
-    this.hi = new Float64Array(capacity);
-    this.corr = new Float64Array(capacity);
+    const column = idColumnMaker(capacity);
+    this.hiCol = column();
+    this.corrCol = column();
     this.slots = new Int32Array(0);
     this.mask = 0;
     this.rehash();
+  }
+  private get hi(): IdArray {
+    return this.hiCol.data;
+  }
+  private get corr(): IdArray {
+    return this.corrCol.data;
   }
   /** Slots for twice the capacity, refilled with the first call of every key. */
   private rehash(): void {
@@ -295,21 +304,16 @@ class CallKeyIndex implements CallKeys {
   insert(hi: number, corr: number, i: number): number {
     if (i >= this.hi.length) {
       // More calls than max(rowid) promised (negative rowids): grow.
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(Math.max(2 * a.length, i + 1));
-        b.set(a);
-        return b;
-      };
-      this.hi = grow(this.hi);
-      this.corr = grow(this.corr);
+      this.hiCol.ensure(i + 1);
+      this.corrCol.ensure(i + 1);
       this.rehash();
     }
     for (let s = this.slotOf(hi, corr); ; s = (s + 1) & this.mask) {
       const j = this.slots[s];
       if (j < 0) {
         this.slots[s] = i;
-        this.hi[i] = hi;
-        this.corr[i] = corr;
+        this.hiCol.put(i, hi);
+        this.corrCol.put(i, corr);
         return i;
       }
       if (this.corr[j] === corr && this.hi[j] === hi) return j;

@@ -99,4 +99,26 @@ describe('foldColumnsIntoCalls', () => {
       expect(plain(folds.columns)).toEqual(plain(folds.queried));
     });
   });
+
+  it('correlation ids past 2^32 (the key index and the columns widen to Float64): the same folds as with the ids nsys wrote', () => {
+    const dense = fixture('pytorch-dense', 'trace.sqlite');
+    const file = editExport(copyExport(dense, join(tmp, 'wide-ids.sqlite')), (db) => {
+      // Every 30th call and the GPU ops it launched move past 32 bits together: the same keys.
+      db.exec(`CREATE TEMP TABLE moved AS SELECT correlationId AS c FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 30 = 0 AND correlationId IS NOT NULL`);
+      for (const t of ['CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET']) {
+        db.exec(`UPDATE ${t} SET correlationId = correlationId + 4294967296 WHERE correlationId IN (SELECT c FROM moved)`);
+      }
+    });
+    const wide = withExport(file, (h) => {
+      const loaded = new LoadedExport(h);
+      expect(loaded.apiCalls().correlationId).toBeInstanceOf(Float64Array);
+      expect(loaded.gpuOps().correlationId).toBeInstanceOf(Float64Array);
+      return bothFolds(h)!;
+    });
+    const asWritten = withExport(dense, (h) => bothFolds(h)!);
+    expect(wide.queried.gpuOpsWithoutApiCall).toBe(asWritten.queried.gpuOpsWithoutApiCall);
+    expect([...wide.queried.opCount]).toEqual([...asWritten.queried.opCount]);
+    expect(plain(wide.columns)).toEqual(plain(wide.queried));
+    expect(plain(wide.queried)).toEqual(plain(asWritten.queried));
+  });
 });
