@@ -71,10 +71,13 @@ export function budgetLabel(budget: MemoryBudget = memoryBudget()): string {
 
 /**
  * What an analysis holds per row, measured on pytorch-dense-long and its 10x copy (README,
- * Performance): a GPU op's typed columns (41 bytes: start, end, correlation id as Float64; device,
- * stream, pid, name id as Int32; kind) plus its share of the busy union and of the per-iteration
- * and per-gap objects (~49 more; fitted to the 10x and 30x peaks); an API call's columns (36 bytes); an NVTX row's columns (38 bytes)
- * when held beside the GPU ops, ~70 with the summaries built from them when read alone.
+ * Performance): a GPU op's typed columns plus its share of the busy union and of the per-iteration
+ * and per-gap objects (fitted to the 10x and 30x peaks when the columns took 41 bytes: start, end,
+ * correlation id as Float64; device, stream, pid, name id as Int32; kind); an API call's columns
+ * (36 bytes then); an NVTX row's columns (38 bytes then) when held beside the GPU ops, ~70 with the
+ * summaries built from them when read alone. The columns now take 32, 32 and 36 bytes while the ids
+ * fit their narrow arrays (src/columns/typedColumn.ts), and the peaks fell by 7-11%: the estimate
+ * is left as fitted, above them, so the slower order comes a little early, never late.
  */
 export const BYTES_PER_GPU_OP = 90;
 export const BYTES_PER_API_CALL = 36;
