@@ -3,7 +3,7 @@ import type { LoadedExport } from '../load/loadedExport.js';
 import { profilerApiStarted } from '../load/healthReads.js';
 import type { LaunchPhases } from './captureHealth.js';
 import type { CaptureSettings } from '../load/captureSettings.js';
-import { overlapLength } from '../math/intervals.js';
+import { busyOverlap } from '../math/busyIntervals.js';
 import { analyzeMemoryTraffic } from './memoryTraffic.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { compactRanges } from '../formatRanges.js';
@@ -198,7 +198,7 @@ function workWithoutSteps(loaded: LoadedExport, input: ServingSpanInput, fromNs:
     const p = { pid: w.pid, startNs: attr.firstOpStartNs[i], endNs: attr.lastOpEndNs[i] };
     processes.push(p);
     const busy = attr.busyByPid.get(w.pid);
-    const b = busy ? overlapLength(busy, p.startNs, p.endNs) : 0;
+    const b = busy ? busyOverlap(busy, p.startNs, p.endNs) : 0;
     busyNs += b;
     idleNs += p.endNs - p.startNs - b;
     kernelNs += attr.kernelNs[i];

@@ -8,6 +8,7 @@ import { formatNs } from '../formatNs.js';
 import { WindowIndex } from '../iterations/windowIndex.js';
 import { causeRank, innermostSegmentsOf, layeredSegments, splitGapCauses, type NamedSegments } from './attributeCauses.js';
 import { gapCount } from '../load/deviceTimelines.js';
+import { busyEndAt } from '../math/busyIntervals.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, loadHostContext, loadLaunchSide, type HostContext, type LaunchSide } from './hostCauses.js';
 import { NO_STRING_ID } from '../columns/typedColumn.js';
@@ -342,10 +343,9 @@ export function placeShortGaps(loaded: LoadedExport, scan: GapScan, iterations: 
   devices.forEach((t, di) => {
     const afterPid = scan.devices[di].afterPid;
     const busyStarts = t.busy.starts;
-    const busyEnds = t.busy.ends;
     const n = gapCount(t);
     for (let i = 0; i < n; i++) {
-      const s = busyEnds[i];
+      const s = busyEndAt(t.busy, i);
       const d = busyStarts[i + 1] - s;
       if (d >= scan.minGapNs) continue;
       const k = index.at(afterPid ? afterPid[i] : t.pids[0], s);
@@ -379,13 +379,13 @@ function splitDeviceGaps(ops: GpuOpColumns, t: DeviceTimeline, minGapNs: number)
   const longStarts: number[] = [];
   const longEnds: number[] = [];
   const busyStarts = t.busy.starts;
-  const busyEnds = t.busy.ends;
+  const busy = t.busy;
   // Millions of gaps on a big export: plain locals in the loop.
   let idleNs = 0;
   let fragGaps = 0;
   let fragNs = 0;
   for (let i = 0; i < n; i++) {
-    const s = busyEnds[i];
+    const s = busyEndAt(busy, i);
     const e = busyStarts[i + 1];
     const d = e - s;
     idleNs += d;

@@ -1,4 +1,4 @@
-import { overlapLength } from '../math/intervals.js';
+import { busyOverlap } from '../math/busyIntervals.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import type { ApiCallColumns } from '../load/apiCallColumns.js';
 import { captureSettings } from '../load/captureSettings.js';
@@ -214,7 +214,7 @@ function iterationRows(nw: NumberedWindows, attr: GpuAttribution, records: Map<n
     const own = nw.own[i];
     const busySet = attr.busyByPid.get(w.pid);
     const wall = w.endNs - w.startNs;
-    const busy = busySet ? overlapLength(busySet, w.startNs, w.endNs) : 0;
+    const busy = busySet ? busyOverlap(busySet, w.startNs, w.endNs) : 0;
     const categoryNs: Record<string, number> = {};
     for (let c = 0; c < nc; c++) categoryNs[attr.categories[c]] = attr.categoryNs[i * nc + c];
     // A process numbered in capture order has no number of the engine's: no log record joins it.

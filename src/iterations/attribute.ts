@@ -1,7 +1,7 @@
 import { GpuOpKind } from '../load/gpuOpColumns.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import { Float64Buffer } from '../math/durationStats.js';
-import { unionIntervals, type IntervalSet } from '../math/intervals.js';
+import { busyUnionOf, type BusyIntervals } from '../math/busyIntervals.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import { StringIdTable } from '../columns/typedColumn.js';
 
@@ -37,7 +37,7 @@ export interface GpuAttribution {
   firstOpStartNs: Float64Array;
   lastOpEndNs: Float64Array;
   /** Union of GPU busy intervals per process (all its devices). */
-  busyByPid: Map<number, IntervalSet>;
+  busyByPid: Map<number, BusyIntervals>;
   coverage: AttributionCoverage;
 }
 
@@ -137,7 +137,7 @@ export function attributeGpuWork(loaded: LoadedExport, windows: IterationWindow[
   for (let i = 1; i < ops.count && singlePid; i++) singlePid = ops.pid[i] === ops.pid[0];
   const intervalsByPid = placeGpuOps(loaded, indexWindows(windows), classifier, acc, singlePid);
   if (singlePid) acc.busyByPid.set(ops.pid[0], loaded.busyUnion());
-  for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, unionIntervals(b.s.view(), b.e.view()));
+  for (const [pid, b] of intervalsByPid) acc.busyByPid.set(pid, busyUnionOf(b.s.view(), b.e.view()));
   return acc;
 }
 

@@ -1,11 +1,11 @@
-import { coveredLength, unionIntervals, type IntervalSet } from '../math/intervals.js';
+import { busyEndAt, busyLength, busyUnionOf, type BusyIntervals } from '../math/busyIntervals.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 
 /** One device's busy time: the union of all its GPU work on all streams and processes. */
 export interface DeviceTimeline {
   deviceId: number;
   /** Sorted, disjoint busy intervals (touching ops merge; zero-length ops cover nothing). */
-  busy: IntervalSet;
+  busy: BusyIntervals;
   /** First busy start .. last busy end on the device. */
   spanStartNs: number;
   spanEndNs: number;
@@ -20,7 +20,7 @@ export interface DeviceTimeline {
  * caller holds it already (with one device it is that device's union: on millions of ops its two
  * sorts dominate, and the iteration attribution needs the same union).
  */
-export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => IntervalSet = () => unionIntervals(ops.start, ops.end)): DeviceTimeline[] {
+export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => BusyIntervals = () => busyUnionOf(ops.start, ops.end)): DeviceTimeline[] {
   const counts = new Map<number, number>();
   const pids = new Map<number, Set<number>>();
   // Ops come in runs of one device and process (one table after another): the maps are touched
@@ -49,13 +49,13 @@ export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => Inte
   const out: DeviceTimeline[] = [];
   for (const d of [...counts.keys()].sort((a, b) => a - b)) {
     const busy = counts.size === 1 ? unionOfAll() : deviceUnion(ops, d, counts.get(d)!);
-    const m = busy.starts.length;
+    const m = busy.count;
     out.push({
       deviceId: d,
       busy,
       spanStartNs: m ? busy.starts[0] : 0,
-      spanEndNs: m ? busy.ends[m - 1] : 0,
-      busyNs: coveredLength(busy),
+      spanEndNs: m ? busyEndAt(busy, m - 1) : 0,
+      busyNs: busyLength(busy),
       pids: [...pids.get(d)!].sort((a, b) => a - b),
       opCount: counts.get(d)!,
     });
@@ -64,7 +64,7 @@ export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => Inte
 }
 
 /** The busy union of the `n` ops of device `d`. */
-function deviceUnion(ops: GpuOpColumns, d: number, n: number): IntervalSet {
+function deviceUnion(ops: GpuOpColumns, d: number, n: number): BusyIntervals {
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
   let k = 0;
@@ -74,15 +74,15 @@ function deviceUnion(ops: GpuOpColumns, d: number, n: number): IntervalSet {
     ends[k] = ops.end[i];
     k++;
   }
-  return unionIntervals(starts, ends);
+  return busyUnionOf(starts, ends);
 }
 
 /** Number of gaps of a timeline (between consecutive busy intervals). */
 export function gapCount(t: DeviceTimeline): number {
-  return Math.max(0, t.busy.starts.length - 1);
+  return Math.max(0, t.busy.count - 1);
 }
 
 /** Gap `i` of a timeline: from the end of busy interval i to the start of busy interval i+1. */
 export function gapAt(t: DeviceTimeline, i: number): [number, number] {
-  return [t.busy.ends[i], t.busy.starts[i + 1]];
+  return [busyEndAt(t.busy, i), t.busy.starts[i + 1]];
 }
