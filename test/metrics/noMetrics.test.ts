@@ -28,10 +28,8 @@ describe('exports without GPU metrics: no metrics fields, a note, no error', () 
         expect(summary.notes).toEqual([catalog.reason]);
 
         const rows = parts[0] === 'pytorch-dense' ? analyzeIterations(new LoadedExport(h)).iterations : [{ iter: 0, pid: 1, startNs: 0, endNs: 1e9, phase: 'unknown' as const }];
-        const t0 = performance.now();
+        // Table-existence checks only (no scan: `metricsOverCapture` says `scan: null` above); its time is the bench's, not a test's.
         const r = iterationMetrics(new LoadedExport(h), rows);
-        // Table-existence checks only: effectively free.
-        expect(performance.now() - t0).toBeLessThan(50);
         expect(r.available).toBe(false);
         expect(r.notes).toEqual([catalog.reason]);
         expect(r.perIteration.every((m) => m === null)).toBe(true);
