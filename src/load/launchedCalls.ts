@@ -15,7 +15,7 @@ import { Column, idColumnMaker, type IdArray, type Uint32OrFloat64Column } from 
  * a call.
  */
 export interface LaunchedCalls {
-  /** Calls in `eachCall` order (every call with a thread and a correlation id that launched GPU work: `keepCallsWithGpuWork`). */
+  /** Calls in `eachCall` order (every call with a thread and a correlation id). */
   count: number;
   /** Per call: its thread, an index into `threadHi`/`threadLo`. */
   thread: Int32Array;
@@ -64,39 +64,7 @@ export function foldOpsIntoCalls(source: LaunchSource): LaunchedCalls {
   const fold = new CallOpFold(count, others);
   source.eachOp((h, c, s, e) => fold.add(h == null || c == null ? -1 : keys.find(h, c), s, e));
   // Views of the buffers (sized max(rowid), about the calls read): no copy of millions of values.
-  return keepCallsWithGpuWork({ count, thread: thread.trim(count), threadHi: threads.hi, threadLo: threads.tid, start: start.view(), end: end.view(), ...fold.result(), ...others.result(count) });
-}
-
-/**
- * The calls that launched GPU work (`opCount` > 0), in the same order, with their keys renumbered:
- * the projection reads no other (`launchingCallsOnRangeThreads`). The calls of one key share its
- * ops, so a key's calls stay or go together. On pytorch-dense-long 145k of the 356k calls launched
- * work (CUDA graphs launch hundreds of kernels a call): on its 10x copy the calls read on the other
- * core and handed to this thread, beside the NVTX columns, take ~60 MB instead of 146.
- */
-export function keepCallsWithGpuWork(c: LaunchedCalls): LaunchedCalls {
-  const newIndex = new Int32Array(c.count);
-  let m = 0;
-  for (let i = 0; i < c.count; i++) newIndex[i] = c.opCount[i] > 0 ? m++ : -1;
-  if (m === c.count) return c;
-  const pick = <T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: T, out: T): T => {
-    for (let i = 0; i < c.count; i++) if (newIndex[i] >= 0) out[newIndex[i]] = a[i];
-    return out;
-  };
-  const keyOf = new Map<number, number>();
-  for (const [i, first] of c.keyOf) if (newIndex[i] >= 0) keyOf.set(newIndex[i], newIndex[first]);
-  return {
-    ...c,
-    count: m,
-    thread: pick(c.thread, new Int32Array(m)),
-    start: pick(c.start, new Float64Array(m)),
-    end: pick(c.end, new Float64Array(m)),
-    opStart: pick(c.opStart, new Float64Array(m)),
-    opEnd: pick(c.opEnd, new Float64Array(m)),
-    opCount: pick(c.opCount, new Uint32Array(m)),
-    sharedKey: pick(c.sharedKey, new Uint8Array(m)),
-    keyOf,
-  };
+  return { count, thread: thread.trim(count), threadHi: threads.hi, threadLo: threads.tid, start: start.view(), end: end.view(), ...fold.result(), ...others.result(count) };
 }
 
 /**
@@ -127,7 +95,7 @@ export function foldColumnsIntoCalls(ops: GpuOpColumns, calls: ApiCallColumns, i
   const threads = new ThreadIndex();
   const thread = callThreads(calls, rows, count, hiBase, threads);
   const times = rows ? { start: pickCalls(calls.start, rows, count), end: pickCalls(calls.end, rows, count) } : { start: calls.start, end: calls.end };
-  return keepCallsWithGpuWork({ count, thread, threadHi: threads.hi, threadLo: threads.tid, ...times, ...fold.result(), ...others.result(count) });
+  return { count, thread, threadHi: threads.hi, threadLo: threads.tid, ...times, ...fold.result(), ...others.result(count) };
 }
 
 /** Row -> call index (-1: no correlation id, not a call), when some row has none; null when every row is a call. */

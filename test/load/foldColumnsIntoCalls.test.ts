@@ -121,24 +121,4 @@ describe('foldColumnsIntoCalls', () => {
     expect(plain(wide.columns)).toEqual(plain(wide.queried));
     expect(plain(wide.queried)).toEqual(plain(asWritten.queried));
   });
-
-  it('pytorch-dense: only the calls that launched GPU work are kept, as many as SQL finds', () => {
-    const dense = fixture('pytorch-dense', 'trace.sqlite');
-    withExport(dense, (h) => {
-      const folds = bothFolds(h)!;
-      const launching = h.sqlite
-        .prepare(
-          `SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r WHERE r.correlationId IN (
-             SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL UNION SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY
-             UNION SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMSET)`,
-        )
-        .pluck()
-        .get() as number;
-      const calls = new LoadedExport(h).apiCalls();
-      expect(launching).toBeLessThan(calls.count);
-      expect(folds.queried.count).toBe(launching);
-      expect([...folds.queried.opCount].every((n) => n > 0)).toBe(true);
-      expect(plain(folds.columns)).toEqual(plain(folds.queried));
-    });
-  });
 });
