@@ -11,16 +11,24 @@ export class Column<T extends Float64Array | Int32Array | Uint32Array | Uint8Arr
     this.data = make(Math.max(1, capacity));
   }
   ensure(n: number): void {
-    if (n <= this.data.length) return;
-    let cap = this.data.length * 2;
-    while (cap < n) cap *= 2;
-    const next = this.make(cap);
-    next.set(this.data as never);
-    this.data = next;
+    this.data = withRoomFor(this.data, n, this.make);
   }
   trim(n: number): T {
     return this.data.subarray(0, n) as T;
   }
+}
+
+/**
+ * `data` when it holds `n` values, else a copy into an array `make` gives with the length doubled
+ * until it does: how every growable column here grows.
+ */
+function withRoomFor<T extends { length: number; set(values: ArrayLike<number>): void }>(data: T, n: number, make: (length: number) => T): T {
+  if (n <= data.length) return data;
+  let cap = data.length * 2;
+  while (cap < n) cap *= 2;
+  const next = make(cap);
+  next.set(data as unknown as ArrayLike<number>);
+  return next;
 }
 
 /** Integers a column holds in one byte or two until one does not fit (`NarrowingIntColumn`). */
@@ -55,12 +63,7 @@ export class NarrowingIntColumn {
     this.data = next;
   }
   ensure(n: number): void {
-    if (n <= this.data.length) return;
-    let cap = this.data.length * 2;
-    while (cap < n) cap *= 2;
-    const next = this.make(this.data.constructor as TypedArrayClass<SmallInts>, cap);
-    next.set(this.data);
-    this.data = next;
+    this.data = withRoomFor(this.data, n, (length) => this.make(this.data.constructor as TypedArrayClass<SmallInts>, length));
   }
   trim(n: number): SmallInts {
     return this.data.subarray(0, n);
@@ -102,12 +105,7 @@ export class Uint32OrFloat64Column {
     this.data = next;
   }
   ensure(n: number): void {
-    if (n <= this.data.length) return;
-    let cap = this.data.length * 2;
-    while (cap < n) cap *= 2;
-    const next = this.make(this.data.constructor as TypedArrayClass<Uint32Array | Float64Array>, cap);
-    next.set(this.data);
-    this.data = next;
+    this.data = withRoomFor(this.data, n, (length) => this.make(this.data.constructor as TypedArrayClass<Uint32Array | Float64Array>, length));
   }
   trim(n: number): Uint32Array | Float64Array {
     return this.data.subarray(0, n);

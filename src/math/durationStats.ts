@@ -1,3 +1,5 @@
+import { idColumnMaker, type Uint32OrFloat64Column } from '../columns/typedColumn.js';
+
 /**
  * The statistics `nsys stats` prints for a group of durations: total, count, mean, median (mean of
  * the two middle values for an even count), min, max and the sample standard deviation (n-1; 0
@@ -44,24 +46,19 @@ export type Durations = Float64Array | Uint32Array;
  * while the NVTX columns and the read of the GPU ops' launches on another thread are held too.
  */
 export class DurationBuffer {
-  private buf: Durations;
+  // The loaders' column of ids does exactly this (the same test of a value, the same growth).
+  private readonly column: Uint32OrFloat64Column;
   length = 0;
   constructor(capacity = 16) {
-    this.buf = new Uint32Array(Math.max(1, capacity));
+    this.column = idColumnMaker(capacity)();
   }
   push(v: number): void {
-    if (this.length === this.buf.length) this.buf = this.copy(this.buf instanceof Uint32Array ? Uint32Array : Float64Array, this.buf.length * 2);
-    if ((v >>> 0 !== v || (v === 0 && 1 / v < 0)) && this.buf instanceof Uint32Array) this.buf = this.copy(Float64Array, this.buf.length);
-    this.buf[this.length++] = v;
-  }
-  private copy(Type: typeof Uint32Array | typeof Float64Array, capacity: number): Durations {
-    const next = new Type(capacity);
-    next.set(this.buf.subarray(0, this.length));
-    return next;
+    this.column.ensure(this.length + 1);
+    this.column.put(this.length++, v);
   }
   /** A view of the values (shares memory with the buffer). */
   view(): Durations {
-    return this.buf.subarray(0, this.length);
+    return this.column.trim(this.length);
   }
 }
 
