@@ -68,6 +68,39 @@ export function foldOpsIntoCalls(source: LaunchSource): LaunchedCalls {
 }
 
 /**
+ * The calls that launched GPU work (`opCount` > 0), in the same order, with their keys renumbered:
+ * the projection reads no other (`launchingCallsOnRangeThreads` skips a call without ops, and the
+ * coverage counts it keeps are the fold's, not per call). The calls of one key share its ops, so a
+ * key's calls stay or go together. On pytorch-dense-long 145k of the 356k calls launched work (CUDA
+ * graphs launch hundreds of kernels a call): the read worker hands this over (~60 MB instead of
+ * 146 on the 10x bench export), to a thread that holds the NVTX columns beside it.
+ */
+export function keepCallsWithGpuWork(c: LaunchedCalls): LaunchedCalls {
+  const newIndex = new Int32Array(c.count);
+  let m = 0;
+  for (let i = 0; i < c.count; i++) newIndex[i] = c.opCount[i] > 0 ? m++ : -1;
+  if (m === c.count) return c;
+  const pick = <T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(values: T, out: T): T => {
+    for (let i = 0; i < c.count; i++) if (newIndex[i] >= 0) out[newIndex[i]] = values[i];
+    return out;
+  };
+  const keyOf = new Map<number, number>();
+  for (const [i, first] of c.keyOf) if (newIndex[i] >= 0) keyOf.set(newIndex[i], newIndex[first]);
+  return {
+    ...c,
+    count: m,
+    thread: pick(c.thread, new Int32Array(m)),
+    start: pick(c.start, new Float64Array(m)),
+    end: pick(c.end, new Float64Array(m)),
+    opStart: pick(c.opStart, new Float64Array(m)),
+    opEnd: pick(c.opEnd, new Float64Array(m)),
+    opCount: pick(c.opCount, new Uint32Array(m)),
+    sharedKey: pick(c.sharedKey, new Uint8Array(m)),
+    keyOf,
+  };
+}
+
+/**
  * `foldOpsIntoCalls` over the loaded columns, when they hold exactly the rows the projection's
  * queries read (`launchedCallsOf` checks): the same calls, threads, keys and folds, in loops over
  * the columns instead of a source's row callbacks (on pytorch-dense-long the fold took ~90 ms of

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withExport } from '../../src/export/openExport.js';
 import type { ExportHandle } from '../../src/export/openExport.js';
-import { foldColumnsIntoCalls, type LaunchedCalls } from '../../src/load/launchedCalls.js';
+import { foldColumnsIntoCalls, keepCallsWithGpuWork, type LaunchedCalls } from '../../src/load/launchedCalls.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { queriedLaunchedCalls } from '../../src/load/projectionReads.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
@@ -120,5 +120,30 @@ describe('foldColumnsIntoCalls', () => {
     expect([...wide.queried.opCount]).toEqual([...asWritten.queried.opCount]);
     expect(plain(wide.columns)).toEqual(plain(wide.queried));
     expect(plain(wide.queried)).toEqual(plain(asWritten.queried));
+  });
+});
+
+describe('keepCallsWithGpuWork', () => {
+  it('pytorch-dense: only the calls that launched GPU work are kept, as many as SQL finds, each as it was in the fold', () => {
+    withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => {
+      const all = queriedLaunchedCalls(new LoadedExport(h));
+      const kept = keepCallsWithGpuWork(all);
+      const launching = h.sqlite
+        .prepare(
+          `SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r WHERE r.correlationId IN (
+             SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL UNION SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY
+             UNION SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMSET)`,
+        )
+        .pluck()
+        .get() as number;
+      expect(launching).toBeLessThan(all.count);
+      expect(kept.count).toBe(launching);
+      const from = [...all.opCount.keys()].filter((i) => all.opCount[i] > 0);
+      expect(from).toHaveLength(kept.count);
+      for (const field of ['thread', 'start', 'end', 'opStart', 'opEnd', 'opCount', 'sharedKey'] as const) {
+        expect([...kept[field]], field).toEqual(from.map((i) => all[field][i]));
+      }
+      expect({ ...kept, thread: 0, start: 0, end: 0, opStart: 0, opEnd: 0, opCount: 0, sharedKey: 0, count: 0 }).toEqual({ ...all, thread: 0, start: 0, end: 0, opStart: 0, opEnd: 0, opCount: 0, sharedKey: 0, count: 0 });
+    });
   });
 });

@@ -15,6 +15,7 @@ import { excludedRowNotes } from '../../src/export/excludedRows.js';
 import { ReadInBackground } from '../../src/worker/readInBackground.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { queriedLaunchedCalls } from '../../src/load/projectionReads.js';
+import { keepCallsWithGpuWork } from '../../src/load/launchedCalls.js';
 import { loadApiCallColumns } from '../../src/load/apiCallColumns.js';
 import { analyzeExport } from '../../src/pipeline/analyzeExport.js';
 import type { NvtxReadMode } from '../../src/pipeline/request.js';
@@ -25,11 +26,15 @@ const ENTRY = builtEntry('iterscope-nvtx.mjs', 'src/worker/backgroundWorker.js')
 const tmp = mkdtempSync(join(tmpdir(), 'iterscope-launchesbg-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** The calls folded in a worker and here, each with the export's excluded-row notes after it (two handles: notes are per handle). */
+/**
+ * The calls folded in a worker and here, each with the export's excluded-row notes after it (two
+ * handles: notes are per handle). The worker hands over the calls that launched GPU work only
+ * (`keepCallsWithGpuWork`); `all` is the whole fold here.
+ */
 function bothWays(file: string) {
   const inWorker = withExport(file, (h) => ({ calls: ReadInBackground.start(h, ENTRY, 'launches')!.take(), notes: excludedRowNotes(h) }));
-  const here = withExport(file, (h) => ({ calls: queriedLaunchedCalls(new LoadedExport(h)), notes: excludedRowNotes(h) }));
-  return { inWorker, here };
+  const all = withExport(file, (h) => ({ calls: queriedLaunchedCalls(new LoadedExport(h)), notes: excludedRowNotes(h) }));
+  return { inWorker, here: { calls: keepCallsWithGpuWork(all.calls), notes: all.notes }, all };
 }
 
 /** The projection (and which steps were timed) with `nvtxRead`. */
@@ -91,9 +96,13 @@ describe('the projection with its launches from the worker', () => {
         SELECT start + 1, "end" - 1, eventClass, globalTid, correlationId, nameId, returnValue, callchainId FROM CUPTI_ACTIVITY_KIND_RUNTIME
         WHERE correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid LIMIT 1)`);
     });
-    const { inWorker, here } = bothWays(path);
+    const { inWorker, here, all } = bothWays(path);
     expect(here.notes).toEqual([expect.stringContaining('3 CUPTI_ACTIVITY_KIND_RUNTIME rows excluded')]);
     expect(here.calls.duplicateCorrelationIds).toBe(1);
+    // The two calls of the shared key both launched work: both kept, one key (the first's, renumbered).
+    expect([...here.calls.sharedKey].filter((d) => d === 1)).toHaveLength(2);
+    expect(new Set(here.calls.keyOf.values()).size).toBe(1);
+    expect(here.calls.count).toBeLessThan(all.calls.count);
     expect(inWorker).toEqual(here);
     const released = withExport(path, (h) => projection(h, 'release'));
     expect(released.timings).toContain('launchesWorker');
