@@ -94,7 +94,7 @@ export function analyzeExport(handle: ExportHandle, asRequested: AnalysisRequest
 function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(name: string, fn: () => T) => T, steps: StepProgress): Partial<PartValues> {
   const values: Partial<Record<PartName, unknown>> = {};
   const garbage = new GarbagePolicy(() => ctx.loaded.largestRowsHeld() >= COLLECT_FROM_ROWS);
-  for (const { part, release } of plan) {
+  for (const { part, release, dropValues } of plan) {
     const deps = Object.fromEntries([...part.needs, ...(part.uses ?? [])].map((d) => [d, values[d]]));
     const step = partStep(part);
     if (part.when?.(ctx, deps as never) === false) {
@@ -102,6 +102,7 @@ function runParts(plan: readonly PlannedPart[], ctx: PartContext, timed: <T>(nam
       if (step) steps.skipped(step);
     } else values[part.name] = step ? timed(step, () => part.compute(ctx, deps as never)) : part.compute(ctx, deps as never);
     for (const data of release) ctx.loaded.release(data);
+    for (const name of dropValues) delete values[name];
     // Columns outside V8's heap are freed only by a full collection, which V8 does not run for them in time (src/v8/collectGarbage.ts).
     garbage.afterPart(ctx.loaded.takeReleasedRows());
   }

@@ -133,6 +133,11 @@ export interface PartEntry<P extends PartName = PartName, N extends PartName = P
   background?: { usesLaunches: boolean; byQuery?: boolean };
   /** Its step in `timingsMs` and the progress (default: its name); null: not timed (bookkeeping, cheap). */
   timing?: string | null;
+  /**
+   * Its value is read by later parts only, never by the analysis (`assembleAnalysis`): let go after
+   * the last part of the run that reads it (`PlannedPart.dropValues`), as loader columns are.
+   */
+  intermediate?: true;
   /** Whether there is anything to compute it from (default yes); when not, its value is null, untimed. */
   when?(ctx: PartContext, deps: PartDeps<N, U>): boolean;
   /** Its value, a new one: never writes into its dependencies' values. */
@@ -172,6 +177,7 @@ const nvtx = part({
 // Timed by the loader, column by column (`gpuOps`, `apiCalls`).
 const launches = part({
   name: 'launches',
+  intermediate: true,
   timing: null,
   needs: [],
   loads: GPU_OPS_AND_CALLS,
@@ -194,6 +200,7 @@ const nvtxGpu = part({
 
 const emptyCapture = part({
   name: 'emptyCapture',
+  intermediate: true,
   timing: null,
   needs: [],
   uses: ['launches'],
@@ -207,6 +214,7 @@ const emptyCapture = part({
 // windows are sought before the GPU ops are read.
 const iterationWindows = part({
   name: 'iterationWindows',
+  intermediate: true,
   needs: [],
   uses: ['emptyCapture', 'hostCauseRows'],
   reads: ['nvtx'],
@@ -259,6 +267,7 @@ const iterationRun = part({
 // the NVTX worker still reads (their NVTX side), this thread would otherwise wait.
 const gapScan = part({
   name: 'gapScan',
+  intermediate: true,
   needs: ['launches'],
   loads: GPU_OPS_AND_CALLS,
   reads: ['gpuTimelines'],
@@ -269,6 +278,7 @@ const gapScan = part({
 // the long gaps are explained (their rows and the host side are the gaps' own peak).
 const shortGaps = part({
   name: 'shortGaps',
+  intermediate: true,
   needs: ['gapScan'],
   uses: ['iterationRun'],
   loads: ['gpuOps'],
@@ -305,6 +315,7 @@ const pytorchHost = part({
 // Graph capture against the GPU work after it, and whole-graph rows: from the columns while they are here.
 const healthLaunches = part({
   name: 'healthLaunches',
+  intermediate: true,
   needs: [],
   uses: ['launches'],
   loads: GPU_OPS_AND_CALLS,
@@ -426,6 +437,7 @@ const iterations = part({
 // (before the launches reach it).
 const hostRanges = part({
   name: 'hostRanges',
+  intermediate: true,
   timing: 'hostRanges',
   needs: [],
   reads: ['nvtx'],
@@ -438,6 +450,7 @@ const hostRanges = part({
 // with neither (null), the gaps query the rows of the threads that launch.
 const hostCauseRowsPart = part({
   name: 'hostCauseRows',
+  intermediate: true,
   needs: [],
   reads: ['nvtx'],
   background: { usesLaunches: false, byQuery: true },

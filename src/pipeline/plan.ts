@@ -23,10 +23,12 @@ export interface RunMode {
   inBackground(name: string): boolean;
 }
 
-/** One step of the run: a part, then the loader columns no later part reads. */
+/** One step of the run: a part, then the loader columns and the intermediate values no later part reads. */
 export interface PlannedPart {
   part: PartEntry;
   release: LoadedData[];
+  /** Values of `intermediate` parts whose last reader this part is (or, read by none, the part itself). */
+  dropValues: PartName[];
 }
 
 /**
@@ -37,7 +39,10 @@ export interface PlannedPart {
  *   the NVTX columns go after them, before the GPU ops are read (the two large working sets are
  *   not held at once);
  *   below it the NVTX columns stay for the whole analysis (every NVTX reader shares them);
- * - the GPU ops and the API calls go after the last part that reads them.
+ * - the GPU ops and the API calls go after the last part that reads them;
+ * - an intermediate part's value goes after the last part that reads it (`dropValues`): on the 10x
+ *   bench export the gap scan's long gaps and the host ranges held tens of MB of objects beside the
+ *   reported gaps until the analysis ended.
  */
 export function planRun(parts: readonly PartEntry[], mode: RunMode): PlannedPart[] {
   const reads = (p: PartEntry, data: LoadedData) => p.loads?.includes(data) === true || p.reads?.includes(data) === true;
@@ -50,8 +55,21 @@ export function planRun(parts: readonly PartEntry[], mode: RunMode): PlannedPart
     order.splice(reader < 0 ? order.length : reader, 0, p);
   }
   const kept: LoadedData[] = mode.largeNvtx ? [] : ['nvtx'];
+  const dropAt = lastReaders(order);
   return order.map((part, i) => ({
     part,
     release: [...new Set([...(part.loads ?? []), ...(part.reads ?? [])])].filter((data) => !kept.includes(data) && !order.slice(i + 1).some((later) => reads(later, data))),
+    dropValues: order.filter((p, j) => p.intermediate && dropAt[j] === i).map((p) => p.name),
   }));
+}
+
+/** Per part of `order`: the index of the last part that reads its value (`needs` or `uses`), or its own when none does. */
+function lastReaders(order: readonly PartEntry[]): number[] {
+  return order.map((p, j) => {
+    let last = j;
+    order.forEach((q, i) => {
+      if (i > last && [...q.needs, ...(q.uses ?? [])].includes(p.name)) last = i;
+    });
+    return last;
+  });
 }

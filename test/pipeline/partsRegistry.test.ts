@@ -94,6 +94,34 @@ describe('the parts registry', () => {
     }
   });
 
+  it('an intermediate value goes after its last reader, in every run mode; no part the analysis holds is let go', () => {
+    const modes = [
+      { largeNvtx: false, inBackground: () => false },
+      { largeNvtx: true, inBackground: () => false },
+      { largeNvtx: false, inBackground: (n: string) => ['nvtx', 'nvtxGpu', 'kernels', 'iterationWindows', 'hostCauseRows', 'info', 'healthLaunches'].includes(n) },
+    ];
+    const intermediate = PARTS.filter((p) => p.intermediate).map((p) => p.name);
+    expect([...intermediate].sort()).toEqual(['emptyCapture', 'gapScan', 'healthLaunches', 'hostCauseRows', 'hostRanges', 'iterationWindows', 'launches', 'shortGaps']);
+    for (const name of intermediate) expect(ANALYSIS_PARTS as readonly string[]).not.toContain(name);
+    for (const asked of [REPORT_PARTS, ['iterations', 'gaps', 'metrics', 'pytorchHost'], ['gaps'], ['findings'], ['stepTimeline']] as const) {
+      for (const mode of modes) {
+        const plan = planRun(partsFor(resolveParts(asked)), mode);
+        const order = names(plan);
+        const dropped = plan.flatMap((p, i) => p.dropValues.map((name) => ({ name, at: i })));
+        // Each intermediate part of the run dropped once, none other.
+        expect(dropped.map((d) => d.name).sort()).toEqual(order.filter((n) => (intermediate as string[]).includes(n)).sort());
+        for (const { name, at } of dropped) {
+          const readers = plan.map((p, i) => ({ i, reads: [...p.part.needs, ...(p.part.uses ?? [])].includes(name as never) })).filter((r) => r.reads);
+          expect(at, `${asked.join(',')}: ${name}`).toBe(readers.length ? Math.max(...readers.map((r) => r.i)) : order.indexOf(name));
+        }
+      }
+    }
+    // report: the gap scan, the short gaps and the host-cause rows go with the gaps (the launch count too: nothing after reads it), the host ranges after the last of `host` and `gilHolders`.
+    const report = planRun(partsFor(resolveParts(REPORT_PARTS)), { largeNvtx: false, inBackground: () => false });
+    expect(report.find((p) => p.part.name === 'gaps')!.dropValues).toEqual(['launches', 'gapScan', 'hostCauseRows', 'shortGaps']);
+    expect(report.find((p) => p.dropValues.includes('hostRanges'))!.part.name).toBe('gilHolders');
+  });
+
   it('pytorch-gpu-metrics: rows with idle causes and metrics, phases with metrics, the metrics notes in the iteration notes', () => {
     const file = fixture('pytorch-gpu-metrics', 'trace.sqlite');
     const logs = [parseIterationLogFile(fixture('pytorch-gpu-metrics', 'iteration_log.txt'))];
