@@ -7,7 +7,7 @@ import { selectApiCallRows } from '../../queries/runtime.js';
 export { stripApiVersion } from '../../queries/runtime.js';
 import { noteExcludedRows } from '../export/excludedRows.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
-import { columnMaker, idColumnMaker, NO_STRING_ID, type Column, type Uint32OrFloat64Column } from '../columns/typedColumn.js';
+import { columnMaker, idColumnMaker, narrowingColumnMaker, NO_STRING_ID, type Column, type NarrowingIntColumn, type SmallInts, type Uint32OrFloat64Column } from '../columns/typedColumn.js';
 import { requireContract } from '../export/contract.js';
 import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
 
@@ -18,17 +18,20 @@ import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
  *
  * pid and tid are 24-bit fields of globalTid, so Int32 holds them; string ids are Int32 too
  * (`NO_STRING_ID`: none). Correlation ids are 32-bit unsigned in CUPTI, so they stay Float64 (NaN: none).
+ * The pid, the tid and the name id are held in two bytes while every value fits (`NarrowingIntColumn`:
+ * a container's process and thread ids, the few hundred API names), read back as the same numbers:
+ * 6 bytes a call, 21 MB on the 10x bench export's 3.6M calls.
  */
 export interface ApiCallColumns {
   count: number;
-  pid: Int32Array;
-  tid: Int32Array;
+  pid: SmallInts;
+  tid: SmallInts;
   /** Uint32 while every id is a whole number below 2^32 (`Uint32OrFloat64Column`). */
   correlationId: Float64Array | Uint32Array;
   start: Float64Array;
   end: Float64Array;
   /** StringIds id of the call's name, `NO_STRING_ID` when null. */
-  nameId: Int32Array;
+  nameId: SmallInts;
   /** Latest end of any call (0 when there are none). */
   maxEndNs: number;
   /**
@@ -65,13 +68,14 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
   // on millions of calls; the arrays are views of the filled part.
   const cap = present ? rowIdBound(handle, 'CUPTI_ACTIVITY_KIND_RUNTIME') : 0;
   const column = columnMaker(cap, opts.shared);
-  const pid = column(Int32Array);
-  const tid = column(Int32Array);
+  const narrowColumn = narrowingColumnMaker(cap, opts.shared);
+  const pid = narrowColumn(Int16Array);
+  const tid = narrowColumn(Int16Array);
   const corr = idColumnMaker(cap, opts.shared)();
   const start = column(Float64Array);
   const end = column(Float64Array);
-  const name = column(Int32Array);
-  const cols = [pid, tid, corr, start, end, name] as (Column<Float64Array | Int32Array> | Uint32OrFloat64Column)[];
+  const name = narrowColumn(Int16Array);
+  const cols = [pid, tid, corr, start, end, name] as (Column<Float64Array> | NarrowingIntColumn | Uint32OrFloat64Column)[];
   let n = 0;
   let maxEnd = 0;
   let backtraceRows = 0;
@@ -94,12 +98,12 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
         for (const col of cols) col.ensure(n + 1);
         room = pid.data.length;
       }
-      pid.data[n] = p;
-      tid.data[n] = t;
+      pid.put(n, p);
+      tid.put(n, t);
       corr.put(n, c);
       start.data[n] = s;
       end.data[n] = e;
-      name.data[n] = nm ?? NO_STRING_ID;
+      name.put(n, nm ?? NO_STRING_ID);
       if (e > maxEnd) maxEnd = e;
       n++;
     });

@@ -25,7 +25,8 @@ export interface GpuOpColumns {
   deviceId: SmallInts;
   /** -1 for NULL; in two bytes while every stream id fits. */
   streamId: SmallInts;
-  pid: Int32Array;
+  /** `globalPid`'s process id; in two bytes while every one fits. */
+  pid: SmallInts;
   /** Uint32 while every id is a whole number below 2^32, as CUPTI's are (`Uint32OrFloat64Column`). */
   correlationId: Float64Array | Uint32Array;
   /** `GpuOpKind` (0 kernel, 1 memcpy, 2 memset, 3 graph). */
@@ -148,7 +149,7 @@ export function loadGpuOpColumns(
       end.data[n] = e;
       dev.put(n, d);
       stream.put(n, st ?? -1);
-      pidC.data[n] = p;
+      pidC.put(n, p);
       corr.put(n, c);
       kindC.data[n] = kind;
       name.data[n] = nm ?? NO_STRING_ID;
@@ -234,7 +235,8 @@ function gpuOpColumnBuilders(handle: ExportHandle, sources: readonly GpuOpSource
   const narrowColumn = narrowingColumnMaker(cap0, opts.shared);
   const dev = narrowColumn(Int8Array);
   const stream = narrowColumn(Int16Array);
-  const pidC = column(Int32Array);
+  // A container's process ids fit in two bytes (14 MB on the 10x bench export's 7M ops).
+  const pidC = narrowColumn(Int16Array);
   const corr = idColumnMaker(cap0, opts.shared)();
   const kindC = column(Uint8Array);
   const name = column(Int32Array);

@@ -27,14 +27,18 @@ export interface NvtxColumns {
   end: Float64Array;
   /** nsys event type (59/70 push-pop, 60/71 start-end, 34 mark, 75 domain create); 255 for any above. */
   eventType: Uint8Array;
-  /** Low 24 bits of `globalTid >> 24` (0 when globalTid is NULL). */
-  pid: Int32Array;
-  /** `globalTid & 0xFFFFFF`; -1 when globalTid is NULL. */
-  tid: Int32Array;
+  /** Low 24 bits of `globalTid >> 24` (0 when globalTid is NULL); in two bytes while every one fits (a container's ids). */
+  pid: SmallInts;
+  /** `globalTid & 0xFFFFFF`; -1 when globalTid is NULL; in two bytes while every one fits. */
+  tid: SmallInts;
   /** `coalesce(domainId, 0)`: in two bytes while every domain id fits (`NarrowingIntColumn`; 17 MB on the 10x bench export). */
   domainId: SmallInts;
-  /** Index into `texts` of `coalesce(StringIds.value via textId, text)`; -1 when that is NULL. */
-  text: Int32Array;
+  /**
+   * Index into `texts` of `coalesce(StringIds.value via textId, text)`; -1 when that is NULL. In two
+   * bytes while every index (and, during the scan, every `-2 - textId`) fits: pid, tid and text
+   * together 48 MB on the 10x bench export's 8M rows.
+   */
+  text: SmallInts;
   /** `endGlobalTid`: 0 absent (or no such column), 1 the starting thread, 2 another thread. */
   endTid: Uint8Array;
   /** Distinct texts (each once). */
@@ -126,7 +130,7 @@ function scanIntoColumns(handle: ExportHandle, query: NvtxColumnRowsQuery, cols:
   const texts = new InternedTexts();
   const scan = scanNvtxRows(handle, query, cols, texts);
   const n = scan.count;
-  resolveTextIds(handle, cols.text.data, scan, texts);
+  resolveTextIds(handle, cols.text, scan, texts);
   const columns: NvtxColumns = {
     count: n,
     rowId: cols.rowId.trim(n),
@@ -157,10 +161,11 @@ function nvtxColumnBuilders(rowIdBound: number, cap: number, shared: boolean | u
   const start = column(Float64Array);
   const end = column(Float64Array);
   const eventType = column(Uint8Array);
-  const pid = column(Int32Array);
-  const tid = column(Int32Array);
-  const domainId = narrowingColumnMaker(cap, shared)(Int16Array);
-  const text = column(Int32Array);
+  const narrowColumn = narrowingColumnMaker(cap, shared);
+  const pid = narrowColumn(Int16Array);
+  const tid = narrowColumn(Int16Array);
+  const domainId = narrowColumn(Int16Array);
+  const text = narrowColumn(Int16Array);
   const endTid = column(Uint8Array);
   const all = [rowId, start, end, eventType, pid, tid, domainId, text, endTid] as (Column<Float64Array | Int32Array | Uint8Array> | NarrowingIntColumn)[];
   return { rowId, start, end, eventType, pid, tid, domainId, text, endTid, all };
@@ -246,8 +251,8 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
       eventType.data[n] = et > 255 ? 255 : et;
       const h = hi ?? 0;
       const p = h % TWO_24;
-      pid.data[n] = p;
-      tid.data[n] = t ?? -1;
+      pid.put(n, p);
+      tid.put(n, t ?? -1);
       if (hi !== null) {
         const up = (h - p) / TWO_24;
         if (upper === undefined) upper = up;
@@ -262,13 +267,13 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
       // that does not fit (negative or past 2^31 - 3: an edited export) is kept aside whole, so
       // it resolves as coalesce(StringIds.value, text) does rather than naming nothing.
       if (textId !== null) {
-        if (textId >= 0 && textId < 2147483646) text.data[n] = -2 - textId;
+        if (textId >= 0 && textId < 2147483646) text.put(n, -2 - textId);
         else {
-          text.data[n] = -2;
+          text.put(n, -2);
           farTextIds.set(n, textId);
         }
         if (txt !== null) inlineOf.set(n, txt);
-      } else text.data[n] = txt === null ? -1 : texts.intern(txt);
+      } else text.put(n, txt === null ? -1 : texts.intern(txt));
       n++;
     },
   );
@@ -280,24 +285,25 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
  * through StringIds in one query (`loadStringsById`: registered strings are few); an id without a
  * StringIds row falls back to the row's inline text, as coalesce does.
  */
-function resolveTextIds(handle: ExportHandle, t: Int32Array, scan: NvtxScan, texts: InternedTexts): void {
+function resolveTextIds(handle: ExportHandle, text: NarrowingIntColumn, scan: NvtxScan, texts: InternedTexts): void {
   const { farTextIds, inlineOf } = scan;
-  const idOf = (r: number) => (farTextIds.size > 0 ? farTextIds.get(r) : undefined) ?? -2 - t[r];
+  // `text.data` is read afresh: a put that widens the column replaces it.
+  const idOf = (r: number) => (farTextIds.size > 0 ? farTextIds.get(r) : undefined) ?? -2 - text.data[r];
   const ids = new Set<number>();
-  for (let r = 0; r < scan.count; r++) if (t[r] <= -2) ids.add(idOf(r));
+  for (let r = 0; r < scan.count; r++) if (text.data[r] <= -2) ids.add(idOf(r));
   const values = loadStringsById(handle, ids);
   /** text id -> index in `texts`; -1: the id has no StringIds row (the row's inline text stands). */
   const byTextId = new Map<number, number>();
   // Interned in row order, as the rows name them (the texts' order is the first use's).
   for (let r = 0; r < scan.count; r++) {
-    if (t[r] > -2) continue;
+    if (text.data[r] > -2) continue;
     const id = idOf(r);
     let i = byTextId.get(id);
     if (i === undefined) {
       const value = values.get(id);
       byTextId.set(id, (i = value === undefined || value === null ? -1 : texts.intern(value)));
     }
-    t[r] = i >= 0 ? i : inlineOf.has(r) ? texts.intern(inlineOf.get(r)!) : -1;
+    text.put(r, i >= 0 ? i : inlineOf.has(r) ? texts.intern(inlineOf.get(r)!) : -1);
   }
 }
 

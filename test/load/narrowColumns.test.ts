@@ -1,8 +1,9 @@
 /**
  * The GPU ops' device and stream ids and the GPU ops' and API calls' correlation ids are held in
  * narrower typed arrays while every value fits (`NarrowingIntColumn`, `Uint32OrFloat64Column`):
- * 1 byte for a device id, 2 for a stream id, 4 for a correlation id. The numbers read back must be
- * what the Int32 and Float64 columns held, on a real export and on copies edited past each width.
+ * 1 byte for a device id, 2 for a stream id, 4 for a correlation id; 2 for the process and thread
+ * ids of GPU ops, API calls and NVTX rows, API name ids and NVTX text indices. The numbers read back
+ * must be what the Int32 and Float64 columns held, on a real export and on copies edited past each width.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -110,6 +111,64 @@ describe('pytorch-dense: NVTX domain ids in two bytes', () => {
     const sql = domains(copy);
     expect(sql).toContain(40000);
     expect(plainTypes(c.domainId)).toEqual(sql);
+  });
+});
+
+describe('process ids, thread ids, API names and NVTX texts in two bytes while they fit', () => {
+  const callRows = (file: string) =>
+    withExport(file, (h) => h.sqlite.prepare('SELECT (globalTid >> 24) & 16777215 AS pid, globalTid & 16777215 AS tid, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME').all() as { pid: number; tid: number; nameId: number }[]);
+  const nvtxRows = (file: string) =>
+    withExport(file, (h) =>
+      h.sqlite
+        .prepare(
+          `SELECT CASE WHEN globalTid IS NULL THEN 0 ELSE (globalTid >> 24) & 16777215 END AS pid, CASE WHEN globalTid IS NULL THEN -1 ELSE globalTid & 16777215 END AS tid,
+             coalesce((SELECT value FROM StringIds WHERE id = textId), text) AS text FROM NVTX_EVENTS WHERE eventType IS NOT NULL ORDER BY rowid`,
+        )
+        .all() as { pid: number; tid: number; text: string | null }[],
+    );
+
+  it('pytorch-dense as nsys writes it: Int16 columns with the values SQL gives', () => {
+    const ops = withExport(dense, (h) => loadGpuOpColumns(h));
+    expect(ops.pid).toBeInstanceOf(Int16Array);
+    const kernelPids = withExport(dense, (h) => h.sqlite.prepare('SELECT (globalPid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_KERNEL').pluck().all() as number[]);
+    expect(plainTypes(ops.pid.subarray(0, kernelPids.length))).toEqual(kernelPids);
+    const calls = withExport(dense, (h) => loadApiCallColumns(h));
+    for (const col of [calls.pid, calls.tid, calls.nameId]) expect(col).toBeInstanceOf(Int16Array);
+    const sql = callRows(dense);
+    expect([plainTypes(calls.pid), plainTypes(calls.tid), plainTypes(calls.nameId)]).toEqual([sql.map((r) => r.pid), sql.map((r) => r.tid), sql.map((r) => r.nameId)]);
+    const c = withExport(dense, (h) => loadNvtxColumns(h));
+    for (const col of [c.pid, c.tid, c.text]) expect(col).toBeInstanceOf(Int16Array);
+    const rows = nvtxRows(dense);
+    expect(c.count).toBe(rows.length);
+    expect([plainTypes(c.pid), plainTypes(c.tid)]).toEqual([rows.map((r) => r.pid), rows.map((r) => r.tid)]);
+    expect(Array.from(c.text, (t) => (t < 0 ? null : c.texts[t]))).toEqual(rows.map((r) => r.text));
+  });
+
+  it('a copy with pids and tids past 2^15, an API name id of 40000 and 40,000 distinct NVTX texts: Int32, every value kept', () => {
+    const copy = editExport(copyExport(dense, join(dir, 'wide-threads.sqlite')), (db) => {
+      const big = 70000 * 2 ** 24 + 50000;
+      db.prepare('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = ? WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)').run(70000 * 2 ** 24);
+      db.prepare('UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = ?, nameId = 40000 WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME)').run(big);
+      db.prepare('UPDATE NVTX_EVENTS SET globalTid = ? WHERE rowid = (SELECT max(rowid) FROM NVTX_EVENTS WHERE globalTid IS NOT NULL)').run(big);
+      // Inline texts, each its own: the texts' index passes 2^15.
+      const insert = db.prepare('INSERT INTO NVTX_EVENTS (start, "end", eventType, text, globalTid) VALUES (?, ?, 59, ?, (SELECT globalTid FROM NVTX_EVENTS WHERE globalTid IS NOT NULL LIMIT 1))');
+      for (let i = 0; i < 40_000; i++) insert.run(1000 + i, 2000 + i, `range ${i}`);
+    });
+    const ops = withExport(copy, (h) => loadGpuOpColumns(h));
+    expect(ops.pid).toBeInstanceOf(Int32Array);
+    expect(ops.pid[withExport(copy, (h) => h.sqlite.prepare('SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL').pluck().get() as number) - 1]).toBe(70000);
+    const calls = withExport(copy, (h) => loadApiCallColumns(h));
+    for (const col of [calls.pid, calls.tid, calls.nameId]) expect(col).toBeInstanceOf(Int32Array);
+    const sql = callRows(copy);
+    expect(sql[sql.length - 1]).toEqual({ pid: 70000, tid: 50000, nameId: 40000 });
+    expect([plainTypes(calls.pid), plainTypes(calls.tid), plainTypes(calls.nameId)]).toEqual([sql.map((r) => r.pid), sql.map((r) => r.tid), sql.map((r) => r.nameId)]);
+    const c = withExport(copy, (h) => loadNvtxColumns(h));
+    for (const col of [c.pid, c.tid, c.text]) expect(col).toBeInstanceOf(Int32Array);
+    const rows = nvtxRows(copy);
+    expect(c.count).toBe(rows.length);
+    expect(c.texts.length).toBeGreaterThan(40_000);
+    expect([plainTypes(c.pid), plainTypes(c.tid)]).toEqual([rows.map((r) => r.pid), rows.map((r) => r.tid)]);
+    expect(Array.from(c.text, (t) => (t < 0 ? null : c.texts[t]))).toEqual(rows.map((r) => r.text));
   });
 });
 
