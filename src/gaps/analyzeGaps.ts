@@ -10,7 +10,7 @@ import { causeRank, innermostSegmentsOf, layeredSegments, splitGapCauses, type N
 import { gapCount } from '../load/deviceTimelines.js';
 import { busyEndAt } from '../math/busyIntervals.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
-import { GC_RANGE, GIL_DOMAIN, loadHostContext, loadLaunchSide, type HostContext, type LaunchSide } from './hostCauses.js';
+import { GC_RANGE, GIL_DOMAIN, launchCallLookup, loadHostContext, loadLaunchSide, type HostContext, type LaunchSide } from './hostCauses.js';
 import { NO_STRING_ID } from '../columns/typedColumn.js';
 
 /** Default `--min-gap`: 100 us. */
@@ -163,6 +163,8 @@ interface PendingGap {
   endNs: number;
   before: number;
   after: number;
+  /** The API call behind `after`, found in the scan (null: none, or no op after). */
+  launchCall: GapLaunchCall | null;
 }
 
 /** Where the gaps' time goes per iteration (the last slot: outside every window). */
@@ -257,6 +259,10 @@ export function scanGaps(loaded: LoadedExport, opts: Pick<GapAnalysisOptions, 'm
   const { ops } = timelines;
   const devices: DeviceGapScan[] = [];
   const pending: PendingGap[] = [];
+  const launch = loadLaunchSide(loaded, ops);
+  // Each long gap's launch call is found here, where the API calls are read: the explanation after
+  // the iterations then reads none (the columns can go before it; 90 MB on the 10x bench export).
+  const callOf = launchCallLookup(loaded, launch);
   for (const t of timelines.devices) {
     const { summary, afterPid, longStarts, longEnds } = splitDeviceGaps(ops, t, minGapNs);
     devices.push({ summary, afterPid });
@@ -264,10 +270,12 @@ export function scanGaps(loaded: LoadedExport, opts: Pick<GapAnalysisOptions, 'm
     const { before, after } = resolveBoundaryOps(ops, t.deviceId, longStarts, longEnds);
     for (let i = 0; i < longStarts.length; i++) {
       const pid = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
-      pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i] });
+      const corr = after[i] >= 0 ? ops.correlationId[after[i]] : NaN;
+      const call = Number.isNaN(corr) ? undefined : callOf(pid, corr);
+      const launchCall = call ? { name: call.name, startNs: call.startNs, tid: call.tid } : null;
+      pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i], launchCall });
     }
   }
-  const launch = loadLaunchSide(loaded, ops);
   return { minGapNs, deviceId: opts.deviceId, devices, pending, launch, ...(opts.deviceId !== undefined ? { filtered: timelines } : {}) };
 }
 
@@ -427,15 +435,13 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
   const rows: GapRow[] = new Array(pending.length);
   for (const gi of order) {
     const g = pending[gi];
-    const corr = g.after >= 0 ? ops.correlationId[g.after] : NaN;
-    const call = Number.isNaN(corr) ? undefined : host.callOf(g.pid, corr);
     const split = splitGapCauses({
       startNs: g.startNs,
       endNs: g.endNs,
       gc: host.gcByPid.get(g.pid),
       gilWait: host.gilWaitByPid.get(g.pid),
       sync: host.syncByPid.get(g.pid),
-      launchApiStartNs: call?.startNs ?? null,
+      launchApiStartNs: g.launchCall?.startNs ?? null,
       nvtx: layeredSegments(threadSegments(host, g)),
     });
     const k = slots.index.at(g.pid, g.startNs);
@@ -452,7 +458,7 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
       causes: split.causes,
       before: describeOp(ops, g.before, kernelNames),
       after: describeOp(ops, g.after, kernelNames),
-      launchCall: call ? { name: call.name, startNs: call.startNs, tid: call.tid } : null,
+      launchCall: g.launchCall,
     };
     const target = slots.slotTarget[slot];
     target.gaps++;

@@ -155,8 +155,6 @@ export interface HostContext {
   nvtxByThread: Map<number, ThreadRanges>;
   /** Cause names (`nvtxCauseName`) indexed by `ThreadRanges.name`. */
   nvtxNames: string[];
-  /** The CUDA API call behind a GPU op, by its process and correlation id (from the API-call columns). */
-  callOf: CallLookup;
 }
 
 /** The CUDA API call of (pid, correlation id), undefined when the export has none. */
@@ -228,8 +226,6 @@ export function loadHostContext(loaded: LoadedExport, launch: LaunchSide, causeR
     syncApiNames: launch.syncApiNames,
     nvtxByThread: new Map(),
     nvtxNames: [],
-    // Made here, where the gaps read it, so nothing kept past them holds the API-call columns.
-    callOf: launch.runtimePresent ? callLookup(loaded.apiCalls(), loaded.apiCallIndex(), launch.apiNames) : () => undefined,
   };
   if (ctx.nvtxPresent) readHostRanges(loaded, ctx, launch.launchingKeys, causeRows);
   return ctx;
@@ -272,6 +268,15 @@ function apiNamesOf(loaded: LoadedExport, calls: ApiCallColumns): Map<number, st
 /** A flag per call: it launched GPU work (an op's (pid, correlationId) leads to it). */
 function launchedCalls(ops: GpuOpColumns, callCount: number, index: ApiCallIndex): Uint8Array {
   return index.flagCalls(ops.pid, ops.correlationId, ops.count, callCount);
+}
+
+/**
+ * The CUDA API call behind a GPU op, by its process and correlation id (from the API-call columns,
+ * `launch`'s names), or none without the runtime table: asked by the gap scan for each long gap's
+ * op after it, so the gaps' explanation reads no API-call columns.
+ */
+export function launchCallLookup(loaded: LoadedExport, launch: LaunchSide): CallLookup {
+  return launch.runtimePresent ? callLookup(loaded.apiCalls(), loaded.apiCallIndex(), launch.apiNames) : () => undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openExport } from '../../src/export/openExport.js';
 import type { ExportHandle } from '../../queries/handle.js';
 import { analyzeGaps, explainScannedGaps, scanGaps, type GapRow } from '../../src/gaps/analyzeGaps.js';
@@ -32,6 +32,25 @@ describe('gaps scanned, then explained (pytorch-dense)', () => {
     expect(scan.devices.map((d) => [d.summary.gaps, d.summary.gapIdleNs, Object.keys(d.summary.idleByCauseNs).length])).toEqual([[0, 0, 0]]);
     // Without --device the scan holds no GPU op columns of its own (they go with the loader's).
     expect(scan.filtered).toBeUndefined();
+  });
+
+  it("the explanation reads no API calls: each long gap's launch call is found in the scan, the same as SQL's call of its op after", () => {
+    const loaded = new LoadedExport(h);
+    const scan = scanGaps(loaded);
+    const reads = vi.spyOn(loaded, 'apiCalls');
+    const explained = explainScannedGaps(loaded, scan, { iterations: null });
+    expect(reads).not.toHaveBeenCalled();
+    expect(explained).toEqual(analyzeGaps(new LoadedExport(h), { iterations: null }));
+    const withCall = explained.gaps.filter((g) => g.launchCall !== null);
+    expect(withCall.length).toBeGreaterThan(50);
+    const callOf = h.sqlite.prepare(
+      `SELECT r.start AS startNs, r.globalTid & 16777215 AS tid FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r
+       WHERE r.correlationId = ? AND (r.globalTid >> 24) & 16777215 = ?`,
+    );
+    for (const g of withCall.slice(0, 50)) {
+      const row = callOf.get(g.after!.correlationId, g.pid) as { startNs: number; tid: number };
+      expect({ startNs: g.launchCall!.startNs, tid: g.launchCall!.tid }).toEqual(row);
+    }
   });
 });
 

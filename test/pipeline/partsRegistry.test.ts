@@ -41,6 +41,10 @@ describe('the parts registry', () => {
     const at = (n: string) => names(plan).indexOf(n);
     expect(at('info')).toBeLessThan(at('kernels'));
     expect(plan[at('info')].release).toEqual(['apiCalls']);
+    // The API calls go before the short gaps and the long gaps' explanation, which read none (the gap
+    // scan finds each long gap's launch call).
+    expect(at('info')).toBeLessThan(at('shortGaps'));
+    expect(plan.slice(at('info') + 1).filter((p) => p.part.loads?.includes('apiCalls'))).toEqual([]);
     expect(plan[at('kernels')].release).toEqual(['gpuOps']);
     expect(plan.flatMap((p) => p.release)).not.toContain('nvtx');
     // The busy union and device timelines (111 MB on the 10x bench export) go after their last reader,
