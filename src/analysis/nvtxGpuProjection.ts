@@ -186,8 +186,6 @@ function emptyCoverage(): NvtxGpuProjectionCoverage {
  */
 interface ProjectionRanges {
   items: Uint32Array;
-  /** Size of the index space (arrays below have this length). */
-  size: number;
   rowid: Float64Array | Int32Array;
   rStart: Float64Array;
   /** NaN: unclosed (read through the end of time). */
@@ -213,7 +211,7 @@ function collectRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: Nvt
   const { items, maxStart, maxEnd, crossThread } = projectableRows(c, pid);
   coverage.crossThreadRanges += crossThread;
   const rThread = threadsOfRows(c, items, threads, c.upperBits * 16777216);
-  return { items, size: c.count, rowid: c.rowId, rStart: c.start, rEnd: c.end, rThread, rType: c.eventType, fromColumns: true, maxStart, maxEnd };
+  return { items, rowid: c.rowId, rStart: c.start, rEnd: c.end, rThread, rType: c.eventType, fromColumns: true, maxStart, maxEnd };
 }
 
 /**
@@ -294,7 +292,7 @@ function queryRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: NvtxG
   const n = rRowid.length;
   const items = new Uint32Array(n);
   for (let k = 0; k < n; k++) items[k] = k;
-  return { items, size: n, rowid: rRowid.view(), rStart: rStartB.view(), rEnd: rEndB.view(), rThread: rThreadB.view(), rType: rTypeB.view(), fromColumns: false, maxStart, maxEnd };
+  return { items, rowid: rRowid.view(), rStart: rStartB.view(), rEnd: rEndB.view(), rThread: rThreadB.view(), rType: rTypeB.view(), fromColumns: false, maxStart, maxEnd };
 }
 
 /** Labels of the projected ranges from the shared NVTX columns. */
@@ -387,14 +385,13 @@ function sweepCallsThroughRanges(
   calls: LaunchingCalls,
   R: { order: Uint32Array; offsets: Uint32Array },
   nThreads: number,
-  size: number,
   rStart: Float64Array,
   rEnd: Float64Array,
   coverage: NvtxGpuProjectionCoverage,
 ): ProjectedSpans {
   const { start: cStart, end: cEnd, opStart: cOpStart, opEnd: cOpEnd, opCount: cOpCount, sharedKey: cDup, keyOf } = calls.calls;
   const C = orderByThreadThenStart(calls.items, calls.thread, cStart, nThreads);
-  const spans = new ProjectedSpans(size);
+  const spans = new ProjectedSpans();
   const dupCorrs = new Map<number, Set<number>>();
   const active: number[] = [];
   for (let t = 0; t < nThreads; t++) {
@@ -415,7 +412,7 @@ function sweepCallsThroughRanges(
         active[w++] = r;
         if (re >= ce) {
           hits++;
-          const sl = spans.slotOf[r] >= 0 ? spans.slotOf[r] : spans.add(r);
+          const sl = spans.slotOf.get(r) ?? spans.add(r);
           if (cOpStart[c] < spans.start.data[sl]) spans.start.data[sl] = cOpStart[c];
           if (cOpEnd[c] > spans.end.data[sl]) spans.end.data[sl] = cOpEnd[c];
           if (cDup[c]) {
@@ -432,20 +429,21 @@ function sweepCallsThroughRanges(
       }
     }
   }
-  for (const [r, s] of dupCorrs) spans.ops.data[spans.slotOf[r]] += s.size;
+  for (const [r, s] of dupCorrs) spans.ops.data[spans.slotOf.get(r)!] += s.size;
   return spans;
 }
 
-/** The projected ranges' spans and GPU ops, in slots given on first work (`slotOf[r]`, -1: none). */
+/**
+ * The projected ranges' spans and GPU ops, in slots given on first work (`slotOf.get(r)`; none:
+ * no work). A Map, not an array by range: a few thousand of millions of ranges get work (an Int32
+ * per range was 34 MB on the 10x bench export's 8.5M rows, held beside the NVTX columns).
+ */
 class ProjectedSpans {
-  readonly slotOf: Int32Array;
+  readonly slotOf = new Map<number, number>();
   readonly start = new Column((n) => new Float64Array(n), 1024);
   readonly end = new Column((n) => new Float64Array(n), 1024);
   readonly ops = new Column((n) => new Uint32Array(n), 1024);
   private count = 0;
-  constructor(size: number) {
-    this.slotOf = new Int32Array(size).fill(-1);
-  }
   /** A slot for range `r` (first start +Infinity, last end -Infinity, no ops). */
   add(r: number): number {
     const sl = this.count++;
@@ -453,7 +451,7 @@ class ProjectedSpans {
     this.start.data[sl] = Infinity;
     this.end.data[sl] = -Infinity;
     this.ops.data[sl] = 0;
-    this.slotOf[r] = sl;
+    this.slotOf.set(r, sl);
     return sl;
   }
   /** Start, end and GPU ops of the ranges `proj`, by position. */
@@ -463,7 +461,7 @@ class ProjectedSpans {
     const projEnd = new Float64Array(n);
     const numOps = new Uint32Array(n);
     for (let k = 0; k < n; k++) {
-      const sl = this.slotOf[proj[k]];
+      const sl = this.slotOf.get(proj[k])!;
       projStart[k] = this.start.data[sl];
       projEnd[k] = this.end.data[sl];
       numOps[k] = this.ops.data[sl];
@@ -508,7 +506,7 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   // ---- 1. Ranges -------------------------------------------------------------------------------
   const threads = new ThreadIndex();
   const ranges = collectRanges(loaded, threads, coverage, pid);
-  const { items, size, rowid, rStart, rThread, rType, maxStart, maxEnd } = ranges;
+  const { items, rowid, rStart, rThread, rType, maxStart, maxEnd } = ranges;
   // nsys: max(max(start), max(end)) — NULL (unclosed ranges then match nothing) when no range has an end.
   const maxTs = maxEnd === -Infinity || maxStart === -Infinity ? null : Math.max(maxStart, maxEnd);
   const rEnd = closeUnclosedRanges(ranges, maxTs, coverage);
@@ -521,10 +519,10 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   const R = orderByThreadThenStart(items, rThread, rStart, nThreads);
   const upper = ranges.fromColumns ? loaded.nvtx().upperBits : null;
   const launched = launchedCallsOf(loaded, pid, opTables, upper);
-  const spans = sweepCallsThroughRanges(launchingCallsOnRangeThreads(launched, threads, coverage), R, nThreads, size, rStart, rEnd, coverage);
+  const spans = sweepCallsThroughRanges(launchingCallsOnRangeThreads(launched, threads, coverage), R, nThreads, rStart, rEnd, coverage);
 
   // ---- 4. Hierarchy among projected ranges -----------------------------------------------------
-  const proj = projectedInThreadStartOrder(R.order, spans.slotOf);
+  const proj = projectedInThreadStartOrder(spans.slotOf, rThread, rStart);
   const { projStart, projEnd, numOps } = spans.byPosition(proj);
   coverage.projectedRanges = proj.length;
   const { parent, numChild } = tightestParents(proj, { rowid, rStart, rEnd, rThread });
@@ -565,14 +563,13 @@ function closeUnclosedRanges(ranges: ProjectionRanges, maxTs: number | null, cov
   return rEnd;
 }
 
-/** The ranges that received GPU work, in the (thread, start) order of `order`. */
-function projectedInThreadStartOrder(order: Uint32Array, slotOf: Int32Array): Uint32Array {
-  const projected = new Uint32Buffer();
-  for (let k = 0; k < order.length; k++) {
-    const r = order[k];
-    if (slotOf[r] >= 0) projected.push(r);
-  }
-  return projected.view();
+/**
+ * The ranges that received GPU work (the keys of `slotOf`), in the order `orderByThreadThenStart`
+ * gives them: by thread index, then start, then range index (its ranges come in ascending index).
+ */
+function projectedInThreadStartOrder(slotOf: ReadonlyMap<number, number>, rThread: ThreadsOfRows, rStart: Float64Array): Uint32Array {
+  const projected = Uint32Array.from(slotOf.keys());
+  return projected.sort((a, b) => rThread[a] - rThread[b] || rStart[a] - rStart[b] || a - b);
 }
 
 /**
