@@ -83,6 +83,8 @@ export function analyzeExport(handle: ExportHandle, asRequested: AnalysisRequest
     };
     if (readsNvtx && !background) loaded.nvtx();
     const largeNvtx = readsNvtx && !background && (request.nvtxRead === 'release' || (loaded.sharedNvtx()?.count ?? 0) > SHARED_NVTX_ROWS);
+    // The NVTX parts run first and alone: the launches the read worker folds meanwhile are waited for here, not beside them.
+    if (largeNvtx) loaded.settleLaunchesRead();
     const values = runParts(planRun(parts, { largeNvtx, inBackground: (name) => background && loaded.inBackground(name) }), ctx, timed, steps);
     return assembleAnalysis(handle, ctx, values, timingsMs);
   } finally {

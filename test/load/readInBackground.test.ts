@@ -88,6 +88,20 @@ describe('the projection with its launches from the worker', () => {
     expect(released.projection).toEqual(inline.projection);
   });
 
+  it("pytorch-dense ('release'): the worker's launches are taken right after the NVTX read, before the NVTX parts run beside its fold", () => {
+    const file = fixture('pytorch-dense', 'trace.sqlite');
+    const run = (nvtxRead: NvtxReadMode) =>
+      withExport(file, (h) => {
+        const a = analyzeExport(h, { parts: ['nvtx', 'nvtxGpu'], nvtxRead });
+        return { nvtx: a.nvtx, projection: a.projection, steps: Object.keys(a.timingsMs) };
+      });
+    const released = run('release');
+    expect(released.steps.slice(0, 3)).toEqual(['nvtxColumns', 'launchesWorker', 'nvtx']);
+    const inline = run('inline');
+    expect(inline.steps).not.toContain('launchesWorker');
+    expect({ nvtx: released.nvtx, projection: released.projection }).toEqual({ nvtx: inline.nvtx, projection: inline.projection });
+  });
+
   it('runtime rows with unusable times: left out and noted alike, the key carried by two calls counted once', () => {
     const path = editExport(copyExport(fixture('pytorch-dense', 'trace.sqlite'), join(tmp, 'bad-runtime.sqlite')), (db) => {
       db.exec(`UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET "end" = start - 1 WHERE rowid IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 3)`);
