@@ -152,7 +152,9 @@ describe('process ids, thread ids, API names and NVTX texts in two bytes while t
       db.prepare('UPDATE NVTX_EVENTS SET globalTid = ? WHERE rowid = (SELECT max(rowid) FROM NVTX_EVENTS WHERE globalTid IS NOT NULL)').run(big);
       // Inline texts, each its own: the texts' index passes 2^15.
       const insert = db.prepare('INSERT INTO NVTX_EVENTS (start, "end", eventType, text, globalTid) VALUES (?, ?, 59, ?, (SELECT globalTid FROM NVTX_EVENTS WHERE globalTid IS NOT NULL LIMIT 1))');
-      for (let i = 0; i < 40_000; i++) insert.run(1000 + i, 2000 + i, `range ${i}`);
+      db.transaction(() => {
+        for (let i = 0; i < 40_000; i++) insert.run(1000 + i, 2000 + i, `range ${i}`);
+      })();
     });
     const ops = withExport(copy, (h) => loadGpuOpColumns(h));
     expect(ops.pid).toBeInstanceOf(Int32Array);
