@@ -8,7 +8,7 @@ import { formatNs } from '../formatNs.js';
 import { WindowIndex } from '../iterations/windowIndex.js';
 import { causeRank, innermostSegmentsOf, layeredSegments, splitGapCauses, type NamedSegments } from './attributeCauses.js';
 import { gapCount } from '../load/deviceTimelines.js';
-import { busyEndAt } from '../math/busyIntervals.js';
+import { busyEndAt, busyStartAt } from '../math/busyIntervals.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, launchCallLookup, loadHostContext, loadLaunchSide, type HostContext, type LaunchSide } from './hostCauses.js';
 import { NO_STRING_ID } from '../columns/typedColumn.js';
@@ -350,11 +350,10 @@ export function placeShortGaps(loaded: LoadedExport, scan: GapScan, iterations: 
   const ns = new Float64Array(n0 + 1);
   devices.forEach((t, di) => {
     const afterPid = scan.devices[di].afterPid;
-    const busyStarts = t.busy.starts;
     const n = gapCount(t);
     for (let i = 0; i < n; i++) {
       const s = busyEndAt(t.busy, i);
-      const d = busyStarts[i + 1] - s;
+      const d = busyStartAt(t.busy, i + 1) - s;
       if (d >= scan.minGapNs) continue;
       const k = index.at(afterPid ? afterPid[i] : t.pids[0], s);
       const slot = k >= 0 ? k : n0;
@@ -380,13 +379,12 @@ function splitDeviceGaps(ops: GpuOpColumns, t: DeviceTimeline, minGapNs: number)
   // Which process ended each gap: trivial on a device with one process; else the op after it.
   let afterPid: Int32Array | null = null;
   if (t.pids.length > 1) {
-    const ends = Float64Array.from({ length: n }, (_, i) => t.busy.starts[i + 1]);
+    const ends = Float64Array.from({ length: n }, (_, i) => busyStartAt(t.busy, i + 1));
     const { after } = resolveBoundaryOps(ops, t.deviceId, [], ends);
     afterPid = Int32Array.from(after, (i) => (i >= 0 ? ops.pid[i] : t.pids[0]));
   }
   const longStarts: number[] = [];
   const longEnds: number[] = [];
-  const busyStarts = t.busy.starts;
   const busy = t.busy;
   // Millions of gaps on a big export: plain locals in the loop.
   let idleNs = 0;
@@ -394,7 +392,7 @@ function splitDeviceGaps(ops: GpuOpColumns, t: DeviceTimeline, minGapNs: number)
   let fragNs = 0;
   for (let i = 0; i < n; i++) {
     const s = busyEndAt(busy, i);
-    const e = busyStarts[i + 1];
+    const e = busyStartAt(busy, i + 1);
     const d = e - s;
     idleNs += d;
     if (d >= minGapNs) {

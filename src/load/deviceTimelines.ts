@@ -1,4 +1,4 @@
-import { busyEndAt, busyLength, busyUnionOf, type BusyIntervals } from '../math/busyIntervals.js';
+import { busyEndAt, busyLength, busyStartAt, busyUnionOf, type BusyIntervals } from '../math/busyIntervals.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 
 /** One device's busy time: the union of all its GPU work on all streams and processes. */
@@ -53,7 +53,7 @@ export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => Busy
     out.push({
       deviceId: d,
       busy,
-      spanStartNs: m ? busy.starts[0] : 0,
+      spanStartNs: m ? busyStartAt(busy, 0) : 0,
       spanEndNs: m ? busyEndAt(busy, m - 1) : 0,
       busyNs: busyLength(busy),
       pids: [...pids.get(d)!].sort((a, b) => a - b),
@@ -84,5 +84,5 @@ export function gapCount(t: DeviceTimeline): number {
 
 /** Gap `i` of a timeline: from the end of busy interval i to the start of busy interval i+1. */
 export function gapAt(t: DeviceTimeline, i: number): [number, number] {
-  return [busyEndAt(t.busy, i), t.busy.starts[i + 1]];
+  return [busyEndAt(t.busy, i), busyStartAt(t.busy, i + 1)];
 }

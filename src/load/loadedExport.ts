@@ -220,7 +220,7 @@ export class LoadedExport {
   }
 
   /**
-   * Busy union of every GPU op (see `unionIntervals`; held as starts and lengths, `BusyIntervals`), computed once: with one process on one
+   * Busy union of every GPU op (see `unionIntervals`; packed in 8 bytes an interval, `BusyIntervals`), computed once: with one process on one
    * device, the iteration attribution (busy per process) and the gap analysis (busy per device)
    * need the same union, and on millions of ops its two sorts dominate.
    */

@@ -1,57 +1,93 @@
 /**
- * The busy union held as starts and lengths (`BusyIntervals`) answers as the union with its ends
- * (`unionIntervals`): the same ends, covered length and overlap with any window, on random
- * intervals (fast-check, with lengths past 2^32 among them) and on pytorch-dense's GPU ops.
+ * The busy union packed in 8 bytes an interval (`BusyIntervals`: per block of 256 intervals a base,
+ * per interval its start's Uint32 offset and its Uint32 length, far starts kept whole) answers as
+ * the union with its starts and ends (`unionIntervals`): the same starts and ends, covered length
+ * and overlap with any window, on random intervals (fast-check, with lengths and idle times past
+ * 2^32 and sets past one block among them) and on pytorch-dense's GPU ops.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { busyEndAt, busyIntervalsOf, busyLength, busyOverlap, busyUnionOf } from '../../src/math/busyIntervals.js';
+import { busyEndAt, busyIntervalsOf, busyLength, busyOverlap, busyStartAt, busyUnionOf } from '../../src/math/busyIntervals.js';
 import { coveredLength, overlapLength, unionIntervals } from '../../src/math/intervals.js';
 import { withExport } from '../../src/export/openExport.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const endsOf = (b: ReturnType<typeof busyUnionOf>) => Array.from({ length: b.count }, (_, i) => busyEndAt(b, i));
+const startsOf = (b: ReturnType<typeof busyUnionOf>) => Array.from({ length: b.count }, (_, i) => busyStartAt(b, i));
 
 describe('BusyIntervals against unionIntervals (fast-check)', () => {
-  const interval = (maxLength: number) => fc.tuple(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: maxLength })).map(([s, len]) => [s, s + len] as const);
-  const sets = fc.oneof(fc.array(interval(5_000), { minLength: 0, maxLength: 60 }), fc.array(interval(2 ** 33), { minLength: 1, maxLength: 20 }));
+  const interval = (maxLength: number, maxStart = 10_000_000) => fc.tuple(fc.integer({ min: 0, max: maxStart }), fc.integer({ min: 0, max: maxLength })).map(([s, len]) => [s, s + len] as const);
+  const sets = fc.oneof(
+    fc.array(interval(5_000), { minLength: 0, maxLength: 60 }),
+    fc.array(interval(2 ** 33), { minLength: 1, maxLength: 20 }),
+    // Past one block of 256, with idle times past 2^32 among short ones: starts far from their block's base.
+    fc.array(interval(3_000, 2 ** 40), { minLength: 200, maxLength: 700 }),
+    fc.array(fc.oneof(interval(3_000), interval(3_000, 2 ** 36)), { minLength: 250, maxLength: 600 }),
+  );
   const window = fc.tuple(fc.integer({ min: -1000, max: 2 ** 34 }), fc.integer({ min: 0, max: 2 ** 34 }));
 
-  it('the same starts and ends, covered length and overlaps; lengths in 4 bytes exactly when each fits', () => {
+  it('the same starts and ends, covered length and overlaps; packed exactly when every length fits and few starts are far', () => {
     fc.assert(
       fc.property(sets, fc.array(window, { maxLength: 8 }), (ivs, windows) => {
         const starts = ivs.map((x) => x[0]);
         const ends = ivs.map((x) => x[1]);
         const set = unionIntervals(starts, ends);
         const busy = busyUnionOf(starts, ends);
-        expect(Array.from(busy.starts)).toEqual(Array.from(set.starts));
+        expect(startsOf(busy)).toEqual(Array.from(set.starts));
         expect(endsOf(busy)).toEqual(Array.from(set.ends));
         const fits = Array.from(set.starts).every((s, i) => set.ends[i] - s < 2 ** 32);
-        expect(busy.lengths !== null).toBe(fits);
+        if (!fits) expect(busy.packed).toBeNull();
+        if (busy.packed !== null) {
+          expect(busy.packed.length).toBe(2 * busy.count);
+          expect(busy.farStarts!.size * 64).toBeLessThanOrEqual(busy.count);
+        }
         expect(busyLength(busy)).toBe(coveredLength(set));
         for (const [a, len] of windows) expect(busyOverlap(busy, a, a + len)).toBe(overlapLength(set, a, a + len));
+        // Packed from a set it is given, the set is left as it was.
+        const copy = { starts: set.starts.slice(), ends: set.ends.slice() };
+        const again = busyIntervalsOf(copy);
+        expect(Array.from(copy.ends)).toEqual(Array.from(set.ends));
+        expect(endsOf(again)).toEqual(Array.from(set.ends));
       }),
     );
   });
 
+  it("an idle time past 2^32 ns near a block's end: the starts after it in that block kept whole, the rest packed", () => {
+    const starts = Array.from({ length: 1024 }, (_, i) => (i < 250 ? i * 10 : 2 ** 33 + i * 10));
+    const busy = busyUnionOf(starts, starts.map((s) => s + 5));
+    expect(busy.packed).toBeInstanceOf(Uint32Array);
+    expect([...busy.farStarts!.keys()]).toEqual([250, 251, 252, 253, 254, 255]);
+    expect(startsOf(busy)).toEqual(starts);
+    expect(endsOf(busy)).toEqual(starts.map((s) => s + 5));
+  });
+
+  it('more than one start in 64 far from its base: the wide form, the same starts and ends', () => {
+    const starts = Array.from({ length: 300 }, (_, i) => (i < 100 ? i * 10 : 2 ** 33 + i * 10));
+    const busy = busyUnionOf(starts, starts.map((s) => s + 5));
+    expect(busy.packed).toBeNull();
+    expect(startsOf(busy)).toEqual(starts);
+    expect(endsOf(busy)).toEqual(starts.map((s) => s + 5));
+  });
+
   it('a length with a fraction keeps the ends', () => {
     const busy = busyIntervalsOf({ starts: Float64Array.of(0, 10), ends: Float64Array.of(5.5, 12) });
-    expect(busy.lengths).toBeNull();
+    expect(busy.packed).toBeNull();
     expect(endsOf(busy)).toEqual([5.5, 12]);
   });
 });
 
 describe('pytorch-dense: the busy union of its GPU ops', () => {
-  it('held as Uint32 lengths, with the ends and busy time of the union with ends', () => {
+  it('packed, with the starts, ends and busy time of the union with ends', () => {
     withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => {
       const loaded = new LoadedExport(h);
       const ops = loaded.gpuOps();
       const busy = loaded.busyUnion();
       const set = unionIntervals(ops.start, ops.end);
-      expect(busy.lengths).toBeInstanceOf(Uint32Array);
-      expect(busy.ends).toBeNull();
+      expect(busy.packed).toBeInstanceOf(Uint32Array);
+      expect([busy.starts, busy.ends]).toEqual([null, null]);
       expect(busy.count).toBeGreaterThan(1000);
+      expect(startsOf(busy)).toEqual(Array.from(set.starts));
       expect(endsOf(busy)).toEqual(Array.from(set.ends));
       expect(busyLength(busy)).toBe(coveredLength(set));
       expect(loaded.deviceTimelines()[0].busyNs).toBe(coveredLength(set));

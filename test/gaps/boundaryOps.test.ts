@@ -10,7 +10,7 @@ import { withExport } from '../../src/export/openExport.js';
 import { resolveBoundaryOps } from '../../src/gaps/findGaps.js';
 import { computeDeviceTimelines, gapCount } from '../../src/load/deviceTimelines.js';
 import { loadGpuOpColumns, type GpuOpColumns } from '../../src/load/gpuOpColumns.js';
-import { busyEndAt } from '../../src/math/busyIntervals.js';
+import { busyEndAt, busyStartAt } from '../../src/math/busyIntervals.js';
 import { fixture } from '../helpers/fixtures.js';
 
 /** The definition, by time: the lowest index on `deviceId` with a length whose `times` value is that time. */
@@ -52,11 +52,11 @@ describe('the ops either side of a gap', () => {
         for (const t of computeDeviceTimelines(ops)) {
           const n = gapCount(t);
           const all = Array.from({ length: n }, (_, i) => i);
-          const long = all.filter((i) => t.busy.starts[i + 1] - busyEndAt(t.busy, i) >= 100_000);
+          const long = all.filter((i) => busyStartAt(t.busy, i + 1) - busyEndAt(t.busy, i) >= 100_000);
           expect(long.length).toBeGreaterThan(0);
           for (const gaps of [long, all]) {
             const starts = gaps.map((i) => busyEndAt(t.busy, i));
-            const ends = gaps.map((i) => t.busy.starts[i + 1]);
+            const ends = gaps.map((i) => busyStartAt(t.busy, i + 1));
             expectDefinition(ops, t.deviceId, starts, ends);
             // A real gap always has both: the busy time's bounds are op times.
             const { before, after } = resolveBoundaryOps(ops, t.deviceId, starts, ends);
