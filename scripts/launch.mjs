@@ -179,7 +179,7 @@ export const NO_RELAUNCH_ENV = 'ITERSCOPE_NO_RELAUNCH';
  * memory they leave when let go stays in the process. On the 10x bench export (1.3 GB) `report`
  * then held ~150 MB freed columns through the gaps' explanation, peak 634 MB; with the threshold
  * fixed, 601. The variable must be set before the process starts, hence a child; its cost (a second
- * Node start, ~50 ms, and that process's ~40 MB, most of it the binary's pages shared with the
+ * Node start, 0.1-0.2 s, and that process's ~45 MB, most of it the binary's pages shared with the
  * child) is spent only where a run takes tens of seconds.
  */
 export function relaunchForLargeInputs(argv = process.argv, env = process.env) {
