@@ -10,7 +10,7 @@ import { causeRank, innermostSegmentsOf, layeredSegments, splitGapCauses, type N
 import { gapCount } from '../load/deviceTimelines.js';
 import { busyEndAt, busyStartAt } from '../math/busyIntervals.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
-import { GC_RANGE, GIL_DOMAIN, launchCallLookup, loadHostContext, loadLaunchSide, type HostContext, type LaunchSide } from './hostCauses.js';
+import { GC_RANGE, GIL_DOMAIN, launchCallLookup, loadHostContext, loadLaunchSide, type ApiCallInfo, type HostContext, type LaunchSide } from './hostCauses.js';
 import { NO_STRING_ID } from '../columns/typedColumn.js';
 
 /** Default `--min-gap`: 100 us. */
@@ -35,12 +35,8 @@ export interface GapAnalysisOptions {
   causeRows?: HostCauseRows;
 }
 
-/** The CUDA API call that launched the op after a gap. */
-export interface GapLaunchCall {
-  name: string;
-  startNs: number;
-  tid: number;
-}
+/** The CUDA API call that launched the op after a gap (what the gap scan's lookup gives). */
+export type GapLaunchCall = ApiCallInfo;
 
 /** One reported gap (duration >= minGapNs). */
 export interface GapRow {
@@ -271,8 +267,7 @@ export function scanGaps(loaded: LoadedExport, opts: Pick<GapAnalysisOptions, 'm
     for (let i = 0; i < longStarts.length; i++) {
       const pid = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
       const corr = after[i] >= 0 ? ops.correlationId[after[i]] : NaN;
-      const call = Number.isNaN(corr) ? undefined : callOf(pid, corr);
-      const launchCall = call ? { name: call.name, startNs: call.startNs, tid: call.tid } : null;
+      const launchCall = (Number.isNaN(corr) ? undefined : callOf(pid, corr)) ?? null;
       pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i], launchCall });
     }
   }

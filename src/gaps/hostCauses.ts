@@ -126,12 +126,11 @@ export interface LaunchThreads {
   launches: number[];
 }
 
-/** The CUDA API call behind a GPU op. */
+/** The CUDA API call behind a GPU op (a gap's `launchCall`, as the gaps report it: fields in that order). */
 export interface ApiCallInfo {
-  startNs: number;
-  endNs: number;
-  tid: number;
   name: string;
+  startNs: number;
+  tid: number;
 }
 
 /** Everything the host side says about the gaps of an export. */
@@ -294,7 +293,7 @@ function callLookup(calls: ApiCallColumns, index: ApiCallIndex, apiNames: Readon
   };
   return (pid, correlationId) => {
     const ci = index.lookup(pid, correlationId);
-    return ci < 0 ? undefined : { startNs: calls.start[ci], endNs: calls.end[ci], tid: calls.tid[ci], name: nameOf(calls.nameId[ci]) };
+    return ci < 0 ? undefined : { name: nameOf(calls.nameId[ci]), startNs: calls.start[ci], tid: calls.tid[ci] };
   };
 }
 

@@ -16,11 +16,11 @@ import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
  * that need them (iteration attribution, gap causes). 2022.x exports repeat calls as
  * CUDA-backtrace rows (eventClass 67) with the same correlationId: left out.
  *
- * pid and tid are 24-bit fields of globalTid, so Int32 holds them; string ids are Int32 too
- * (`NO_STRING_ID`: none). Correlation ids are 32-bit unsigned in CUPTI, so they stay Float64 (NaN: none).
- * The pid, the tid and the name id are held in two bytes while every value fits (`NarrowingIntColumn`:
- * a container's process and thread ids, the few hundred API names), read back as the same numbers:
- * 6 bytes a call, 21 MB on the 10x bench export's 3.6M calls.
+ * pid and tid are 24-bit fields of globalTid and string ids Int32 (`NO_STRING_ID`: none): each is
+ * held in two bytes while every value fits (`NarrowingIntColumn`: a container's process and thread
+ * ids, the few hundred API names), else in Int32, read back as the same numbers (6 bytes a call, 21
+ * MB on the 10x bench export's 3.6M calls). Correlation ids are 32-bit unsigned in CUPTI: Uint32
+ * while each is one, else Float64 with NaN for none (`Uint32OrFloat64Column`).
  */
 export interface ApiCallColumns {
   count: number;
