@@ -83,6 +83,40 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
   return { starts: ss.slice(0, k), ends: es.slice(0, k) };
 }
 
+/** Where a union's intervals go, one at a time in ascending order (`unionOfStartRunsInto`). */
+export interface IntervalSink {
+  push(start: number, end: number): void;
+}
+
+/**
+ * The union's intervals given in order to a sink made by `makeSink` when the starts of
+ * [starts, ends) ascend in at most a few runs (GPU ops, table by table), with no copy of the
+ * inputs; null (no sink made) otherwise: `unionIntervals` then sorts copies. A caller that keeps
+ * the union in another form (the busy union, packed) makes it here without the two Float64 arrays
+ * of `unionIntervals`.
+ */
+export function unionOfStartRunsInto<S extends IntervalSink>(starts: ArrayLike<number>, ends: ArrayLike<number>, makeSink: () => S): S | null {
+  const runs = ascendingRunBounds(starts, starts.length, MAX_MERGED_RUNS);
+  if (!runs) return null;
+  const sink = makeSink();
+  mergeStartRuns(starts, ends, runs, sink);
+  return sink;
+}
+
+/** `IntervalSink` into two Float64 arrays of the inputs' length (at most one interval per input). */
+class WideSink implements IntervalSink {
+  k = 0;
+  constructor(
+    readonly us: Float64Array,
+    readonly ue: Float64Array,
+  ) {}
+  push(start: number, end: number): void {
+    this.us[this.k] = start;
+    this.ue[this.k] = end;
+    this.k++;
+  }
+}
+
 /**
  * `unionIntervals` of intervals whose starts ascend within each run (`runs`: `ascendingRunBounds`):
  * the runs merged by start (ties: the earlier run first) and swept once, each interval joining the
@@ -91,36 +125,31 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
  */
 function unionOfStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs: readonly number[]): IntervalSet {
   const n = starts.length;
-  const us = new Float64Array(n);
-  const ue = new Float64Array(n);
-  const k = mergeStartRuns(starts, ends, runs, us, ue);
+  const sink = new WideSink(new Float64Array(n), new Float64Array(n));
+  mergeStartRuns(starts, ends, runs, sink);
+  const { us, ue, k } = sink;
   if (2 * k >= n) return { starts: us.subarray(0, k), ends: ue.subarray(0, k) };
   return { starts: us.slice(0, k), ends: ue.slice(0, k) };
 }
 
 /**
- * The merge and sweep of `unionOfStartRuns`, into `us`/`ue`; returns how many intervals. The run
+ * The merge and sweep of `unionOfStartRuns`, each merged interval given to `sink`. The run
  * whose next interval starts first gives its intervals up to where another run's next one starts
  * (the kernels' run gives hundreds of thousands at a time, between two memcpys), one comparison
  * each; ties between runs may go either way, the union is the same. A start that does not compare
  * (NaN) is taken alone, first: its interval has no length and is skipped.
  */
-function mergeStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs: readonly number[], us: Float64Array, ue: Float64Array): number {
+function mergeStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs: readonly number[], sink: IntervalSink): void {
   const heads = runs.slice(0, runs.length - 1);
-  const sweep = { k: 0, open: false, start: 0, end: 0 };
+  const sweep = { open: false, start: 0, end: 0 };
   for (;;) {
     const best = firstStartingRun(starts, runs, heads);
     if (best < 0) break;
     const from = heads[best];
     const limit = starts[from] === starts[from] ? nextStartOfOtherRuns(starts, runs, heads, best) : -Infinity;
-    heads[best] = sweepRunUpTo(starts, ends, from, runs[best + 1], limit, sweep, us, ue);
+    heads[best] = sweepRunUpTo(starts, ends, from, runs[best + 1], limit, sweep, sink);
   }
-  if (sweep.open) {
-    us[sweep.k] = sweep.start;
-    ue[sweep.k] = sweep.end;
-    sweep.k++;
-  }
-  return sweep.k;
+  if (sweep.open) sink.push(sweep.start, sweep.end);
 }
 
 /** The run with intervals left whose next one starts first (one whose next start is NaN before any); -1 when none is left. */
@@ -150,7 +179,7 @@ function nextStartOfOtherRuns(starts: ArrayLike<number>, runs: readonly number[]
 /**
  * Sweeps intervals `from`.. of one run while they start at or before `limit` (at least one): each
  * with a length joins the open interval when it starts at or before its end, else closes it into
- * `us`/`ue`. Returns where it stopped.
+ * `sink`. Returns where it stopped.
  */
 function sweepRunUpTo(
   starts: ArrayLike<number>,
@@ -158,11 +187,10 @@ function sweepRunUpTo(
   from: number,
   to: number,
   limit: number,
-  out: { k: number; open: boolean; start: number; end: number },
-  us: Float64Array,
-  ue: Float64Array,
+  out: { open: boolean; start: number; end: number },
+  sink: IntervalSink,
 ): number {
-  let { k, open, start: curStart, end: curEnd } = out;
+  let { open, start: curStart, end: curEnd } = out;
   let i = from;
   do {
     const s = starts[i];
@@ -173,16 +201,11 @@ function sweepRunUpTo(
       if (e > curEnd) curEnd = e;
       continue;
     }
-    if (open) {
-      us[k] = curStart;
-      ue[k] = curEnd;
-      k++;
-    }
+    if (open) sink.push(curStart, curEnd);
     curStart = s;
     curEnd = e;
     open = true;
   } while (i < to && starts[i] <= limit);
-  out.k = k;
   out.open = open;
   out.start = curStart;
   out.end = curEnd;

@@ -53,6 +53,44 @@ describe('BusyIntervals against unionIntervals (fast-check)', () => {
     );
   });
 
+  // GPU ops come table by table, each in start order: the union is packed as the sweep gives it
+  // (no Float64 copy of it), to the same form `busyIntervalsOf` gives the swept set.
+  const ascendingRun = (maxLength: number, maxStart: number) =>
+    fc.array(interval(maxLength, maxStart), { minLength: 0, maxLength: 400 }).map((xs) => [...xs].sort((a, b) => a[0] - b[0]));
+  const runsOf = fc.oneof(
+    fc.array(ascendingRun(5_000, 10_000_000), { minLength: 1, maxLength: 4 }),
+    fc.array(ascendingRun(3_000, 2 ** 40), { minLength: 1, maxLength: 3 }),
+    fc.array(fc.oneof(ascendingRun(3_000, 2 ** 34), ascendingRun(2 ** 33, 2 ** 34)), { minLength: 1, maxLength: 3 }),
+  );
+  const formOf = (b: ReturnType<typeof busyUnionOf>) =>
+    b.packed === null
+      ? { count: b.count, starts: Array.from(b.starts!), ends: Array.from(b.ends!) }
+      : { count: b.count, packed: Array.from(b.packed), bases: Array.from(b.bases!), far: [...b.farStarts!] };
+
+  it('in a few runs of ascending starts: packed as it is swept, to the form of the swept set packed', () => {
+    fc.assert(
+      fc.property(runsOf, (runs) => {
+        const ivs = runs.flat();
+        const starts = ivs.map((x) => x[0]);
+        const ends = ivs.map((x) => x[1]);
+        const busy = busyUnionOf(starts, ends);
+        expect(formOf(busy)).toEqual(formOf(busyIntervalsOf(unionIntervals(starts, ends))));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a length past 2^32 after 300 packed intervals: the wide form from there, every interval kept', () => {
+    const starts = Array.from({ length: 600 }, (_, i) => i * 100);
+    const ends = starts.map((s, i) => (i === 300 ? s + 2 ** 33 : s + 50));
+    const tail = starts.map((s) => s + 2 ** 34);
+    const busy = busyUnionOf([...starts, ...tail], [...ends, ...tail.map((s) => s + 7.5)]);
+    const set = unionIntervals([...starts, ...tail], [...ends, ...tail.map((s) => s + 7.5)]);
+    expect(busy.packed).toBeNull();
+    expect(busy.count).toBe(set.starts.length);
+    expect([Array.from(busy.starts!), Array.from(busy.ends!)]).toEqual([Array.from(set.starts), Array.from(set.ends)]);
+  });
+
   it("an idle time past 2^32 ns near a block's end: the starts after it in that block kept whole, the rest packed", () => {
     const starts = Array.from({ length: 1024 }, (_, i) => (i < 250 ? i * 10 : 2 ** 33 + i * 10));
     const busy = busyUnionOf(starts, starts.map((s) => s + 5));
@@ -60,6 +98,17 @@ describe('BusyIntervals against unionIntervals (fast-check)', () => {
     expect([...busy.farStarts!.keys()]).toEqual([250, 251, 252, 253, 254, 255]);
     expect(startsOf(busy)).toEqual(starts);
     expect(endsOf(busy)).toEqual(starts.map((s) => s + 5));
+  });
+
+  it('one start in 64 far is packed, one more is wide (1024 intervals: 16 and 17 far starts)', () => {
+    const withFar = (far: number) => Array.from({ length: 1024 }, (_, i) => (i < 256 - far ? i * 10 : 2 ** 33 + i * 10));
+    for (const [far, packed] of [[16, true], [17, false]] as const) {
+      const starts = withFar(far);
+      const busy = busyUnionOf(starts, starts.map((s) => s + 5));
+      expect([far, busy.packed !== null]).toEqual([far, packed]);
+      if (busy.packed) expect(busy.farStarts!.size).toBe(16);
+      expect(startsOf(busy)).toEqual(starts);
+    }
   });
 
   it('more than one start in 64 far from its base: the wide form, the same starts and ends', () => {
