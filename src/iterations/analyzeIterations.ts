@@ -7,7 +7,6 @@ import { defaultCategoryClassifier } from '../categories/rules.js';
 import { recordsByIter, repeatedIters } from '../logs/parse.js';
 import { alignLogCounters } from './logCounters.js';
 import type { MergedIterationRecord, ParsedIterationLog } from '../logs/logRecords.js';
-import { METRIC_KEYS } from '../logs/logRecords.js';
 import { attributeGpuWork, type AttributionCoverage, type GpuAttribution, type IterationWindow } from './attribute.js';
 import { labelAgreesWithLog, numberWindows, numberWindowsOrCaptureOrder } from './numbering.js';
 import type { Numbering } from './source.js';
@@ -79,10 +78,38 @@ function dpRanksOf(logs: ParsedIterationLog[]): number[] {
   return [...ranks].sort((a, b) => a - b);
 }
 
-function joinedLog(rec: MergedIterationRecord): JoinedLog {
-  const out = { sources: rec.sources.map((s) => ({ file: s.file, line: s.line, format: s.format, sourceIter: s.sourceIter })) } as JoinedLog;
-  for (const k of METRIC_KEYS) (out as unknown as Record<string, unknown>)[k] = rec[k];
-  return out;
+/**
+ * The log fields joined to an iteration: `sources`, then the metrics in `METRIC_KEYS` order, in one
+ * literal. Added key by key (24 keys), V8 turns the object into a dictionary of ~1.5 KB; a literal
+ * keeps it a plain object (23 MB of the heap on the 10x bench copy's 15,000 rows, 69 MB at 30x).
+ */
+export function joinedLog(rec: MergedIterationRecord): JoinedLog {
+  return {
+    sources: rec.sources.map((s) => ({ file: s.file, line: s.line, format: s.format, sourceIter: s.sourceIter })),
+    contextRequests: rec.contextRequests,
+    contextTokens: rec.contextTokens,
+    generationRequests: rec.generationRequests,
+    generationTokens: rec.generationTokens,
+    scheduledRequests: rec.scheduledRequests,
+    activeRequests: rec.activeRequests,
+    queuedRequests: rec.queuedRequests,
+    pausedRequests: rec.pausedRequests,
+    completedRequests: rec.completedRequests,
+    fetchedRequests: rec.fetchedRequests,
+    dummyRequests: rec.dummyRequests,
+    unscheduledRequests: rec.unscheduledRequests,
+    cachedKvTokens: rec.cachedKvTokens,
+    kvBlocksUsed: rec.kvBlocksUsed,
+    kvBlocksFree: rec.kvBlocksFree,
+    kvBlocksMax: rec.kvBlocksMax,
+    latencyMs: rec.latencyMs,
+    hostStepTimeMs: rec.hostStepTimeMs,
+    prevDeviceStepTimeMs: rec.prevDeviceStepTimeMs,
+    gpuMemBytes: rec.gpuMemBytes,
+    rank: rec.rank,
+    timestamp: rec.timestamp,
+    timestampMs: rec.timestampMs,
+  };
 }
 
 /**

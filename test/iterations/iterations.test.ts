@@ -3,6 +3,7 @@ import { openExport, withExport } from '../../src/export/openExport.js';
 import { analyzeIterations } from '../../src/iterations/analyzeIterations.js';
 import type { IterationAnalysis } from '../../src/iterations/types.js';
 import { parseIterationLogFile } from '../../src/logs/parse.js';
+import { METRIC_KEYS } from '../../src/logs/logRecords.js';
 import { fixture } from '../helpers/fixtures.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 
@@ -33,6 +34,17 @@ describe('pytorch-dense: iterations 0..119 joined to both logs', () => {
       expect(!!textSource).toBe(textIters.has(r.iter));
       if (textSource) expect(textSource.sourceIter).toBe(r.iter + 1);
     }
+  });
+
+  it('each joined log holds `sources`, then every metric in METRIC_KEYS order, equal to its iteration_log.txt record', () => {
+    const byIter = new Map(parseIterationLogFile(fixture('pytorch-dense', 'iteration_log.txt')).records.map((r) => [r.iter, r]));
+    for (const r of a.iterations) {
+      expect(Object.keys(r.log!)).toEqual(['sources', ...METRIC_KEYS]);
+      const rec = byIter.get(r.iter)!;
+      // The JSON record's fields (the text line adds only what the JSON lacks).
+      for (const k of METRIC_KEYS) if (rec[k] != null) expect([k, r.log![k]]).toEqual([k, rec[k]]);
+    }
+    expect(a.iterations.filter((r) => r.log!.gpuMemBytes != null).length).toBeGreaterThan(100);
   });
 
   it("the label's ctx/gen counts equal the log's for all 120", () => {
