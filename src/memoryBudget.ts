@@ -70,19 +70,20 @@ export function budgetLabel(budget: MemoryBudget = memoryBudget()): string {
 }
 
 /**
- * What an analysis holds per row, measured on pytorch-dense-long and its 10x copy (README,
- * Performance): a GPU op's typed columns plus its share of the busy union and of the per-iteration
- * and per-gap objects (fitted to the 10x and 30x peaks when the columns took 41 bytes: start, end,
- * correlation id as Float64; device, stream, pid, name id as Int32; kind); an API call's columns
- * (36 bytes then); an NVTX row's columns (38 bytes then) when held beside the GPU ops, ~70 with the
- * summaries built from them when read alone. The columns now take 32, 32 and 36 bytes while the ids
- * fit their narrow arrays (src/columns/typedColumn.ts), and the peaks fell by 7-11%: the estimate
- * is left as fitted, above them, so the slower order comes a little early, never late.
+ * What an analysis holds per row at its peak, fitted to `report`'s step peaks on the 30x bench copy
+ * (21.1M GPU ops, 10.7M API calls, 25.4M NVTX rows; README, Performance) beside `FIXED_BYTES`: the
+ * GPU phase (a GPU op's columns, 25-30 bytes, with its share of the busy union, the iteration rows
+ * and gap rows and the heap they leave; an API call's columns with its share of their index) and,
+ * read alone, the NVTX phase (an NVTX row's columns with the summaries built from them and the read
+ * worker's fold of the launches beside them). Against the peaks measured on 2026-12-07: 10x 605 MB
+ * estimated for 556-559 measured, 30x 1575 for 1553, and pytorch-dense-long, its NVTX held beside the
+ * GPU ops (the held constant from there), 212 for 207-215. (Fitted before to older, higher peaks:
+ * 90, 36, 38 and 70 bytes, which put 10x at 847 MB.)
  */
-export const BYTES_PER_GPU_OP = 90;
-export const BYTES_PER_API_CALL = 36;
-export const BYTES_PER_NVTX_ROW_HELD = 38;
-export const BYTES_PER_NVTX_ROW_ALONE = 70;
+export const BYTES_PER_GPU_OP = 56;
+export const BYTES_PER_API_CALL = 30;
+export const BYTES_PER_NVTX_ROW_HELD = 55;
+export const BYTES_PER_NVTX_ROW_ALONE = 60;
 /** Node, the code, the SQLite connections and a worker thread's heap: what any analysis takes before a row. */
 export const FIXED_BYTES = 120 * 1024 ** 2;
 /** What a pool's worker thread adds before a row (its isolate and heap, its SQLite connection): the rest of `FIXED_BYTES` is the process's, once. */
@@ -108,11 +109,12 @@ export function estimateAnalysisBytes(rows: ExportRows, nvtxHeld: boolean, inWor
 
 /**
  * The estimated peak of analysing an export of `fileBytes` bytes when its rows are not counted
- * (the rank pool sizes its workers before any export is opened): ~0.55 bytes per byte of SQLite on
- * the measured exports (`report`: 231 MB at 130 MB, 874 MB at 1.3 GB), beside the fixed part.
+ * (the rank pool sizes its workers before any export is opened): ~0.43 bytes per byte of SQLite on
+ * the bench copies (`report`: 557 MB at 1.3 GB, 1553 MB at 3.9 GB; 563 and 1636 estimated), beside
+ * the fixed part.
  */
 export function estimateBytesOfFile(fileBytes: number): number {
-  return Math.round(fileBytes * 0.55) + WORKER_FIXED_BYTES;
+  return Math.round(fileBytes * 0.43) + WORKER_FIXED_BYTES;
 }
 
 /** A pool worker's share when `workers` of them analyse at once: the budget less the process's fixed part, divided. */
