@@ -72,8 +72,8 @@ export function foldOpsIntoCalls(source: LaunchSource): LaunchedCalls {
  * the projection reads no other (`launchingCallsOnRangeThreads` skips a call without ops, and the
  * coverage counts it keeps are the fold's, not per call). The calls of one key share its ops, so a
  * key's calls stay or go together. On pytorch-dense-long 145k of the 356k calls launched work (CUDA
- * graphs launch hundreds of kernels a call): the read worker hands this over (~60 MB instead of
- * 146 on the 10x bench export), to a thread that holds the NVTX columns beside it.
+ * graphs launch hundreds of kernels a call). What the read worker hands over, defined on the whole
+ * fold: `foldLaunchingCalls` computes it without the whole fold, and is tested against this.
  */
 export function keepCallsWithGpuWork(c: LaunchedCalls): LaunchedCalls {
   const newIndex = new Int32Array(c.count);
@@ -98,6 +98,185 @@ export function keepCallsWithGpuWork(c: LaunchedCalls): LaunchedCalls {
     sharedKey: pick(c.sharedKey, new Uint8Array(m)),
     keyOf,
   };
+}
+
+/**
+ * `keepCallsWithGpuWork(foldOpsIntoCalls(source))`, read ops first so no call without GPU work is
+ * held: each op is folded into its (process, correlation id) key as it is read, then each call
+ * whose key has ops is kept, in call order; the others are only interned (their threads, as the
+ * fold numbers them) and checked for keys they share (`duplicateCorrelationIds` counts every call).
+ * The read worker's launches on the 30x bench copy: the whole fold held ~56 bytes for each of its
+ * 10.7M calls beside the NVTX columns; this holds ~40 a key with ops, ~24 a kept call and a bit or
+ * two a correlation id for the rest.
+ */
+export function foldLaunchingCalls(source: LaunchSource): LaunchedCalls {
+  // Sized for every call (max(rowid)): the untouched part of a zeroed array takes no memory.
+  const cap = Math.max(1024, source.callCapacity);
+  const ops = foldOpsByKey(source, cap);
+  const threads = new ThreadIndex();
+  const kept = new KeptCalls(ops.keyCount, cap);
+  const others = new KeysSeen(source.callCapacity);
+  source.eachCall((h, l, s, e, c) => {
+    const thread = threads.intern(h, l);
+    const key = ops.keys.find(h, c);
+    if (key >= 0) kept.add(key, thread, s, e);
+    else others.see(h, c);
+  });
+  return { ...kept.result(ops), threadHi: threads.hi, threadLo: threads.tid, duplicateCorrelationIds: kept.sharedKeys + others.duplicates };
+}
+
+/** Every op folded into its key (first start, last end, count): keys numbered in the order their first op came. */
+function foldOpsByKey(source: LaunchSource, cap: number): { keys: CallKeyIndex; keyCount: number; opStart: Float64Buffer; opEnd: Float64Buffer; opCount: Column<Uint32Array>; gpuOps: number; withoutKey: number } {
+  // The index grows with the keys (its slots are filled, so all of them take memory).
+  const keys = new CallKeyIndex(1024);
+  const opStart = new Float64Buffer(cap);
+  const opEnd = new Float64Buffer(cap);
+  const opCount = new Column((n) => new Uint32Array(n), cap);
+  let gpuOps = 0;
+  let withoutKey = 0;
+  source.eachOp((h, c, s, e) => {
+    gpuOps++;
+    if (h == null || c == null) {
+      withoutKey++;
+      return;
+    }
+    const n = opStart.length;
+    const k = keys.insert(h, c, n);
+    if (k === n) {
+      opStart.push(s);
+      opEnd.push(e);
+      opCount.ensure(n + 1);
+      opCount.data[n] = 1;
+      return;
+    }
+    const starts = opStart.view();
+    const ends = opEnd.view();
+    if (s < starts[k]) starts[k] = s;
+    if (e > ends[k]) ends[k] = e;
+    opCount.data[k]++;
+  });
+  return { keys, keyCount: opStart.length, opStart, opEnd, opCount, gpuOps, withoutKey };
+}
+
+/** The calls whose key has ops, in call order, each with its key; keys carried by several of them. */
+class KeptCalls {
+  private readonly thread: Column<Int32Array>;
+  private readonly key: Column<Int32Array>;
+  private readonly start: Float64Buffer;
+  private readonly end: Float64Buffer;
+  /** Per key: its first kept call, -1 before one; `sharedKeys`: keys a second call came for. */
+  private readonly firstCall: Int32Array;
+  private readonly calls: Uint8Array;
+  sharedKeys = 0;
+
+  constructor(keyCount: number, cap: number) {
+    this.thread = new Column((n) => new Int32Array(n), cap);
+    this.key = new Column((n) => new Int32Array(n), cap);
+    this.start = new Float64Buffer(cap);
+    this.end = new Float64Buffer(cap);
+    this.firstCall = new Int32Array(keyCount).fill(-1);
+    this.calls = new Uint8Array(keyCount);
+  }
+
+  add(key: number, thread: number, s: number, e: number): void {
+    const i = this.start.length;
+    this.thread.ensure(i + 1);
+    this.key.ensure(i + 1);
+    this.thread.data[i] = thread;
+    this.key.data[i] = key;
+    this.start.push(s);
+    this.end.push(e);
+    if (this.firstCall[key] < 0) this.firstCall[key] = i;
+    else if (this.calls[key] === 1) this.sharedKeys++;
+    if (this.calls[key] < 2) this.calls[key]++;
+  }
+
+  /** The kept calls with their keys' folds (every call of a key gets all its ops, as `foldOpsIntoCalls` gives them). */
+  result(ops: ReturnType<typeof foldOpsByKey>): Omit<LaunchedCalls, 'threadHi' | 'threadLo' | 'duplicateCorrelationIds'> {
+    const m = this.start.length;
+    const key = this.key.trim(m);
+    const opStart = new Float64Array(m);
+    const opEnd = new Float64Array(m);
+    const opCount = new Uint32Array(m);
+    const sharedKey = new Uint8Array(m);
+    const keyOf = new Map<number, number>();
+    const keyStart = ops.opStart.view();
+    const keyEnd = ops.opEnd.view();
+    let callsOfKeysWithOps = 0;
+    for (let i = 0; i < m; i++) {
+      const k = key[i];
+      opStart[i] = keyStart[k];
+      opEnd[i] = keyEnd[k];
+      opCount[i] = ops.opCount.data[k];
+      if (this.calls[k] > 1) {
+        sharedKey[i] = 1;
+        keyOf.set(i, this.firstCall[k]);
+      }
+    }
+    // Ops of keys no call carried: the fold's "without API call", with the ops that had no key.
+    for (let k = 0; k < ops.keyCount; k++) if (this.firstCall[k] >= 0) callsOfKeysWithOps += ops.opCount.data[k];
+    return {
+      count: m,
+      // Views: they cross to the thread that reads them by transfer, their untouched tails with them.
+      thread: this.thread.trim(m),
+      start: this.start.view(),
+      end: this.end.view(),
+      opStart,
+      opEnd,
+      opCount,
+      sharedKey,
+      keyOf,
+      gpuOps: ops.gpuOps,
+      gpuOpsWithoutApiCall: ops.gpuOps - callsOfKeysWithOps,
+    };
+  }
+}
+
+/**
+ * Which (process, correlation id) keys the calls without GPU work carried, to count those carried
+ * twice or more (once each): a bit per correlation id while ids are whole numbers below a bound
+ * (CUPTI's count up from 1, ~6 a call with the driver's), a set beyond it.
+ */
+class KeysSeen {
+  duplicates = 0;
+  private readonly bitsByHi = new Map<number, { seen: Uint8Array; twice: Uint8Array }>();
+  private readonly wide = new Map<string, number>();
+  private readonly limit: number;
+
+  constructor(callCapacity: number) {
+    this.limit = Math.max(1 << 20, 64 * callCapacity);
+  }
+
+  see(hi: number, corr: number): void {
+    if (!(Number.isInteger(corr) && corr >= 0 && corr < this.limit)) {
+      const key = `${hi}:${corr}`;
+      const n = this.wide.get(key) ?? 0;
+      if (n === 1) this.duplicates++;
+      if (n < 2) this.wide.set(key, n + 1);
+      return;
+    }
+    let bits = this.bitsByHi.get(hi);
+    const byte = corr >>> 3;
+    if (!bits || byte >= bits.seen.length) bits = this.grown(hi, bits, byte + 1);
+    const bit = 1 << (corr & 7);
+    if ((bits.seen[byte] & bit) === 0) bits.seen[byte] |= bit;
+    else if ((bits.twice[byte] & bit) === 0) {
+      bits.twice[byte] |= bit;
+      this.duplicates++;
+    }
+  }
+
+  private grown(hi: number, bits: { seen: Uint8Array; twice: Uint8Array } | undefined, bytes: number): { seen: Uint8Array; twice: Uint8Array } {
+    let size = Math.max(4096, bits?.seen.length ?? 0);
+    while (size < bytes) size *= 2;
+    const next = { seen: new Uint8Array(size), twice: new Uint8Array(size) };
+    if (bits) {
+      next.seen.set(bits.seen);
+      next.twice.set(bits.twice);
+    }
+    this.bitsByHi.set(hi, next);
+    return next;
+  }
 }
 
 /**

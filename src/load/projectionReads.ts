@@ -7,7 +7,7 @@ import { noteExcludedRows } from '../export/excludedRows.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 import type { LoadedExport } from './loadedExport.js';
 import type { LaunchIds } from './launchIds.js';
-import { foldColumnsIntoCalls, foldOpsIntoCalls, type LaunchedCalls } from './launchedCalls.js';
+import { foldColumnsIntoCalls, foldLaunchingCalls, foldOpsIntoCalls, type LaunchedCalls } from './launchedCalls.js';
 import type { LaunchSource } from './launchedCalls.js';
 
 /**
@@ -56,9 +56,19 @@ export function launchedCallsOf(loaded: LoadedExport, pid: number | undefined, o
   return (pid === undefined ? loaded.launchesFromBackground() : undefined) ?? foldOpsIntoCalls(queriedLaunches(loaded, pid, opTables));
 }
 
-/** Every API call with its GPU work, by the projection's queries (what the launches worker computes). */
+/** Every API call with its GPU work, by the projection's queries. */
 export function queriedLaunchedCalls(loaded: LoadedExport): LaunchedCalls {
   return foldOpsIntoCalls(queriedLaunches(loaded, undefined, PROJECTION_OP_TABLES.filter((t) => loaded.hasTable(t))));
+}
+
+/**
+ * The calls that launched GPU work, by the same queries, ops read first (`foldLaunchingCalls`): what
+ * the launches worker computes, `keepCallsWithGpuWork(queriedLaunchedCalls(loaded))` without
+ * holding the other calls. Its rows left out are noted ops first: the worker puts the API calls'
+ * note first again (`callsFirst`).
+ */
+export function queriedLaunchingCalls(loaded: LoadedExport): LaunchedCalls {
+  return foldLaunchingCalls(queriedLaunches(loaded, undefined, PROJECTION_OP_TABLES.filter((t) => loaded.hasTable(t))));
 }
 
 /**

@@ -2,10 +2,10 @@ import { workerData } from 'node:worker_threads';
 import { loadApiCallColumns } from '../load/apiCallColumns.js';
 import { excludedRows } from '../export/excludedRows.js';
 import type { BackgroundReads, BackgroundReadTask, ReadReply, ReadWorkerData } from './readInBackground.js';
-import { queriedLaunchedCalls } from '../load/projectionReads.js';
-import { keepCallsWithGpuWork, type LaunchedCalls } from '../load/launchedCalls.js';
-import { collectGarbage, COLLECT_FROM_ROWS } from '../v8/collectGarbage.js';
+import { queriedLaunchingCalls } from '../load/projectionReads.js';
+import type { LaunchedCalls } from '../load/launchedCalls.js';
 import type { LoadedExport } from '../load/loadedExport.js';
+import type { ExcludedRows } from '../export/excludedRows.js';
 
 /**
  * The read worker's side (readInBackground.ts): run by the NVTX worker's entry when its worker data
@@ -18,15 +18,22 @@ function read(task: BackgroundReadTask, loaded: LoadedExport, launchIds: boolean
 }
 
 /**
- * The projection's launched calls, only those that launched GPU work (`keepCallsWithGpuWork`): the
- * thread they are handed to holds them beside the NVTX columns. The fold's key index (8-12 bytes a
- * call), garbage once the fold returns, is collected before the copy when the calls are many: on
- * the 10x bench export, a copy made beside it raised `report`'s peak RSS (703-709 MB against 689-692).
+ * The projection's launched calls, only those that launched GPU work (`queriedLaunchingCalls`, ops
+ * read first): the thread they are handed to holds them beside the NVTX columns, and no call without
+ * GPU work is held here either (the whole fold, then `keepCallsWithGpuWork`, held ~56 bytes for
+ * each of the 30x bench copy's 10.7M calls while the NVTX columns were read).
  */
 function launchesWithGpuWork(loaded: LoadedExport): LaunchedCalls {
-  const all = queriedLaunchedCalls(loaded);
-  if (all.count >= COLLECT_FROM_ROWS) collectGarbage();
-  return keepCallsWithGpuWork(all);
+  return queriedLaunchingCalls(loaded);
+}
+
+/**
+ * The rows left out, as the fold read calls first noted them: the API calls' note, then the GPU
+ * ops' (the thread that takes them notes them in this order, after its own).
+ */
+function callsFirst(rows: ExcludedRows[]): ExcludedRows[] {
+  const calls = rows.filter((r) => r.table === 'CUPTI_ACTIVITY_KIND_RUNTIME');
+  return [...calls, ...rows.filter((r) => r.table !== 'CUPTI_ACTIVITY_KIND_RUNTIME')];
 }
 
 /** The buffers under the typed arrays among `value`'s fields (each once): they cross back by transfer, not copy. */
@@ -49,7 +56,7 @@ export async function runReadWorker(): Promise<void> {
     try {
       const loaded = new LoadedExport(h);
       const value = read(readTask, loaded, launchIds === true);
-      reply = { value, excluded: excludedRows(h) };
+      reply = { value, excluded: readTask === 'launches' ? callsFirst(excludedRows(h)) : excludedRows(h) };
       transfer = arrayBuffersOf(value);
       loaded.close();
     } finally {
