@@ -126,36 +126,42 @@ export function foldLaunchingCalls(source: LaunchSource): LaunchedCalls {
 }
 
 /** Every op folded into its key (first start, last end, count): keys numbered in the order their first op came. */
-function foldOpsByKey(source: LaunchSource, cap: number): { keys: CallKeyIndex; keyCount: number; opStart: Float64Buffer; opEnd: Float64Buffer; opCount: Column<Uint32Array>; gpuOps: number; withoutKey: number } {
+interface OpsByKey {
+  keys: CallKeyIndex;
+  keyCount: number;
+  opStart: Float64Array;
+  opEnd: Float64Array;
+  opCount: Uint32Array;
+  gpuOps: number;
+}
+
+function foldOpsByKey(source: LaunchSource, cap: number): OpsByKey {
   // The index grows with the keys (its slots are filled, so all of them take memory).
   const keys = new CallKeyIndex(1024);
-  const opStart = new Float64Buffer(cap);
-  const opEnd = new Float64Buffer(cap);
+  const opStart = new Column((n) => new Float64Array(n), cap);
+  const opEnd = new Column((n) => new Float64Array(n), cap);
   const opCount = new Column((n) => new Uint32Array(n), cap);
+  let keyCount = 0;
   let gpuOps = 0;
-  let withoutKey = 0;
   source.eachOp((h, c, s, e) => {
     gpuOps++;
-    if (h == null || c == null) {
-      withoutKey++;
+    if (h == null || c == null) return;
+    const k = keys.insert(h, c, keyCount);
+    if (k === keyCount) {
+      keyCount++;
+      opStart.ensure(keyCount);
+      opEnd.ensure(keyCount);
+      opCount.ensure(keyCount);
+      opStart.data[k] = s;
+      opEnd.data[k] = e;
+      opCount.data[k] = 1;
       return;
     }
-    const n = opStart.length;
-    const k = keys.insert(h, c, n);
-    if (k === n) {
-      opStart.push(s);
-      opEnd.push(e);
-      opCount.ensure(n + 1);
-      opCount.data[n] = 1;
-      return;
-    }
-    const starts = opStart.view();
-    const ends = opEnd.view();
-    if (s < starts[k]) starts[k] = s;
-    if (e > ends[k]) ends[k] = e;
+    if (s < opStart.data[k]) opStart.data[k] = s;
+    if (e > opEnd.data[k]) opEnd.data[k] = e;
     opCount.data[k]++;
   });
-  return { keys, keyCount: opStart.length, opStart, opEnd, opCount, gpuOps, withoutKey };
+  return { keys, keyCount, opStart: opStart.trim(keyCount), opEnd: opEnd.trim(keyCount), opCount: opCount.trim(keyCount), gpuOps };
 }
 
 /** The calls whose key has ops, in call order, each with its key; keys carried by several of them. */
@@ -192,7 +198,7 @@ class KeptCalls {
   }
 
   /** The kept calls with their keys' folds (every call of a key gets all its ops, as `foldOpsIntoCalls` gives them). */
-  result(ops: ReturnType<typeof foldOpsByKey>): Omit<LaunchedCalls, 'threadHi' | 'threadLo' | 'duplicateCorrelationIds'> {
+  result(ops: OpsByKey): Omit<LaunchedCalls, 'threadHi' | 'threadLo' | 'duplicateCorrelationIds'> {
     const m = this.start.length;
     const key = this.key.trim(m);
     const opStart = new Float64Array(m);
@@ -200,21 +206,19 @@ class KeptCalls {
     const opCount = new Uint32Array(m);
     const sharedKey = new Uint8Array(m);
     const keyOf = new Map<number, number>();
-    const keyStart = ops.opStart.view();
-    const keyEnd = ops.opEnd.view();
-    let callsOfKeysWithOps = 0;
+    let opsOfCalledKeys = 0;
     for (let i = 0; i < m; i++) {
       const k = key[i];
-      opStart[i] = keyStart[k];
-      opEnd[i] = keyEnd[k];
-      opCount[i] = ops.opCount.data[k];
+      opStart[i] = ops.opStart[k];
+      opEnd[i] = ops.opEnd[k];
+      opCount[i] = ops.opCount[k];
       if (this.calls[k] > 1) {
         sharedKey[i] = 1;
         keyOf.set(i, this.firstCall[k]);
       }
     }
-    // Ops of keys no call carried: the fold's "without API call", with the ops that had no key.
-    for (let k = 0; k < ops.keyCount; k++) if (this.firstCall[k] >= 0) callsOfKeysWithOps += ops.opCount.data[k];
+    // Ops whose key a call carried; the rest (no call, or no key) are the fold's "without API call".
+    for (let k = 0; k < ops.keyCount; k++) if (this.firstCall[k] >= 0) opsOfCalledKeys += ops.opCount[k];
     return {
       count: m,
       // Views: they cross to the thread that reads them by transfer, their untouched tails with them.
@@ -227,7 +231,7 @@ class KeptCalls {
       sharedKey,
       keyOf,
       gpuOps: ops.gpuOps,
-      gpuOpsWithoutApiCall: ops.gpuOps - callsOfKeysWithOps,
+      gpuOpsWithoutApiCall: ops.gpuOps - opsOfCalledKeys,
     };
   }
 }
