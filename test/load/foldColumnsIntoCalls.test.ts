@@ -16,6 +16,7 @@ import { LoadedExport } from '../../src/load/loadedExport.js';
 import { queriedLaunchedCalls } from '../../src/load/projectionReads.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture, fixtureExports } from '../helpers/fixtures.js';
+import { plainLaunchedCalls } from '../helpers/launchedCalls.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'iterscope-fold-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -47,19 +48,7 @@ function bothFolds(h: ExportHandle): { columns: LaunchedCalls; queried: Launched
 }
 
 /** The fold as plain values (typed arrays of any backing compared by value). */
-function plain(c: LaunchedCalls) {
-  return {
-    ...c,
-    thread: [...c.thread],
-    start: [...c.start.subarray(0, c.count)],
-    end: [...c.end.subarray(0, c.count)],
-    opStart: [...c.opStart],
-    opEnd: [...c.opEnd],
-    opCount: [...c.opCount],
-    sharedKey: [...c.sharedKey],
-    keyOf: [...c.keyOf].sort((a, b) => a[0] - b[0]),
-  };
-}
+const plain = plainLaunchedCalls;
 
 describe('foldColumnsIntoCalls', () => {
   it('equals the queries\' fold on every fixture export the columns can serve', () => {

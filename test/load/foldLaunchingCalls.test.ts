@@ -8,11 +8,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldLaunchingCalls, foldOpsIntoCalls, keepCallsWithGpuWork, type LaunchedCalls, type LaunchSource } from '../../src/load/launchedCalls.js';
+import { foldLaunchingCalls, foldOpsIntoCalls, keepCallsWithGpuWork, type LaunchSource } from '../../src/load/launchedCalls.js';
 import { withExport } from '../../src/export/openExport.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
 import { queriedLaunchedCalls, queriedLaunchingCalls } from '../../src/load/projectionReads.js';
 import { fixture } from '../helpers/fixtures.js';
+import { plainLaunchedCalls } from '../helpers/launchedCalls.js';
 
 type Call = [hi: number, lo: number, start: number, end: number, corr: number];
 type Op = [hi: number | null, corr: number | null, start: number, end: number];
@@ -23,18 +24,7 @@ const sourceOf = (calls: readonly Call[], ops: readonly Op[], callCapacity = cal
   eachOp: (fn) => ops.forEach((o) => fn(...o)),
 });
 
-/** The fold as plain values (views and exact arrays compared by value). */
-const plain = (c: LaunchedCalls) => ({
-  ...c,
-  thread: [...c.thread],
-  start: [...c.start.subarray(0, c.count)],
-  end: [...c.end.subarray(0, c.count)],
-  opStart: [...c.opStart],
-  opEnd: [...c.opEnd],
-  opCount: [...c.opCount],
-  sharedKey: [...c.sharedKey],
-  keyOf: [...c.keyOf].sort((a, b) => a[0] - b[0]),
-});
+const plain = plainLaunchedCalls;
 
 describe('foldLaunchingCalls against the whole fold kept to its calls with GPU work', () => {
   const his = fc.constantFrom(0, 1, -3, 2 ** 33);
