@@ -32,9 +32,8 @@ const FAR_START = 0xffffffff;
  * The busy union of the intervals [starts[i], ends[i]) (see `unionIntervals`), packed. GPU ops (a
  * few runs of ascending starts) are packed as the sweep gives them (`PackingSink`): 8 bytes an op
  * at the peak, where the union as two Float64 arrays was 16 (312 MB on the 30x bench export's
- * 19.5M ops). Else the union's own arrays are fresh: the packed pairs are written over its ends,
- * in place (each pair takes the 8 bytes of the end it replaces, after that end is read), so the
- * union's starts are the only copy let go.
+ * 19.5M ops). Else the union's own arrays are fresh, and it is packed over its ends (`pack`), so
+ * the union's starts are the only copy let go.
  */
 export function busyUnionOf(starts: ArrayLike<number>, ends: ArrayLike<number>): BusyIntervals {
   const swept = unionOfStartRunsInto(starts, ends, () => new PackingSink(starts.length));
@@ -42,10 +41,11 @@ export function busyUnionOf(starts: ArrayLike<number>, ends: ArrayLike<number>):
 }
 
 /**
- * Packs a union's intervals as they come (in order, at most `capacity` of them), to the form
- * `pack` gives the same set: the packed pairs while every length fits, the far starts beside them;
- * the wide form from the first length that does not fit, or at the end when too many starts are
- * far (a set of fractional times, rare: the pairs are unpacked then).
+ * Packs a union's intervals as they come (in order, at most `capacity` of them): the packed pairs
+ * while every length is a whole number below 2^32 that gives the end back exactly, the far starts
+ * beside them; the wide form from the first length that does not fit, or at the end when more
+ * than one start in 64 is far (a set of fractional times, rare: the pairs are unpacked then). The
+ * one place the packed form is decided and written (`busyUnionOf` by the sweep, `pack` from a set).
  */
 class PackingSink implements IntervalSink {
   private k = 0;
@@ -54,8 +54,12 @@ class PackingSink implements IntervalSink {
   private readonly far = new Map<number, number>();
   private wide: { starts: Float64Array; ends: Float64Array } | null = null;
 
-  constructor(private readonly capacity: number) {
-    this.packed = new Uint32Array(2 * capacity);
+  /** `packed`: where the pairs go (2 x `capacity`), when not new memory (`pack` over a set's ends). */
+  constructor(
+    private readonly capacity: number,
+    packed?: Uint32Array,
+  ) {
+    this.packed = packed ?? new Uint32Array(2 * capacity);
     this.bases = new Float64Array((capacity + (1 << BLOCK_BITS) - 1) >>> BLOCK_BITS);
   }
 
@@ -105,52 +109,20 @@ class PackingSink implements IntervalSink {
   }
 }
 
-/** `set` packed when it fits (into new memory: `set` is left as it is), else as it is. */
+/** `set` packed when it fits (into new memory: `set` is left as it is), else its values in the wide form. */
 export function busyIntervalsOf(set: IntervalSet): BusyIntervals {
   return pack(set, false);
 }
 
+/**
+ * `set` through `PackingSink`; `overEnds`: the pairs written over its ends, in place (each pair takes
+ * the 8 bytes of the end it replaces, and interval i is read before its pair is written).
+ */
 function pack(set: IntervalSet, overEnds: boolean): BusyIntervals {
   const n = set.starts.length;
-  const far = farStartsOf(set, n);
-  if (far === null) return { count: n, packed: null, bases: null, farStarts: null, starts: set.starts, ends: set.ends };
-  const bases = new Float64Array((n + (1 << BLOCK_BITS) - 1) >>> BLOCK_BITS);
-  for (let b = 0; b < bases.length; b++) bases[b] = set.starts[b << BLOCK_BITS];
-  const packed = overEnds ? new Uint32Array(set.ends.buffer, set.ends.byteOffset, 2 * n) : new Uint32Array(2 * n);
-  writePairs(set.starts, set.ends, bases, packed, n);
-  return { count: n, packed, bases, farStarts: far, starts: null, ends: null };
-}
-
-/**
- * The starts kept whole (index -> start) when the set can be packed: every length a whole number
- * below 2^32 that gives the end back exactly, and at most one start in 64 far from its block's
- * base; else null (the wide form).
- */
-function farStartsOf(set: IntervalSet, n: number): Map<number, number> | null {
-  const { starts, ends } = set;
-  const far = new Map<number, number>();
-  for (let i = 0; i < n; i++) {
-    const len = ends[i] - starts[i];
-    if (len >>> 0 !== len || starts[i] + len !== ends[i]) return null;
-    const base = starts[(i >>> BLOCK_BITS) << BLOCK_BITS];
-    const off = starts[i] - base;
-    if (off >>> 0 !== off || off === FAR_START || base + off !== starts[i]) {
-      far.set(i, starts[i]);
-      if (far.size * 64 > n) return null;
-    }
-  }
-  return far;
-}
-
-/** Each interval's (offset, length) into `packed` (which may be `ends`' own memory: its end is read first). */
-function writePairs(starts: Float64Array, ends: Float64Array, bases: Float64Array, packed: Uint32Array, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const s = starts[i];
-    const e = ends[i];
-    const off = s - bases[i >>> BLOCK_BITS];
-    packed[2 * i] = off >>> 0 === off && off !== FAR_START && bases[i >>> BLOCK_BITS] + off === s ? off : FAR_START;
-    packed[2 * i + 1] = e - s;
-  }
+  const sink = new PackingSink(n, overEnds ? new Uint32Array(set.ends.buffer, set.ends.byteOffset, 2 * n) : undefined);
+  for (let i = 0; i < n; i++) sink.push(set.starts[i], set.ends[i]);
+  return sink.finish();
 }
 
 /** The start of interval `i`. */
