@@ -243,7 +243,8 @@ class KeptCalls {
  */
 class KeysSeen {
   duplicates = 0;
-  private readonly bitsByHi = new Map<number, { seen: Uint8Array; twice: Uint8Array }>();
+  /** Per process half: a bit per correlation id seen, and one per id seen twice (grown as `Column`s grow). */
+  private readonly bitsByHi = new Map<number, { seen: Column<Uint8Array>; twice: Column<Uint8Array> }>();
   private readonly wide = new Map<string, number>();
   private readonly limit: number;
 
@@ -260,26 +261,16 @@ class KeysSeen {
       return;
     }
     let bits = this.bitsByHi.get(hi);
+    if (!bits) this.bitsByHi.set(hi, (bits = { seen: new Column((n) => new Uint8Array(n), 4096), twice: new Column((n) => new Uint8Array(n), 4096) }));
     const byte = corr >>> 3;
-    if (!bits || byte >= bits.seen.length) bits = this.grown(hi, bits, byte + 1);
+    bits.seen.ensure(byte + 1);
+    bits.twice.ensure(byte + 1);
     const bit = 1 << (corr & 7);
-    if ((bits.seen[byte] & bit) === 0) bits.seen[byte] |= bit;
-    else if ((bits.twice[byte] & bit) === 0) {
-      bits.twice[byte] |= bit;
+    if ((bits.seen.data[byte] & bit) === 0) bits.seen.data[byte] |= bit;
+    else if ((bits.twice.data[byte] & bit) === 0) {
+      bits.twice.data[byte] |= bit;
       this.duplicates++;
     }
-  }
-
-  private grown(hi: number, bits: { seen: Uint8Array; twice: Uint8Array } | undefined, bytes: number): { seen: Uint8Array; twice: Uint8Array } {
-    let size = Math.max(4096, bits?.seen.length ?? 0);
-    while (size < bytes) size *= 2;
-    const next = { seen: new Uint8Array(size), twice: new Uint8Array(size) };
-    if (bits) {
-      next.seen.set(bits.seen);
-      next.twice.set(bits.twice);
-    }
-    this.bitsByHi.set(hi, next);
-    return next;
   }
 }
 

@@ -3,7 +3,6 @@ import { loadApiCallColumns } from '../load/apiCallColumns.js';
 import { excludedRows } from '../export/excludedRows.js';
 import type { BackgroundReads, BackgroundReadTask, ReadReply, ReadWorkerData } from './readInBackground.js';
 import { queriedLaunchingCalls } from '../load/projectionReads.js';
-import type { LaunchedCalls } from '../load/launchedCalls.js';
 import type { LoadedExport } from '../load/loadedExport.js';
 import type { ExcludedRows } from '../export/excludedRows.js';
 
@@ -12,19 +11,15 @@ import type { ExcludedRows } from '../export/excludedRows.js';
  * says so (`isReadWorkerData`).
  */
 
-/** The value of `task`. */
-function read(task: BackgroundReadTask, loaded: LoadedExport, launchIds: boolean): BackgroundReads[BackgroundReadTask] {
-  return task === 'launches' ? launchesWithGpuWork(loaded) : loadApiCallColumns(loaded.handle, { launchIds });
-}
-
 /**
- * The projection's launched calls, only those that launched GPU work (`queriedLaunchingCalls`, ops
- * read first): the thread they are handed to holds them beside the NVTX columns, and no call without
- * GPU work is held here either (the whole fold, then `keepCallsWithGpuWork`, held ~56 bytes for
- * each of the 30x bench copy's 10.7M calls while the NVTX columns were read).
+ * The value of `task`. The launches: the projection's launched calls, only those that launched GPU
+ * work (`queriedLaunchingCalls`, ops read first): the thread they are handed to holds them beside
+ * the NVTX columns, and no call without GPU work is held here either (the whole fold, then
+ * `keepCallsWithGpuWork`, held ~56 bytes for each of the 30x bench copy's 10.7M calls while the
+ * NVTX columns were read).
  */
-function launchesWithGpuWork(loaded: LoadedExport): LaunchedCalls {
-  return queriedLaunchingCalls(loaded);
+function read(task: BackgroundReadTask, loaded: LoadedExport, launchIds: boolean): BackgroundReads[BackgroundReadTask] {
+  return task === 'launches' ? queriedLaunchingCalls(loaded) : loadApiCallColumns(loaded.handle, { launchIds });
 }
 
 /**
