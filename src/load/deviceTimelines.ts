@@ -1,4 +1,4 @@
-import { busyEndAt, busyLength, busyStartAt, busyUnionOf, type BusyIntervals } from '../math/busyIntervals.js';
+import { busyEndAt, busyLength, busyStartAt, busyUnionOf, busyUnionOverOps, type BusyIntervals } from '../math/busyIntervals.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 
 /** One device's busy time: the union of all its GPU work on all streams and processes. */
@@ -20,7 +20,7 @@ export interface DeviceTimeline {
  * caller holds it already (with one device it is that device's union: on millions of ops its two
  * sorts dominate, and the iteration attribution needs the same union).
  */
-export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => BusyIntervals = () => busyUnionOf(ops.start, ops.end)): DeviceTimeline[] {
+export function computeDeviceTimelines(ops: GpuOpColumns, unionOfAll: () => BusyIntervals = () => busyUnionOverOps(ops.start, ops.end)): DeviceTimeline[] {
   const counts = new Map<number, number>();
   const pids = new Map<number, Set<number>>();
   // Ops come in runs of one device and process (one table after another): the maps are touched

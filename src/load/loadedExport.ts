@@ -2,7 +2,7 @@ import type { ExportHandle, ExportMetadata } from '../../queries/handle.js';
 import { rowIdBound } from '../../queries/capture.js';
 import { loadStrings, stringLookup } from '../../queries/strings.js';
 import { requireContract, type AnalysisName } from '../export/contract.js';
-import { busyUnionOf, type BusyIntervals } from '../math/busyIntervals.js';
+import { busyUnionOverOps, type BusyIntervals } from '../math/busyIntervals.js';
 import { loadApiCallColumns, recordApiCallRows, type ApiCallColumns } from './apiCallColumns.js';
 import { ApiCallIndex } from './apiCallIndex.js';
 import { computeDeviceTimelines, type DeviceTimeline } from './deviceTimelines.js';
@@ -220,14 +220,14 @@ export class LoadedExport {
   }
 
   /**
-   * Busy union of every GPU op (see `unionIntervals`; packed in 8 bytes an interval, `BusyIntervals`), computed once: with one process on one
+   * Busy union of every GPU op (see `unionIntervals`; over the op columns, 4 bytes an interval: `busyUnionOverOps`), computed once: with one process on one
    * device, the iteration attribution (busy per process) and the gap analysis (busy per device)
    * need the same union, and on millions of ops its two sorts dominate.
    */
   busyUnion(): BusyIntervals {
     return this.cached('busyUnion', () => {
       const ops = this.gpuOps();
-      return busyUnionOf(ops.start, ops.end);
+      return busyUnionOverOps(ops.start, ops.end);
     });
   }
 

@@ -1,27 +1,44 @@
 import { unionIntervals, unionOfStartRunsInto, type IntervalSet, type IntervalSink } from './intervals.js';
 
 /**
- * A busy union (`unionIntervals` of GPU ops: sorted, disjoint, each of positive length), packed in
- * 8 bytes an interval. The busy union of back-to-back kernels has about one interval per op (6.95M
- * on the 10x bench export's 7.04M ops), held through the gap scan, the iteration attribution and
- * the short gaps' placement beside the GPU ops and API calls: 56 MB packed, against 111 MB as two
- * Float64 arrays (84 MB as starts and Uint32 lengths, the form before).
+ * A busy union (`unionIntervals` of GPU ops: sorted, disjoint, each of positive length) in 4 or 8
+ * bytes an interval. The busy union of back-to-back kernels has about one interval per op (7.04M
+ * intervals of the 10x bench export's 7.04M ops: 81 merged), held through the gap scan, the
+ * iteration attribution and the short gaps' placement beside the GPU ops and API calls.
+ *
+ * Over the ops (`opOf` not null; `busyUnionOverOps`, the loader's union of every op): per interval
+ * i, `opOf[i]` is the op whose start it is, and the interval ends where that op does; when ops
+ * merged into a later end, `opOf[i]` is the op plus `MERGED_END` and the end is kept whole in
+ * `mergedEnds`. 4 bytes an interval (28 MB on the 10x copy, 80 MB at 30x, against 8 packed), and
+ * no copy of a start or end: the ops' columns are read, and held as long as the union is.
  *
  * Packed (`packed` not null): per interval i, `packed[2i]` is its start's offset from its block's
  * base (`bases[i >> 8]`, the start of the block's first interval: `BLOCK` intervals a block) and
  * `packed[2i + 1]` its length, both whole ns below 2^32 - 1; a start whose offset does not fit (an
  * idle time of 4.3 s or more inside a block, a fraction) is `FAR_START` there and kept whole in
- * `farStarts`. Wide (`packed` null): `starts` and `ends` as the union gave them, when some length
- * does not fit or too many starts are far (a set of fractional times).
+ * `farStarts`. Wide (`packed` and `opOf` null): `starts` and `ends` as the union gave them, when
+ * some length does not fit or too many starts are far (a set of fractional times).
  */
 export interface BusyIntervals {
   readonly count: number;
+  readonly opOf: Uint32Array | null;
+  readonly opStarts: Float64Array | null;
+  readonly opEnds: Float64Array | null;
+  readonly mergedEnds: ReadonlyMap<number, number> | null;
   readonly packed: Uint32Array | null;
   readonly bases: Float64Array | null;
   readonly farStarts: ReadonlyMap<number, number> | null;
   readonly starts: Float64Array | null;
   readonly ends: Float64Array | null;
 }
+
+/** Added to an op index in `opOf`: the interval's end is in `mergedEnds`, not the op's. */
+const MERGED_END = 0x80000000;
+
+/** The fields of the forms a union is not in (every union has all ten: one shape for V8). */
+const NOT_OVER_OPS = { opOf: null, opStarts: null, opEnds: null, mergedEnds: null } as const;
+const NOT_PACKED = { packed: null, bases: null, farStarts: null } as const;
+const NOT_WIDE = { starts: null, ends: null } as const;
 
 /** Intervals a block of the packed form (one base each). */
 const BLOCK_BITS = 8;
@@ -38,6 +55,49 @@ const FAR_START = 0xffffffff;
 export function busyUnionOf(starts: ArrayLike<number>, ends: ArrayLike<number>): BusyIntervals {
   const swept = unionOfStartRunsInto(starts, ends, () => new PackingSink(starts.length));
   return swept ? swept.finish() : pack(unionIntervals(starts, ends), true);
+}
+
+/**
+ * The busy union of the ops [starts[i], ends[i]) held over their columns (see `BusyIntervals`):
+ * built as the sweep gives it when the starts come in a few ascending runs (GPU ops, table by
+ * table) and at most one interval in 64 ends past its own op's end; else packed (`busyUnionOf`).
+ * The columns are read whenever the union is: it is held no longer than they are (the loader
+ * lets both go together).
+ */
+export function busyUnionOverOps(starts: Float64Array, ends: Float64Array): BusyIntervals {
+  const swept = unionOfStartRunsInto(starts, ends, () => new IndexingSink(starts, ends));
+  return swept?.finish() ?? busyUnionOf(starts, ends);
+}
+
+/** The union's intervals as the ops whose starts they are (`BusyIntervals.opOf`); null from `finish` when too many ends merged. */
+class IndexingSink implements IntervalSink {
+  private k = 0;
+  private readonly opOf: Uint32Array;
+  private readonly merged = new Map<number, number>();
+
+  constructor(
+    private readonly starts: Float64Array,
+    private readonly ends: Float64Array,
+  ) {
+    this.opOf = new Uint32Array(starts.length);
+  }
+
+  push(_start: number, end: number, first: number): void {
+    const k = this.k++;
+    if (this.ends[first] === end) this.opOf[k] = first;
+    else {
+      this.opOf[k] = first + MERGED_END;
+      this.merged.set(k, end);
+    }
+  }
+
+  finish(): BusyIntervals | null {
+    const n = this.k;
+    if (this.merged.size * 64 > n) return null;
+    // The slack kept as a view when at least half is used (as `unionIntervals` does), else cut.
+    const opOf = 2 * n >= this.opOf.length ? this.opOf.subarray(0, n) : this.opOf.slice(0, n);
+    return { count: n, opOf, opStarts: this.starts, opEnds: this.ends, mergedEnds: this.merged, ...NOT_PACKED, ...NOT_WIDE };
+  }
 }
 
 /**
@@ -89,15 +149,15 @@ class PackingSink implements IntervalSink {
     const keep = 2 * n >= this.capacity;
     const cut = (a: Float64Array, m: number): Float64Array => (keep ? a.subarray(0, m) : a.slice(0, m));
     if (this.wide === null && this.far.size * 64 > n) this.wide = this.unpacked(n, n);
-    if (this.wide !== null) return { count: n, packed: null, bases: null, farStarts: null, starts: cut(this.wide.starts, n), ends: cut(this.wide.ends, n) };
+    if (this.wide !== null) return { count: n, ...NOT_OVER_OPS, ...NOT_PACKED, starts: cut(this.wide.starts, n), ends: cut(this.wide.ends, n) };
     const blocks = (n + (1 << BLOCK_BITS) - 1) >>> BLOCK_BITS;
     const packed = keep ? this.packed.subarray(0, 2 * n) : this.packed.slice(0, 2 * n);
-    return { count: n, packed, bases: cut(this.bases, blocks), farStarts: this.far, starts: null, ends: null };
+    return { count: n, ...NOT_OVER_OPS, packed, bases: cut(this.bases, blocks), farStarts: this.far, ...NOT_WIDE };
   }
 
   /** The first `n` intervals packed so far as two Float64 arrays of `size` (the pairs let go). */
   private unpacked(size: number, n: number): { starts: Float64Array; ends: Float64Array } {
-    const b: BusyIntervals = { count: n, packed: this.packed, bases: this.bases, farStarts: this.far, starts: null, ends: null };
+    const b: BusyIntervals = { count: n, ...NOT_OVER_OPS, packed: this.packed, bases: this.bases, farStarts: this.far, ...NOT_WIDE };
     const starts = new Float64Array(size);
     const ends = new Float64Array(size);
     for (let i = 0; i < n; i++) {
@@ -127,6 +187,7 @@ function pack(set: IntervalSet, overEnds: boolean): BusyIntervals {
 
 /** The start of interval `i`. */
 export function busyStartAt(b: BusyIntervals, i: number): number {
+  if (b.opOf !== null) return b.opStarts![b.opOf[i] & ~MERGED_END];
   if (b.packed === null) return b.starts![i];
   const off = b.packed[2 * i];
   // `+`: a number on both paths, so a caller's loop keeps the start unboxed (a Map's value could be
@@ -136,6 +197,10 @@ export function busyStartAt(b: BusyIntervals, i: number): number {
 
 /** The end of interval `i`. */
 export function busyEndAt(b: BusyIntervals, i: number): number {
+  if (b.opOf !== null) {
+    const op = b.opOf[i];
+    return op < MERGED_END ? b.opEnds![op] : +b.mergedEnds!.get(i)!;
+  }
   return b.packed !== null ? busyStartAt(b, i) + b.packed[2 * i + 1] : b.ends![i];
 }
 

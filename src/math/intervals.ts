@@ -85,7 +85,8 @@ export function unionIntervals(starts: ArrayLike<number>, ends: ArrayLike<number
 
 /** Where a union's intervals go, one at a time in ascending order (`unionOfStartRunsInto`). */
 export interface IntervalSink {
-  push(start: number, end: number): void;
+  /** `first`: the index, in the inputs, of the interval whose start this is (the first of those merged). */
+  push(start: number, end: number, first: number): void;
 }
 
 /**
@@ -141,7 +142,7 @@ function unionOfStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, ru
  */
 function mergeStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs: readonly number[], sink: IntervalSink): void {
   const heads = runs.slice(0, runs.length - 1);
-  const sweep = { open: false, start: 0, end: 0 };
+  const sweep = { open: false, start: 0, end: 0, first: -1 };
   for (;;) {
     const best = firstStartingRun(starts, runs, heads);
     if (best < 0) break;
@@ -149,7 +150,7 @@ function mergeStartRuns(starts: ArrayLike<number>, ends: ArrayLike<number>, runs
     const limit = starts[from] === starts[from] ? nextStartOfOtherRuns(starts, runs, heads, best) : -Infinity;
     heads[best] = sweepRunUpTo(starts, ends, from, runs[best + 1], limit, sweep, sink);
   }
-  if (sweep.open) sink.push(sweep.start, sweep.end);
+  if (sweep.open) sink.push(sweep.start, sweep.end, sweep.first);
 }
 
 /** The run with intervals left whose next one starts first (one whose next start is NaN before any); -1 when none is left. */
@@ -187,10 +188,10 @@ function sweepRunUpTo(
   from: number,
   to: number,
   limit: number,
-  out: { open: boolean; start: number; end: number },
+  out: { open: boolean; start: number; end: number; first: number },
   sink: IntervalSink,
 ): number {
-  let { open, start: curStart, end: curEnd } = out;
+  let { open, start: curStart, end: curEnd, first } = out;
   let i = from;
   do {
     const s = starts[i];
@@ -201,14 +202,16 @@ function sweepRunUpTo(
       if (e > curEnd) curEnd = e;
       continue;
     }
-    if (open) sink.push(curStart, curEnd);
+    if (open) sink.push(curStart, curEnd, first);
     curStart = s;
     curEnd = e;
+    first = i - 1;
     open = true;
   } while (i < to && starts[i] <= limit);
   out.open = open;
   out.start = curStart;
   out.end = curEnd;
+  out.first = first;
   return i;
 }
 

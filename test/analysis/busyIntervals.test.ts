@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { busyEndAt, busyIntervalsOf, busyLength, busyOverlap, busyStartAt, busyUnionOf } from '../../src/math/busyIntervals.js';
+import { busyEndAt, busyIntervalsOf, busyLength, busyOverlap, busyStartAt, busyUnionOf, busyUnionOverOps } from '../../src/math/busyIntervals.js';
 import { coveredLength, overlapLength, unionIntervals } from '../../src/math/intervals.js';
 import { withExport } from '../../src/export/openExport.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
@@ -63,7 +63,9 @@ describe('BusyIntervals against unionIntervals (fast-check)', () => {
     fc.array(fc.oneof(ascendingRun(3_000, 2 ** 34), ascendingRun(2 ** 33, 2 ** 34)), { minLength: 1, maxLength: 3 }),
   );
   const formOf = (b: ReturnType<typeof busyUnionOf>) =>
-    b.packed === null
+    b.opOf !== null
+      ? { count: b.count, opOf: Array.from(b.opOf), merged: [...b.mergedEnds!] }
+      : b.packed === null
       ? { count: b.count, starts: Array.from(b.starts!), ends: Array.from(b.ends!) }
       : { count: b.count, packed: Array.from(b.packed), bases: Array.from(b.bases!), far: [...b.farStarts!] };
 
@@ -78,6 +80,55 @@ describe('BusyIntervals against unionIntervals (fast-check)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('over the ops, in a few runs of ascending starts: the same starts, ends, length and overlaps, in 4 bytes an interval', () => {
+    fc.assert(
+      fc.property(runsOf, fc.array(window, { maxLength: 6 }), (runs, windows) => {
+        const ivs = runs.flat();
+        const starts = Float64Array.from(ivs, (x) => x[0]);
+        const ends = Float64Array.from(ivs, (x) => x[1]);
+        const set = unionIntervals(starts, ends);
+        const busy = busyUnionOverOps(starts, ends);
+        expect(startsOf(busy)).toEqual(Array.from(set.starts));
+        expect(endsOf(busy)).toEqual(Array.from(set.ends));
+        expect(busyLength(busy)).toBe(coveredLength(set));
+        for (const [a, len] of windows) expect(busyOverlap(busy, a, a + len)).toBe(overlapLength(set, a, a + len));
+        if (busy.opOf === null) {
+          // Packed or wide only when more than one interval in 64 ends past its own op.
+          expect(formOf(busy)).toEqual(formOf(busyUnionOf(starts, ends)));
+          return;
+        }
+        expect([busy.opStarts, busy.opEnds]).toEqual([starts, ends]);
+        expect(busy.mergedEnds!.size * 64).toBeLessThanOrEqual(busy.count);
+        for (let i = 0; i < busy.count; i++) {
+          const op = busy.opOf[i] & 0x7fffffff;
+          expect(starts[op]).toBe(set.starts[i]);
+          expect(busy.mergedEnds!.has(i)).toBe(ends[op] !== set.ends[i]);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('over the ops: one interval in 64 ending past its op stays over the ops, one more is packed', () => {
+    // 640 ops of 5 ns, 10 apart; op 20k + 1 (k < merges) starts inside op 20k and ends after it.
+    const withMerges = (merges: number) => {
+      const starts = Array.from({ length: 640 }, (_, i) => i * 10);
+      const ends = starts.map((s) => s + 5);
+      for (let k = 0; k < merges; k++) [starts[20 * k + 1], ends[20 * k + 1]] = [20 * k * 10 + 2, 20 * k * 10 + 8];
+      const order = starts.map((s, i) => i).sort((a, b) => starts[a] - starts[b]);
+      return { starts: Float64Array.from(order, (i) => starts[i]), ends: Float64Array.from(order, (i) => ends[i]) };
+    };
+    for (const [merges, overOps] of [[9, true], [10, false]] as const) {
+      const { starts, ends } = withMerges(merges);
+      const busy = busyUnionOverOps(starts, ends);
+      const set = unionIntervals(starts, ends);
+      expect([busy.count, merges, busy.opOf !== null]).toEqual([640 - merges, merges, overOps]);
+      if (busy.opOf) expect([...busy.mergedEnds!.values()]).toEqual(Array.from({ length: merges }, (_, k) => 20 * k * 10 + 8));
+      expect(endsOf(busy)).toEqual(Array.from(set.ends));
+      expect(startsOf(busy)).toEqual(Array.from(set.starts));
+    }
   });
 
   it('a length past 2^32 after 300 packed intervals: the wide form from there, every interval kept', () => {
@@ -127,14 +178,17 @@ describe('BusyIntervals against unionIntervals (fast-check)', () => {
 });
 
 describe('pytorch-dense: the busy union of its GPU ops', () => {
-  it('packed, with the starts, ends and busy time of the union with ends', () => {
+  it('over the op columns, with the starts, ends and busy time of the union with ends', () => {
     withExport(fixture('pytorch-dense', 'trace.sqlite'), (h) => {
       const loaded = new LoadedExport(h);
       const ops = loaded.gpuOps();
       const busy = loaded.busyUnion();
       const set = unionIntervals(ops.start, ops.end);
-      expect(busy.packed).toBeInstanceOf(Uint32Array);
-      expect([busy.starts, busy.ends]).toEqual([null, null]);
+      expect(busy.opOf).toBeInstanceOf(Uint32Array);
+      expect(busy.opStarts).toBe(ops.start);
+      expect(busy.opEnds).toBe(ops.end);
+      expect([busy.packed, busy.starts, busy.ends]).toEqual([null, null, null]);
+      expect(busy.mergedEnds!.size * 64).toBeLessThan(busy.count);
       expect(busy.count).toBeGreaterThan(1000);
       expect(startsOf(busy)).toEqual(Array.from(set.starts));
       expect(endsOf(busy)).toEqual(Array.from(set.ends));
