@@ -36,10 +36,10 @@ export type SmallInts = Int8Array | Int16Array | Int32Array;
 
 /**
  * A growable column of integers that are usually small (a device id, a stream id): held in
- * `Int8Array` or `Int16Array` until a value does not fit, then in an `Int32Array`. Each value is
- * stored as an `Int32Array` stores it (`v | 0`), so the numbers read back are the same as from an
- * Int32 column: on the 10x bench export's 7M GPU ops, 3 bytes a row for the device and 2 for the
- * stream (35 MB) that the Int32 columns held for nothing.
+ * `Int8Array` or `Int16Array` until a value does not fit, then in the next width that holds it
+ * (`Int16Array`, else `Int32Array`). Each value is stored as an `Int32Array` stores it (`v | 0`),
+ * so the numbers read back are the same as from an Int32 column: on the 10x bench export's 7M GPU
+ * ops, 3 bytes a row for the device and 2 for the stream (35 MB) that the Int32 columns held for nothing.
  */
 export class NarrowingIntColumn {
   data: SmallInts;
@@ -56,8 +56,9 @@ export class NarrowingIntColumn {
     this.data[i] = x;
     if (this.data[i] !== x) this.widen(i, x);
   }
+  /** To the narrowest width that holds `x` (bytes to two, else four): a device id of 300 costs two bytes, not four. */
   private widen(i: number, x: number): void {
-    const next = this.make(Int32Array, this.data.length);
+    const next = this.data instanceof Int8Array && x === (x << 16) >> 16 ? this.make(Int16Array, this.data.length) : this.make(Int32Array, this.data.length);
     next.set(this.data);
     next[i] = x;
     this.data = next;

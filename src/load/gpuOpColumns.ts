@@ -23,7 +23,7 @@ export interface GpuOpColumns {
   end: Float64Array;
   /** In one byte while every device id fits (`NarrowingIntColumn`). */
   deviceId: SmallInts;
-  /** -1 for NULL; in two bytes while every stream id fits. */
+  /** -1 for NULL; in two bytes while every stream id fits (one would not do: pytorch-dense's memsets run on stream 141). */
   streamId: SmallInts;
   /** `globalPid`'s process id; in two bytes while every one fits. */
   pid: SmallInts;

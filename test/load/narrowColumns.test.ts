@@ -1,8 +1,9 @@
 /**
  * The GPU ops' device and stream ids and the GPU ops' and API calls' correlation ids are held in
  * narrower typed arrays while every value fits (`NarrowingIntColumn`, `Uint32OrFloat64Column`):
- * 1 byte for a device id, 2 for a stream id, 4 for a correlation id; 2 for the process and thread
- * ids of GPU ops, API calls and NVTX rows, API name ids and NVTX text indices. The numbers read back
+ * 1 byte for a device id and an NVTX domain id, 2 for a stream id, 4 for a correlation id; 2 for the process and thread
+ * ids of GPU ops, API calls and NVTX rows, API name ids and NVTX text indices; a column widens to the
+ * narrowest width that holds the value that did not fit. The numbers read back
  * must be what the Int32 and Float64 columns held, on a real export and on copies edited past each width.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,7 +53,7 @@ describe('pytorch-dense: narrow id columns as nsys writes them', () => {
 });
 
 describe('pytorch-dense copies edited past each width: the columns widen, every value kept', () => {
-  it('a device id of 300, a stream id of 70000 and a NULL correlation id widen the GPU-op columns', () => {
+  it('a device id of 300, a stream id of 70000 and a NULL correlation id widen the GPU-op columns (to two bytes and four)', () => {
     const before = withExport(dense, (h) => loadGpuOpColumns(h));
     const copy = editExport(copyExport(dense, join(dir, 'wide-ops.sqlite')), (db) => {
       const ids = db.prepare('SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid LIMIT 3 OFFSET 500').pluck().all() as number[];
@@ -61,7 +62,7 @@ describe('pytorch-dense copies edited past each width: the columns widen, every 
       db.prepare('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = NULL WHERE rowid = ?').run(ids[2]);
     });
     const after = withExport(copy, (h) => loadGpuOpColumns(h));
-    expect(after.deviceId).toBeInstanceOf(Int32Array);
+    expect(after.deviceId).toBeInstanceOf(Int16Array);
     expect(after.streamId).toBeInstanceOf(Int32Array);
     expect(after.correlationId).toBeInstanceOf(Float64Array);
     expect(after.count).toBe(before.count);
@@ -89,13 +90,13 @@ describe('pytorch-dense copies edited past each width: the columns widen, every 
   });
 });
 
-describe('pytorch-dense: NVTX domain ids in two bytes', () => {
+describe('pytorch-dense: NVTX domain ids in one byte', () => {
   const domains = (file: string) =>
     withExport(file, (h) => h.sqlite.prepare('SELECT coalesce(domainId, 0) FROM NVTX_EVENTS WHERE eventType IS NOT NULL ORDER BY rowid').pluck().all() as number[]);
 
-  it('as nsys writes them: Int16, the values SQL gives', () => {
+  it('as nsys writes them: Int8, the values SQL gives', () => {
     const c = withExport(dense, (h) => loadNvtxColumns(h));
-    expect(c.domainId).toBeInstanceOf(Int16Array);
+    expect(c.domainId).toBeInstanceOf(Int8Array);
     const sql = domains(dense);
     expect(c.count).toBe(sql.length);
     expect(new Set(sql).size).toBeGreaterThan(1);
@@ -184,6 +185,13 @@ describe('the columns store what an Int32 or Float64 column stores', () => {
     values.forEach((v, i) => col.put(i, v));
     expect(col.data).toBeInstanceOf(Int32Array);
     expect(plainTypes(col.trim(values.length))).toEqual(plainTypes(Int32Array.from(values, (v) => v as number)));
+    // Step by step: a byte column meeting 300 goes to two bytes, and to four only past them.
+    const stepwise = new NarrowingIntColumn(make as never, Int8Array, 4);
+    [7, 300].forEach((v, i) => stepwise.put(i, v));
+    expect(stepwise.data).toBeInstanceOf(Int16Array);
+    [-32768, 70000].forEach((v, i) => stepwise.put(i + 2, v));
+    expect(stepwise.data).toBeInstanceOf(Int32Array);
+    expect(plainTypes(stepwise.trim(4))).toEqual([7, 300, -32768, 70000]);
     const small = new NarrowingIntColumn(make as never, Int16Array, 4);
     [3, -32768, 32767, null].forEach((v, i) => small.put(i, v));
     expect(small.data).toBeInstanceOf(Int16Array);
