@@ -1,7 +1,7 @@
 import { durationStats, Float64Buffer } from '../math/durationStats.js';
 import { nvtxRangeLabel, nvtxStyleOf, type NvtxStyle } from './nvtxSummary.js';
 import type { LoadedExport } from '../load/loadedExport.js';
-import { isNvtxRange, type NvtxColumns } from '../load/nvtxEventColumns.js';
+import { isNvtxRange, nvtxRowId, type NvtxColumns } from '../load/nvtxEventColumns.js';
 import { domainKey } from '../load/domainKeys.js';
 import { nvtxDomains } from '../load/nvtxReads.js';
 import { forEachNvtxLabelPart, forEachProjectionRange, graphTraceRows, launchedCallsOf, PROJECTION_OP_TABLES } from '../load/projectionReads.js';
@@ -186,7 +186,8 @@ function emptyCoverage(): NvtxGpuProjectionCoverage {
  */
 interface ProjectionRanges {
   items: Uint32Array;
-  rowid: Float64Array | Int32Array;
+  /** Range r's NVTX_EVENTS rowid. */
+  rowIdOf: (r: number) => number;
   rStart: Float64Array;
   /** NaN: unclosed (read through the end of time). */
   rEnd: Float64Array;
@@ -211,7 +212,7 @@ function collectRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: Nvt
   const { items, maxStart, maxEnd, crossThread } = projectableRows(c, pid);
   coverage.crossThreadRanges += crossThread;
   const rThread = threadsOfRows(c, items, threads, c.upperBits * 16777216);
-  return { items, rowid: c.rowId, rStart: c.start, rEnd: c.end, rThread, rType: c.eventType, fromColumns: true, maxStart, maxEnd };
+  return { items, rowIdOf: (r) => nvtxRowId(c, r), rStart: c.start, rEnd: c.end, rThread, rType: c.eventType, fromColumns: true, maxStart, maxEnd };
 }
 
 /**
@@ -292,7 +293,8 @@ function queryRanges(loaded: LoadedExport, threads: ThreadIndex, coverage: NvtxG
   const n = rRowid.length;
   const items = new Uint32Array(n);
   for (let k = 0; k < n; k++) items[k] = k;
-  return { items, rowid: rRowid.view(), rStart: rStartB.view(), rEnd: rEndB.view(), rThread: rThreadB.view(), rType: rTypeB.view(), fromColumns: false, maxStart, maxEnd };
+  const rowids = rRowid.view();
+  return { items, rowIdOf: (r) => rowids[r], rStart: rStartB.view(), rEnd: rEndB.view(), rThread: rThreadB.view(), rType: rTypeB.view(), fromColumns: false, maxStart, maxEnd };
 }
 
 /** Labels of the projected ranges from the shared NVTX columns. */
@@ -309,17 +311,17 @@ function labelsFromColumns(loaded: LoadedExport, proj: Uint32Array): Map<number,
 }
 
 /** Labels of the projected ranges read by rowid. */
-function labelsFromQuery(loaded: LoadedExport, proj: Uint32Array, rowid: ArrayLike<number>): Map<number, string> {
+function labelsFromQuery(loaded: LoadedExport, proj: Uint32Array, rowIdOf: (r: number) => number): Map<number, string> {
   const label = new Map<number, string>();
   if (proj.length === 0) return label;
   const projIdxByRowid = new Map<number, number>();
-  for (const r of proj) projIdxByRowid.set(rowid[r], r);
+  for (const r of proj) projIdxByRowid.set(rowIdOf(r), r);
   const domainOf = new Map<number, number>();
   const textIdOf = new Map<number, number>();
   const textOf = new Map<number, string | null>();
   forEachNvtxLabelPart(
     loaded,
-    Array.from(proj, (r) => rowid[r]),
+    Array.from(proj, (r) => rowIdOf(r)),
     (rowId: number, domainId: number | null, rpid: number, textId: number | null, text: string | null) => {
       const r = projIdxByRowid.get(rowId)!;
       domainOf.set(r, domainKey(domainId, rpid));
@@ -506,7 +508,7 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   // ---- 1. Ranges -------------------------------------------------------------------------------
   const threads = new ThreadIndex();
   const ranges = collectRanges(loaded, threads, coverage, pid);
-  const { items, rowid, rStart, rThread, rType, maxStart, maxEnd } = ranges;
+  const { items, rowIdOf, rStart, rThread, rType, maxStart, maxEnd } = ranges;
   // nsys: max(max(start), max(end)) — NULL (unclosed ranges then match nothing) when no range has an end.
   const maxTs = maxEnd === -Infinity || maxStart === -Infinity ? null : Math.max(maxStart, maxEnd);
   const rEnd = closeUnclosedRanges(ranges, maxTs, coverage);
@@ -525,14 +527,14 @@ export function projectNvtxOntoGpu(loaded: LoadedExport, opts: NvtxGpuProjection
   const proj = projectedInThreadStartOrder(spans.slotOf, rThread, rStart);
   const { projStart, projEnd, numOps } = spans.byPosition(proj);
   coverage.projectedRanges = proj.length;
-  const { parent, numChild } = tightestParents(proj, { rowid, rStart, rEnd, rThread });
+  const { parent, numChild } = tightestParents(proj, { rowIdOf, rStart, rEnd, rThread });
   const level = rangeLevels(parent);
 
   // ---- 5. Names of projected ranges -------------------------------------------------------------
-  const label = ranges.fromColumns ? labelsFromColumns(loaded, proj) : labelsFromQuery(loaded, proj, rowid);
+  const label = ranges.fromColumns ? labelsFromColumns(loaded, proj) : labelsFromQuery(loaded, proj, rowIdOf);
 
   // ---- 6. Summary --------------------------------------------------------------------------------
-  const projected: ProjectedRanges = { proj, rowid, rStart, rEnd, rThread, rType, projStart, projEnd, numOps, parent, numChild, level, label };
+  const projected: ProjectedRanges = { proj, rowIdOf, rStart, rEnd, rThread, rType, projStart, projEnd, numOps, parent, numChild, level, label };
   const result: NvtxGpuProjection = { rows: summaryRows(projected), coverage, maxTimestampNs: maxTs, missingTables };
   if (opts.includeInstances) result.instances = projectedInstances(projected, threads);
   return result;
@@ -583,9 +585,9 @@ function projectedInThreadStartOrder(slotOf: ReadonlyMap<number, number>, rThrea
  */
 function tightestParents(
   proj: Uint32Array,
-  r: { rowid: ArrayLike<number>; rStart: Float64Array; rEnd: Float64Array; rThread: ThreadsOfRows },
+  r: { rowIdOf: (r: number) => number; rStart: Float64Array; rEnd: Float64Array; rThread: ThreadsOfRows },
 ): { parent: Int32Array; numChild: Uint32Array } {
-  const { rowid, rStart, rEnd, rThread } = r;
+  const { rowIdOf, rStart, rEnd, rThread } = r;
   const n = proj.length;
   const parent = new Int32Array(n).fill(-1);
   const numChild = new Uint32Array(n);
@@ -610,7 +612,7 @@ function tightestParents(
       active[w++] = qk;
       if (qk === k || rEnd[q] < ce) continue;
       const d = rEnd[q] - rStart[q];
-      if (d < bestDur || (d === bestDur && rowid[q] < rowid[proj[best]])) {
+      if (d < bestDur || (d === bestDur && rowIdOf(q) < rowIdOf(proj[best]))) {
         best = qk;
         bestDur = d;
       }
@@ -669,7 +671,7 @@ function rangeLevels(parent: Int32Array): Int32Array {
 /** The projected ranges (`proj`) and everything the summary and the instances read: by range index, or by position in `proj`. */
 interface ProjectedRanges {
   proj: Uint32Array;
-  rowid: ArrayLike<number>;
+  rowIdOf: (r: number) => number;
   rStart: Float64Array;
   rEnd: Float64Array;
   rThread: ThreadsOfRows;
@@ -738,9 +740,9 @@ function summaryRows(p: ProjectedRanges): NvtxGpuProjectionRow[] {
 
 /** One row per projected range, by projected start asc, then duration desc, then range id. */
 function projectedInstances(p: ProjectedRanges, threads: ThreadIndex): NvtxGpuProjectionInstance[] {
-  const { proj, rowid, rThread, projStart, projEnd, parent, level } = p;
+  const { proj, rowIdOf, rThread, projStart, projEnd, parent, level } = p;
   return Array.from(proj, (r, k) => ({
-    rangeId: rowid[r],
+    rangeId: rowIdOf(r),
     range: p.label.get(r) ?? '',
     style: nvtxStyleOf(p.rType[r]),
     pid: threads.pid[rThread[r]],
@@ -752,7 +754,7 @@ function projectedInstances(p: ProjectedRanges, threads: ThreadIndex): NvtxGpuPr
     projDuration: projEnd[k] - projStart[k],
     numGpuOps: p.numOps[k],
     level: level[k] === NO_LEVEL ? null : level[k],
-    parentId: parent[k] >= 0 ? rowid[proj[parent[k]]] : null,
+    parentId: parent[k] >= 0 ? rowIdOf(proj[parent[k]]) : null,
     numChild: p.numChild[k],
   })).sort((a, b) => a.projStart - b.projStart || b.projDuration - a.projDuration || a.rangeId - b.rangeId);
 }

@@ -20,8 +20,8 @@ import { keysDomainExactly } from './domainKeys.js';
  */
 export interface NvtxColumns {
   count: number;
-  /** NVTX_EVENTS rowid (nsys's RangeId): 32-bit when max(rowid) allows (4 bytes a row saved). */
-  rowId: Int32Array | Float64Array;
+  /** NVTX_EVENTS rowids (nsys's RangeId) of the rows, read with `nvtxRowId`. */
+  rowIds: NvtxRowIds;
   start: Float64Array;
   /** NaN: no end (a mark, or a range never closed). */
   end: Float64Array;
@@ -68,13 +68,90 @@ export interface NvtxColumns {
   unkeyedRanges: number;
 }
 
+/**
+ * The rowids of NVTX columns' rows. The scan reads the table in rowid order, so they come in runs
+ * of consecutive rowids (one run on an export as nsys writes it; a row left out starts another):
+ * held as the runs (`runAt[k]`: the row where run k begins, `runFirst[k]`: its rowid), with no
+ * column of 4 bytes a row (102 MB on the 30x bench export's 25M rows). Past `MAX_RUNS_PER_ROW`,
+ * each row's in `column` (32-bit when max(rowid) allows); exactly one of the two forms is set.
+ */
+export interface NvtxRowIds {
+  runAt: Int32Array | null;
+  runFirst: Float64Array | null;
+  column: Int32Array | Float64Array | null;
+}
+
+/** The rowid of row `i` of `c`. */
+export function nvtxRowId(c: NvtxColumns, i: number): number {
+  const { runAt, runFirst, column } = c.rowIds;
+  if (column !== null) return column[i];
+  // The last run beginning at or before row i.
+  let lo = 0;
+  let hi = runAt!.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (runAt![mid] <= i) lo = mid;
+    else hi = mid - 1;
+  }
+  return runFirst![lo] + (i - runAt![lo]);
+}
+
+/** Runs held while there is at most one per `ROWS_PER_RUN` rows (or `FEW_RUNS` in all); past that, a column. */
+const ROWS_PER_RUN = 16;
+const FEW_RUNS = 4096;
+
+/** The row ids as the scan gives them (`NvtxRowIds`): runs, or a column once they are many. */
+class RowIdsBuilder {
+  private readonly runAt: number[] = [];
+  private readonly runFirst: number[] = [];
+  private last = NaN;
+  /** Set once the runs are too many; then grown with the other columns (`all`). */
+  column: Column<Int32Array | Float64Array> | null = null;
+
+  constructor(
+    private readonly makeColumn: () => Column<Int32Array | Float64Array>,
+    private readonly all: unknown[],
+  ) {}
+
+  put(n: number, r: number): void {
+    if (this.column !== null) {
+      this.column.data[n] = r;
+      return;
+    }
+    if (r === this.last + 1) {
+      this.last = r;
+      return;
+    }
+    this.runAt.push(n);
+    this.runFirst.push(r);
+    this.last = r;
+    if (this.runAt.length > FEW_RUNS && this.runAt.length * ROWS_PER_RUN > n) this.toColumn(n, r);
+  }
+
+  /** The rows so far (and row n, `r`) into a column sized as the others. */
+  private toColumn(n: number, r: number): void {
+    const column = this.makeColumn();
+    column.ensure(n + 1);
+    const ids: NvtxRowIds = { runAt: Int32Array.from(this.runAt), runFirst: Float64Array.from(this.runFirst), column: null };
+    for (let i = 0; i < n; i++) column.data[i] = nvtxRowId({ rowIds: ids } as NvtxColumns, i);
+    column.data[n] = r;
+    this.column = column;
+    this.all.push(column);
+  }
+
+  finish(n: number): NvtxRowIds {
+    if (this.column !== null) return { runAt: null, runFirst: null, column: this.column.trim(n) };
+    return { runAt: Int32Array.from(this.runAt), runFirst: Float64Array.from(this.runFirst), column: null };
+  }
+}
+
 const TWO_24 = 16777216;
 
 /** An export without NVTX_EVENTS has no NVTX columns (count 0). */
 export function emptyNvtxColumns(): NvtxColumns {
   return {
     count: 0,
-    rowId: new Float64Array(0),
+    rowIds: { runAt: new Int32Array(0), runFirst: new Float64Array(0), column: null },
     start: new Float64Array(0),
     end: new Float64Array(0),
     eventType: new Uint8Array(0),
@@ -133,7 +210,7 @@ function scanIntoColumns(handle: ExportHandle, query: NvtxColumnRowsQuery, cols:
   resolveTextIds(handle, cols.text, scan, texts);
   const columns: NvtxColumns = {
     count: n,
-    rowId: cols.rowId.trim(n),
+    rowIds: cols.rowIds.finish(n),
     start: cols.start.trim(n),
     end: cols.end.trim(n),
     eventType: cols.eventType.trim(n),
@@ -157,7 +234,8 @@ function scanIntoColumns(handle: ExportHandle, query: NvtxColumnRowsQuery, cols:
 /** The growable columns the NVTX scan fills, sized for `cap` rows; row ids 32-bit when `rowIdBound` (max(rowid)) allows. */
 function nvtxColumnBuilders(rowIdBound: number, cap: number, shared: boolean | undefined) {
   const column = columnMaker(cap, shared);
-  const rowId = rowIdBound < 2147483647 ? column(Int32Array) : column(Float64Array);
+  // Made only when the rowids are not in few runs (`RowIdsBuilder`), with the others' length.
+  const rowIdColumn = (): Column<Int32Array | Float64Array> => (rowIdBound < 2147483647 ? column(Int32Array) : column(Float64Array));
   const start = column(Float64Array);
   const end = column(Float64Array);
   const eventType = column(Uint8Array);
@@ -167,8 +245,13 @@ function nvtxColumnBuilders(rowIdBound: number, cap: number, shared: boolean | u
   const domainId = narrowColumn(Int8Array);
   const text = narrowColumn(Int16Array);
   const endTid = column(Uint8Array);
-  const all = [rowId, start, end, eventType, pid, tid, domainId, text, endTid] as (Column<Float64Array | Int32Array | Uint8Array> | NarrowingIntColumn)[];
-  return { rowId, start, end, eventType, pid, tid, domainId, text, endTid, all };
+  const all = [start, end, eventType, pid, tid, domainId, text, endTid] as (Column<Float64Array | Int32Array | Uint8Array> | NarrowingIntColumn)[];
+  const rowIds = new RowIdsBuilder(() => {
+    const c = rowIdColumn();
+    c.ensure(start.data.length);
+    return c;
+  }, all);
+  return { rowIds, start, end, eventType, pid, tid, domainId, text, endTid, all };
 }
 type NvtxColumnBuilders = ReturnType<typeof nvtxColumnBuilders>;
 type NvtxColumnRowsQuery = ReturnType<typeof selectNvtxColumnRows>;
@@ -212,7 +295,7 @@ interface NvtxScan {
 
 /** The scan: every usable row into the columns, text ids kept as `-2 - id` to resolve afterwards. */
 function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: NvtxColumnBuilders, texts: InternedTexts): NvtxScan {
-  const { rowId, start, end, eventType, pid, tid, domainId, text, endTid } = cols;
+  const { rowIds, start, end, eventType, pid, tid, domainId, text, endTid } = cols;
   let room = start.data.length;
   const inlineOf = new Map<number, string>();
   const farTextIds = new Map<number, number>();
@@ -242,7 +325,7 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
         for (const col of cols.all) col.ensure(n + 1);
         room = start.data.length;
       }
-      rowId.data[n] = r;
+      rowIds.put(n, r);
       start.data[n] = s as number;
       end.data[n] = e === null ? NaN : (e as number);
       if ((s as number) < minStart) minStart = s as number;
@@ -321,7 +404,7 @@ export function nvtxRowsAt(c: NvtxColumns, rows: Int32Array): NvtxColumns {
   return {
     ...c,
     count: n,
-    rowId: c.rowId instanceof Int32Array ? pick(c.rowId, (m) => new Int32Array(m)) : pick(c.rowId, (m) => new Float64Array(m)),
+    rowIds: { runAt: null, runFirst: null, column: Float64Array.from(rows, (r) => nvtxRowId(c, r)) },
     start: pick(c.start, (m) => new Float64Array(m)),
     end: pick(c.end, (m) => new Float64Array(m)),
     eventType: pick(c.eventType, (m) => new Uint8Array(m)),

@@ -13,7 +13,7 @@ import { withExport } from '../../src/export/openExport.js';
 import { analyzeGaps } from '../../src/gaps/analyzeGaps.js';
 import { hostCauseRows } from '../../src/gaps/hostNvtxRanges.js';
 import { LoadedExport } from '../../src/load/loadedExport.js';
-import type { NvtxColumns } from '../../src/load/nvtxEventColumns.js';
+import { nvtxRowId, type NvtxColumns } from '../../src/load/nvtxEventColumns.js';
 import { copyExport, editExport } from '../helpers/hostileExport.js';
 import { fixture, FIXTURES } from '../helpers/fixtures.js';
 
@@ -65,7 +65,7 @@ describe('gaps from the host-cause rows', () => {
 
 /** Each row of `c` with its text resolved (the texts' order is the reader's own). */
 function rowsOf(c: NvtxColumns) {
-  return Array.from({ length: c.count }, (_, i) => [c.rowId[i], c.start[i], c.end[i], c.eventType[i], c.pid[i], c.tid[i], c.domainId[i], c.text[i] >= 0 ? c.texts[c.text[i]] : null, c.endTid[i]]);
+  return Array.from({ length: c.count }, (_, i) => [nvtxRowId(c, i), c.start[i], c.end[i], c.eventType[i], c.pid[i], c.tid[i], c.domainId[i], c.text[i] >= 0 ? c.texts[c.text[i]] : null, c.endTid[i]]);
 }
 
 describe('host-cause rows by query', () => {
