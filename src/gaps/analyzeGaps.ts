@@ -152,15 +152,86 @@ export function sortCauses(rec: Record<string, number>): Record<string, number> 
 }
 
 
-interface PendingGap {
+/**
+ * The long gaps of a scan, in device order, as columns (gap g at index g): held from the scan to
+ * their explanation, through the iteration attribution's peak, where 280,000 gap objects were ~50
+ * MB of the heap on the 30x bench copy (48 bytes a gap here).
+ */
+interface PendingGaps {
+  count: number;
+  deviceId: Int32Array;
+  pid: Int32Array;
+  startNs: Float64Array;
+  endNs: Float64Array;
+  /** The ops on either side (-1: none). */
+  before: Int32Array;
+  after: Int32Array;
+  /**
+   * The API call behind `after`, found in the scan: its name's index in `callNames` (-1: no call,
+   * or no op after), its start and its thread.
+   */
+  callName: Int32Array;
+  callStartNs: Float64Array;
+  callTid: Int32Array;
+  callNames: string[];
+}
+
+/** One device's long gaps, as `scanGaps` finds them. */
+interface DeviceLongGaps {
   deviceId: number;
-  pid: number;
-  startNs: number;
-  endNs: number;
-  before: number;
-  after: number;
-  /** The API call behind `after`, found in the scan (null: none, or no op after). */
-  launchCall: GapLaunchCall | null;
+  starts: readonly number[];
+  ends: readonly number[];
+  before: Int32Array;
+  after: Int32Array;
+  pid: Int32Array;
+  calls: (GapLaunchCall | null)[];
+}
+
+/** The devices' long gaps in one set of columns, each call's name held once. */
+function pendingGapsOf(parts: readonly DeviceLongGaps[]): PendingGaps {
+  const n = parts.reduce((t, p) => t + p.starts.length, 0);
+  const out: PendingGaps = {
+    count: n,
+    deviceId: new Int32Array(n),
+    pid: new Int32Array(n),
+    startNs: new Float64Array(n),
+    endNs: new Float64Array(n),
+    before: new Int32Array(n),
+    after: new Int32Array(n),
+    callName: new Int32Array(n),
+    callStartNs: new Float64Array(n),
+    callTid: new Int32Array(n),
+    callNames: [],
+  };
+  const nameIndex = new Map<string, number>();
+  let g = 0;
+  for (const p of parts) {
+    out.before.set(p.before, g);
+    out.after.set(p.after, g);
+    out.pid.set(p.pid, g);
+    for (let i = 0; i < p.starts.length; i++, g++) {
+      out.deviceId[g] = p.deviceId;
+      out.startNs[g] = p.starts[i];
+      out.endNs[g] = p.ends[i];
+      const call = p.calls[i];
+      if (call === null) {
+        out.callName[g] = -1;
+        continue;
+      }
+      let k = nameIndex.get(call.name);
+      if (k === undefined) nameIndex.set(call.name, (k = out.callNames.push(call.name) - 1));
+      out.callName[g] = k;
+      out.callStartNs[g] = call.startNs;
+      out.callTid[g] = call.tid;
+    }
+  }
+  return out;
+}
+
+/** Gap g's launch call as the scan found it (a new object, as the lookup gave it), or null. */
+function launchCallOf(p: PendingGaps, g: number): GapLaunchCall | null {
+  const k = p.callName[g];
+  return k < 0 ? null : { name: p.callNames[k], startNs: p.callStartNs[g], tid: p.callTid[g] };
 }
 
 /** Where the gaps' time goes per iteration (the last slot: outside every window). */
@@ -235,7 +306,7 @@ export interface GapScan {
   /** Per device: its totals (no gap reported yet) and which process ended each gap. */
   devices: readonly DeviceGapScan[];
   /** The long gaps, in device order. */
-  pending: readonly PendingGap[];
+  pending: PendingGaps;
   launch: LaunchSide;
   /** With `deviceId`: that device's ops and timeline (`pending` indexes these ops). */
   filtered?: { ops: GpuOpColumns; devices: DeviceTimeline[] };
@@ -254,7 +325,7 @@ export function scanGaps(loaded: LoadedExport, opts: Pick<GapAnalysisOptions, 'm
   const timelines = gpuTimelines(loaded, opts.deviceId);
   const { ops } = timelines;
   const devices: DeviceGapScan[] = [];
-  const pending: PendingGap[] = [];
+  const long: DeviceLongGaps[] = [];
   const launch = loadLaunchSide(loaded, ops);
   // Each long gap's launch call is found here, where the API calls are read: the explanation after
   // the iterations then reads none (the columns can go before it; 90 MB on the 10x bench export).
@@ -264,13 +335,16 @@ export function scanGaps(loaded: LoadedExport, opts: Pick<GapAnalysisOptions, 'm
     devices.push({ summary, afterPid });
     if (!longStarts.length) continue;
     const { before, after } = resolveBoundaryOps(ops, t.deviceId, longStarts, longEnds);
+    const pid = new Int32Array(longStarts.length);
+    const calls: (GapLaunchCall | null)[] = [];
     for (let i = 0; i < longStarts.length; i++) {
-      const pid = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
+      pid[i] = after[i] >= 0 ? ops.pid[after[i]] : before[i] >= 0 ? ops.pid[before[i]] : t.pids[0];
       const corr = after[i] >= 0 ? ops.correlationId[after[i]] : NaN;
-      const launchCall = (Number.isNaN(corr) ? undefined : callOf(pid, corr)) ?? null;
-      pending.push({ deviceId: t.deviceId, pid, startNs: longStarts[i], endNs: longEnds[i], before: before[i], after: after[i], launchCall });
+      calls.push((Number.isNaN(corr) ? undefined : callOf(pid[i], corr)) ?? null);
     }
+    long.push({ deviceId: t.deviceId, starts: longStarts, ends: longEnds, before, after, pid, calls });
   }
+  const pending = pendingGapsOf(long);
   return { minGapNs, deviceId: opts.deviceId, devices, pending, launch, ...(opts.deviceId !== undefined ? { filtered: timelines } : {}) };
 }
 
@@ -418,40 +492,43 @@ function splitDeviceGaps(ops: GpuOpColumns, t: DeviceTimeline, minGapNs: number)
 }
 
 /** Each long gap with its causes, in time order (the NVTX cursors move forward); added to its iteration's summary. */
-function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly PendingGap[], host: HostContext, slots: IterationSlots): GapRow[] {
+function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: PendingGaps, host: HostContext, slots: IterationSlots): GapRow[] {
   const nameIds = new Set<number>();
-  for (const g of pending) {
-    for (const i of [g.before, g.after]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && ops.nameId[i] !== NO_STRING_ID) nameIds.add(ops.nameId[i]);
+  for (let g = 0; g < pending.count; g++) {
+    for (const i of [pending.before[g], pending.after[g]]) if (i >= 0 && ops.kind[i] === GpuOpKind.Kernel && ops.nameId[i] !== NO_STRING_ID) nameIds.add(ops.nameId[i]);
   }
   const kernelNames = loaded.strings(nameIds);
   const order = timeOrder(pending);
-  const rows: GapRow[] = new Array(pending.length);
+  const rows: GapRow[] = new Array(pending.count);
   for (const gi of order) {
-    const g = pending[gi];
+    const pid = pending.pid[gi];
+    const startNs = pending.startNs[gi];
+    const endNs = pending.endNs[gi];
+    const launchCall = launchCallOf(pending, gi);
     const split = splitGapCauses({
-      startNs: g.startNs,
-      endNs: g.endNs,
-      gc: host.gcByPid.get(g.pid),
-      gilWait: host.gilWaitByPid.get(g.pid),
-      sync: host.syncByPid.get(g.pid),
-      launchApiStartNs: g.launchCall?.startNs ?? null,
-      nvtx: layeredSegments(threadSegments(host, g)),
+      startNs,
+      endNs,
+      gc: host.gcByPid.get(pid),
+      gilWait: host.gilWaitByPid.get(pid),
+      sync: host.syncByPid.get(pid),
+      launchApiStartNs: launchCall?.startNs ?? null,
+      nvtx: layeredSegments(threadSegments(host, pid, startNs, endNs)),
     });
-    const k = slots.index.at(g.pid, g.startNs);
+    const k = slots.index.at(pid, startNs);
     const slot = k >= 0 ? k : slots.refs.length;
     rows[gi] = {
-      deviceId: g.deviceId,
-      pid: g.pid,
-      startNs: g.startNs,
-      endNs: g.endNs,
-      durationNs: g.endNs - g.startNs,
+      deviceId: pending.deviceId[gi],
+      pid,
+      startNs,
+      endNs,
+      durationNs: endNs - startNs,
       iter: slots.slotIter[slot],
       phase: slots.slotPhase[slot],
       cause: split.cause,
       causes: split.causes,
-      before: describeOp(ops, g.before, kernelNames),
-      after: describeOp(ops, g.after, kernelNames),
-      launchCall: g.launchCall,
+      before: describeOp(ops, pending.before[gi], kernelNames),
+      after: describeOp(ops, pending.after[gi], kernelNames),
+      launchCall,
     };
     const target = slots.slotTarget[slot];
     target.gaps++;
@@ -465,19 +542,20 @@ function explainGaps(loaded: LoadedExport, ops: GpuOpColumns, pending: readonly 
  * The gaps' indices by start, then device. The scan lists each device's gaps in time order, so
  * with one device (or devices that do not interleave) they are in order already and no sort runs.
  */
-function timeOrder(pending: readonly PendingGap[]): number[] {
-  const before = (a: number, b: number) => pending[a].startNs - pending[b].startNs || pending[a].deviceId - pending[b].deviceId;
-  const order = pending.map((_, i) => i);
+function timeOrder(pending: PendingGaps): number[] {
+  const { startNs, deviceId } = pending;
+  const before = (a: number, b: number) => startNs[a] - startNs[b] || deviceId[a] - deviceId[b];
+  const order = Array.from({ length: pending.count }, (_, i) => i);
   for (let i = 1; i < order.length; i++) if (before(i - 1, i) > 0) return order.sort(before);
   return order;
 }
 
 /** The innermost NVTX range segments of each launching thread of the gap's process inside the gap. */
-function threadSegments(host: HostContext, g: PendingGap): NamedSegments[] {
-  return (host.threads.get(g.pid)?.tids ?? []).map((tid) => {
-    const tr = host.nvtxByThread.get(threadKey(g.pid, tid));
+function threadSegments(host: HostContext, pid: number, startNs: number, endNs: number): NamedSegments[] {
+  return (host.threads.get(pid)?.tids ?? []).map((tid) => {
+    const tr = host.nvtxByThread.get(threadKey(pid, tid));
     if (!tr) return { starts: [], ends: [], names: [] };
-    const open = tr.overlapping(g.startNs, g.endNs);
+    const open = tr.overlapping(startNs, endNs);
     // One pass into plain arrays (every gap of a capture comes here).
     const starts: number[] = [];
     const ends: number[] = [];
@@ -488,7 +566,7 @@ function threadSegments(host: HostContext, g: PendingGap): NamedSegments[] {
       ends.push(tr.end[i]);
       names.push(host.nvtxNames[tr.name[i]]);
     }
-    return innermostSegmentsOf({ starts, ends, names }, g.startNs, g.endNs);
+    return innermostSegmentsOf({ starts, ends, names }, startNs, endNs);
   });
 }
 

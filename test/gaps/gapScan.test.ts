@@ -74,4 +74,21 @@ describe('--device on a two-GPU export (nsys 2026.2, h100_2gpu)', () => {
       expect(one.devices[0]).toMatchObject(totals);
     }
   });
+
+  it("both devices' long gaps, held as columns from the scan to their explanation: by device, then time, each launch call SQL's call of its op after", () => {
+    const whole = analyzeGaps(new LoadedExport(h), { minGapNs: 10_000 });
+    const order = whole.gaps.map((g) => [g.deviceId, g.startNs]);
+    expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+    expect(new Set(whole.gaps.map((g) => g.deviceId))).toEqual(new Set([0, 1]));
+    const callOf = h.sqlite.prepare(
+      `SELECT r.start AS startNs, r.globalTid & 16777215 AS tid, s.value AS name FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r
+       JOIN StringIds AS s ON s.id = r.nameId WHERE r.correlationId = ? AND (r.globalTid >> 24) & 16777215 = ?`,
+    );
+    const withCall = whole.gaps.filter((g) => g.launchCall !== null);
+    expect(new Set(withCall.map((g) => g.deviceId))).toEqual(new Set([0, 1]));
+    for (const g of whole.gaps) {
+      const row = g.after?.correlationId == null ? undefined : (callOf.get(g.after.correlationId, g.pid) as { startNs: number; tid: number; name: string } | undefined);
+      expect(g.launchCall).toEqual(row ? { name: row.name.replace(/_v\d+$/, ''), startNs: row.startNs, tid: row.tid } : null);
+    }
+  });
 });
