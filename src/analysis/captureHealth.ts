@@ -1,4 +1,4 @@
-import type { ApiCallColumns } from '../load/apiCallColumns.js';
+import { callEnd, type ApiCallColumns } from '../load/apiCallColumns.js';
 import { captureSettings, traceNames, type CaptureTracing } from '../load/captureSettings.js';
 import { GPU_OP_KIND_NAMES, GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import { activityPerProcess, diagnosticRows, outputStreamRows, processNames, recordedActivity, type RecordedActivity } from '../load/healthReads.js';
@@ -340,7 +340,8 @@ function graphCaptureSpan(loaded: LoadedExport, calls: ApiCallColumns): { calls:
     if (seen[id] !== 2) continue;
     span.calls++;
     if (calls.start[i] < span.startNs) span.startNs = calls.start[i];
-    if (calls.end[i] > span.endNs) span.endNs = calls.end[i];
+    const end = callEnd(calls, i);
+    if (end > span.endNs) span.endNs = end;
   }
   return span;
 }

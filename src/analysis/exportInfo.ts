@@ -1,4 +1,4 @@
-import type { ApiCallColumns } from '../load/apiCallColumns.js';
+import { callEnd, type ApiCallColumns } from '../load/apiCallColumns.js';
 import { captureSettings } from '../load/captureSettings.js';
 import { GpuOpKind, type GpuOpColumns } from '../load/gpuOpColumns.js';
 import {
@@ -141,7 +141,8 @@ function factsFromColumns(ops: GpuOpColumns, calls: ApiCallColumns): { devices: 
   for (let i = 0; i < calls.count; i++) {
     if (calls.pid[i] !== lastPid) cudaPids.add((lastPid = calls.pid[i]));
     if (calls.start[i] < start) start = calls.start[i];
-    if (calls.end[i] > end) end = calls.end[i];
+    const callEndNs = callEnd(calls, i);
+    if (callEndNs > end) end = callEndNs;
   }
   return { devices, cudaPids, start, end };
 }

@@ -123,7 +123,7 @@ type TypedArrayClass<T> = { new (length: number): T; new (buffer: SharedArrayBuf
  * are loaded, before they are posted.
  */
 export function columnMaker(capacity: number, shared = false) {
-  return <T extends Float64Array | Int32Array | Uint8Array>(Type: TypedArrayClass<T>): Column<T> => new Column((n) => typedArray(Type, n, shared), capacity);
+  return <T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(Type: TypedArrayClass<T>): Column<T> => new Column((n) => typedArray(Type, n, shared), capacity);
 }
 
 /** `columnMaker`'s `NarrowingIntColumn`s: `narrowColumn(Int8Array)`, over the same kind of memory. */

@@ -1,4 +1,4 @@
-import { stripApiVersion, type ApiCallColumns } from '../load/apiCallColumns.js';
+import { callEnd, stripApiVersion, type ApiCallColumns } from '../load/apiCallColumns.js';
 import type { ApiCallIndex } from '../load/apiCallIndex.js';
 import type { GpuOpColumns } from '../load/gpuOpColumns.js';
 import { forEachHostCauseRange, threadKey, type HostCauseRows } from '../load/hostRangeReads.js';
@@ -323,7 +323,7 @@ function callsPerThread(calls: ApiCallColumns, launched: Uint8Array, isBlocking:
     }
     if (launched[i]) runLaunches++;
     if (blocking) {
-      out.sync.push(k, calls.start[i], calls.end[i]);
+      out.sync.push(k, calls.start[i], callEnd(calls, i));
       let s = out.syncNameIds.get(k);
       if (!s) out.syncNameIds.set(k, (s = new Set()));
       s.add(nameId);

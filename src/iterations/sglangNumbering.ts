@@ -15,6 +15,7 @@ import type { IterationSource, PhaseRule, StepNumbering, StepNumberingContext } 
 import { collectRanges } from './windows.js';
 import type { FoundIterationRanges, IterationRange } from './source.js';
 import type { LoadedExport } from '../load/loadedExport.js';
+import { callEnd } from '../load/apiCallColumns.js';
 
 /** One scheduler's lines in one log file, in file order. */
 interface LineGroup {
@@ -80,7 +81,7 @@ function threadEventSpan(ranges: readonly IterationRange[], ctx: StepNumberingCo
   for (let i = 0; i < api.count; i++) {
     if (api.pid[i] !== pid || api.tid[i] !== tid) continue;
     firstNs = Math.min(firstNs, api.start[i]);
-    lastNs = Math.max(lastNs, api.end[i]);
+    lastNs = Math.max(lastNs, callEnd(api, i));
   }
   for (const r of ctx.otherRanges) {
     if (r.tid !== tid) continue;

@@ -9,6 +9,7 @@ import { noteExcludedRows } from '../export/excludedRows.js';
 import { countAllRows, isValidInterval, recordRowCount } from '../../queries/validRows.js';
 import { columnMaker, idColumnMaker, narrowingColumnMaker, NO_STRING_ID, type Column, type NarrowingIntColumn, type SmallInts, type Uint32OrFloat64Column } from '../columns/typedColumn.js';
 import { requireContract } from '../export/contract.js';
+import { DurationEndsColumn, endAt, type DurationEnds } from '../columns/durationEnds.js';
 import { LaunchIdCheck, type LaunchIds } from './launchIds.js';
 
 /**
@@ -29,7 +30,8 @@ export interface ApiCallColumns {
   /** Uint32 while every id is a whole number below 2^32 (`Uint32OrFloat64Column`). */
   correlationId: Float64Array | Uint32Array;
   start: Float64Array;
-  end: Float64Array;
+  /** Each call's end as its duration (`DurationEnds`: 4 bytes a call, a long one kept whole); read with `callEnd`. */
+  end: DurationEnds;
   /** StringIds id of the call's name, `NO_STRING_ID` when null. */
   nameId: SmallInts;
   /** Latest end of any call (0 when there are none). */
@@ -46,6 +48,11 @@ export interface ApiCallColumns {
    * irregular). Read here, the NVTX GPU projection's check takes no scan of its own.
    */
   launchIds?: LaunchIds;
+}
+
+/** The end of call `i`. */
+export function callEnd(calls: ApiCallColumns, i: number): number {
+  return endAt(calls.start, calls.end, i);
 }
 
 /**
@@ -73,9 +80,9 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
   const tid = narrowColumn(Int16Array);
   const corr = idColumnMaker(cap, opts.shared)();
   const start = column(Float64Array);
-  const end = column(Float64Array);
+  const end = new DurationEndsColumn(column(Uint32Array));
   const name = narrowColumn(Int16Array);
-  const cols = [pid, tid, corr, start, end, name] as (Column<Float64Array> | NarrowingIntColumn | Uint32OrFloat64Column)[];
+  const cols = [pid, tid, corr, start, end, name] as (Column<Float64Array> | NarrowingIntColumn | Uint32OrFloat64Column | DurationEndsColumn)[];
   let n = 0;
   let maxEnd = 0;
   let backtraceRows = 0;
@@ -102,7 +109,7 @@ export function loadApiCallColumns(handle: ExportHandle, opts: { shared?: boolea
       tid.put(n, t);
       corr.put(n, c);
       start.data[n] = s;
-      end.data[n] = e;
+      end.put(n, s, e);
       name.put(n, nm ?? NO_STRING_ID);
       if (e > maxEnd) maxEnd = e;
       n++;

@@ -1,6 +1,6 @@
 import { Float64Buffer } from '../math/durationStats.js';
 import { GpuOpKind } from '../../queries/gpuOps.js';
-import type { ApiCallColumns } from './apiCallColumns.js';
+import { callEnd, type ApiCallColumns } from './apiCallColumns.js';
 import type { ApiCallIndex } from './apiCallIndex.js';
 import type { GpuOpColumns } from './gpuOpColumns.js';
 
@@ -301,7 +301,8 @@ export function foldColumnsIntoCalls(ops: GpuOpColumns, calls: ApiCallColumns, i
   }
   const threads = new ThreadIndex();
   const thread = callThreads(calls, rows, count, hiBase, threads);
-  const times = rows ? { start: pickCalls(calls.start, rows, count), end: pickCalls(calls.end, rows, count) } : { start: calls.start, end: calls.end };
+  const end = (r: number) => callEnd(calls, r);
+  const times = rows ? { start: pickCalls((r) => calls.start[r], rows, count), end: pickCalls(end, rows, count) } : { start: calls.start, end: Float64Array.from({ length: count }, (_, r) => end(r)) };
   return { count, thread, threadHi: threads.hi, threadLo: threads.tid, ...times, ...fold.result(), ...others.result(count) };
 }
 
@@ -327,9 +328,9 @@ function callThreads(calls: ApiCallColumns, rows: Int32Array | null, count: numb
 }
 
 /** The values of the rows that are calls, by call index. */
-function pickCalls(values: Float64Array, rows: Int32Array, count: number): Float64Array {
+function pickCalls(valueOf: (row: number) => number, rows: Int32Array, count: number): Float64Array {
   const out = new Float64Array(count);
-  for (let r = 0; r < rows.length; r++) if (rows[r] >= 0) out[rows[r]] = values[r];
+  for (let r = 0; r < rows.length; r++) if (rows[r] >= 0) out[rows[r]] = valueOf(r);
   return out;
 }
 

@@ -1,6 +1,7 @@
 import type { LoadedExport } from '../load/loadedExport.js';
 import { GpuOpKind } from '../load/gpuOpColumns.js';
 import type { NvtxColumns } from '../load/nvtxEventColumns.js';
+import { callEnd, type ApiCallColumns } from '../load/apiCallColumns.js';
 import type { GilRange } from '../load/hostRangeReads.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import type { FindingsResult } from '../findings/finding.js';
@@ -150,11 +151,13 @@ interface CallOrder {
   maxDurationNs: number;
 }
 
-function callOrderOf(start: Float64Array, end: Float64Array, n: number): CallOrder {
+function callOrderOf(calls: ApiCallColumns): CallOrder {
+  const start = calls.start;
   let maxDurationNs = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < calls.count; i++) {
     if (i > 0 && start[i] < start[i - 1]) return { ascending: false, maxDurationNs: Infinity };
-    if (end[i] - start[i] > maxDurationNs) maxDurationNs = end[i] - start[i];
+    const d = callEnd(calls, i) - start[i];
+    if (d > maxDurationNs) maxDurationNs = d;
   }
   return { ascending: true, maxDurationNs };
 }
@@ -403,14 +406,15 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
   }
   const api = loaded.apiCalls();
   const blocking = new Map<number, string | null>();
-  const { start: callStart, end: callEnd } = api;
+  const callStart = api.start;
   // A call overlapping a view starts at most the longest call's duration before it.
   const rows = candidateRows(callStart, api.count, order, steps.map((s) => [s.viewStartNs, s.viewEndNs]), order.maxDurationNs);
   for (let r = 0; r < rows.length; r += 2) for (let i = rows[r]; i < rows[r + 1]; i++) syncCall(i);
 
   function syncCall(i: number): void {
     // In some step's view first (a few compares), then its name (a map lookup): most calls are in none.
-    if (callStart[i] > to || callEnd[i] < from || !inIntervals(views, callStart[i], callEnd[i])) return;
+    const end = callEnd(api, i);
+    if (callStart[i] > to || end < from || !inIntervals(views, callStart[i], end)) return;
     const id = api.nameId[i];
     let name = blocking.get(id);
     if (name === undefined) {
@@ -418,7 +422,7 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
       blocking.set(id, (name = isBlockingSyncApi(raw) ? raw : null));
     }
     if (name === null) return;
-    for (const s of steps) if (api.pid[i] === s.pid && inView(s, api.start[i], api.end[i])) pushHost(s, { tid: api.tid[i], kind: 'sync', name: names.of(name), startNs: api.start[i], endNs: api.end[i] });
+    for (const s of steps) if (api.pid[i] === s.pid && inView(s, api.start[i], end)) pushHost(s, { tid: api.tid[i], kind: 'sync', name: names.of(name), startNs: api.start[i], endNs: end });
   }
 }
 
@@ -469,7 +473,7 @@ export function stepTimeline(loaded: LoadedExport, input: StepTimelineInput): St
   const categories = [...input.classifier.categories, ...['memcpy', 'memset'].filter((c) => !input.classifier.categories.includes(c))];
   if (steps.length) {
     const api = loaded.apiCalls();
-    const order = callOrderOf(api.start, api.end, api.count);
+    const order = callOrderOf(api);
     addOps(loaded, steps, input.classifier, names, categories, order);
     addHostRanges(loaded, steps, names, input.nvtx, input.gil, order);
   }

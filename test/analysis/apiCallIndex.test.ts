@@ -15,7 +15,7 @@ function columns(rows: [number, number | null][]): ApiCallColumns {
     tid: Int32Array.from(rows, (r) => r[0]),
     correlationId: Float64Array.from(rows, (r) => r[1] ?? NaN),
     start: Float64Array.from(rows, (_, i) => i * 10),
-    end: Float64Array.from(rows, (_, i) => i * 10 + 5),
+    end: { duration: new Uint32Array(n).fill(5), long: new Map() },
     nameId: new Int32Array(n).fill(-1),
     maxEndNs: n ? (n - 1) * 10 + 5 : 0,
     backtraceRows: 0,
