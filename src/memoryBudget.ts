@@ -75,15 +75,16 @@ export function budgetLabel(budget: MemoryBudget = memoryBudget()): string {
  * GPU phase (a GPU op's columns, 25-30 bytes, with its share of the busy union, the iteration rows
  * and gap rows and the heap they leave; an API call's columns with its share of their index) and,
  * read alone, the NVTX phase (an NVTX row's columns with the summaries built from them and the read
- * worker's fold of the launches beside them). Against the peaks measured on 2026-12-07: 10x 605 MB
- * estimated for 556-559 measured, 30x 1575 for 1553, and pytorch-dense-long, its NVTX held beside the
- * GPU ops (the held constant from there), 212 for 207-215. (Fitted before to older, higher peaks:
- * 90, 36, 38 and 70 bytes, which put 10x at 847 MB.)
+ * worker's fold of the launches beside them). Against the peaks measured on 2026-12-08: 30x 1392 MB
+ * estimated for 1388 measured, 10x 544 for 511-512 (read in the slower order, as past 2M NVTX rows),
+ * and pytorch-dense-long, its NVTX held beside the GPU ops (the held constant from there), 199 for
+ * 197-199; 162 for 158-159 in the slower order. (Fitted before to the peaks of 2026-12-07: 56, 30,
+ * 55 and 60 bytes, which put 10x at 605 MB; before that 90, 36, 38 and 70, 847 MB.)
  */
-export const BYTES_PER_GPU_OP = 56;
-export const BYTES_PER_API_CALL = 30;
-export const BYTES_PER_NVTX_ROW_HELD = 55;
-export const BYTES_PER_NVTX_ROW_ALONE = 60;
+export const BYTES_PER_GPU_OP = 50;
+export const BYTES_PER_API_CALL = 26;
+export const BYTES_PER_NVTX_ROW_HELD = 45;
+export const BYTES_PER_NVTX_ROW_ALONE = 50;
 /** Node, the code, the SQLite connections and a worker thread's heap: what any analysis takes before a row. */
 export const FIXED_BYTES = 120 * 1024 ** 2;
 /** What a pool's worker thread adds before a row (its isolate and heap, its SQLite connection): the rest of `FIXED_BYTES` is the process's, once. */
@@ -109,12 +110,12 @@ export function estimateAnalysisBytes(rows: ExportRows, nvtxHeld: boolean, inWor
 
 /**
  * The estimated peak of analysing an export of `fileBytes` bytes when its rows are not counted
- * (the rank pool sizes its workers before any export is opened): ~0.43 bytes per byte of SQLite on
- * the bench copies (`report`: 557 MB at 1.3 GB, 1553 MB at 3.9 GB; 563 and 1636 estimated), beside
- * the fixed part.
+ * (the rank pool sizes its workers before any export is opened): ~0.39 bytes per byte of SQLite on
+ * the bench copies (`report`: 511-512 MB at 1.3 GB, 1388 MB at 3.9 GB; 513 and 1487 estimated),
+ * beside the fixed part.
  */
 export function estimateBytesOfFile(fileBytes: number): number {
-  return Math.round(fileBytes * 0.43) + WORKER_FIXED_BYTES;
+  return Math.round(fileBytes * 0.39) + WORKER_FIXED_BYTES;
 }
 
 /** A pool worker's share when `workers` of them analyse at once: the budget less the process's fixed part, divided. */
