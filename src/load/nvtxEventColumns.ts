@@ -72,7 +72,7 @@ export interface NvtxColumns {
  * The rowids of NVTX columns' rows. The scan reads the table in rowid order, so they come in runs
  * of consecutive rowids (one run on an export as nsys writes it; a row left out starts another):
  * held as the runs (`runAt[k]`: the row where run k begins, `runFirst[k]`: its rowid), with no
- * column of 4 bytes a row (102 MB on the 30x bench export's 25M rows). Past `MAX_RUNS_PER_ROW`,
+ * column of 4 bytes a row (102 MB on the 30x bench export's 25M rows). Past one run per `ROWS_PER_RUN` rows,
  * each row's in `column` (32-bit when max(rowid) allows); exactly one of the two forms is set.
  */
 export interface NvtxRowIds {

@@ -91,4 +91,21 @@ describe('memcpy traffic on pytorch-dense', () => {
     expect(run.memcpyScans).toHaveLength(2);
     expect(run.analysis.memory).toEqual(byQuery(text, run.analysis).memory);
   });
+
+  it('held narrow while the values fit (process ids in two bytes, kinds in one, sizes in four), wider past them, the same traffic as the query', () => {
+    const narrow = withExport(DENSE, (h) => loadGpuOpColumns(h, { memcpyTraffic: true }).memcpyTraffic!);
+    expect([narrow.pid, narrow.copyKind, narrow.srcKind, narrow.dstKind, narrow.bytes].map((a) => a.constructor.name)).toEqual(['Int16Array', 'Int8Array', 'Int8Array', 'Int8Array', 'Uint32Array']);
+    // A NULL host kind (an nsys version that records none) stays in its byte; a copy of 8 GiB and a direction id of 300 widen.
+    const wide = editExport(copyExport(DENSE, join(tmp, 'wide-traffic.sqlite')), (db) => {
+      db.exec(`UPDATE ${M} SET srcKind = NULL WHERE rowid = 1`);
+      db.exec(`UPDATE ${M} SET bytes = 8589934592 WHERE rowid = 2`);
+      db.exec(`UPDATE ${M} SET copyKind = 300 WHERE rowid = 3`);
+    });
+    const cols = withExport(wide, (h) => loadGpuOpColumns(h, { memcpyTraffic: true }).memcpyTraffic!);
+    expect([cols.copyKind, cols.srcKind, cols.bytes].map((a) => a.constructor.name)).toEqual(['Int16Array', 'Int8Array', 'Float64Array']);
+    expect([cols.srcKind[0], cols.bytes[1], cols.copyKind[2]]).toEqual([-1, 8589934592, 300]);
+    const run = byPipeline(wide);
+    expect(run.memcpyScans).toHaveLength(1);
+    expect(run.analysis.memory).toEqual(byQuery(wide, run.analysis).memory);
+  });
 });
