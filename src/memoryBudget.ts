@@ -76,9 +76,9 @@ export function budgetLabel(budget: MemoryBudget = memoryBudget()): string {
  * and gap rows and the heap they leave; an API call's columns with its share of their index) and,
  * read alone, the NVTX phase (an NVTX row's columns with the summaries built from them and the read
  * worker's fold of the launches beside them). Against the peaks measured on 2026-12-08: 30x 1392 MB
- * estimated for 1388 measured, 10x 544 for 511-512 (read in the slower order, as past 2M NVTX rows),
- * and pytorch-dense-long, its NVTX held beside the GPU ops (the held constant from there), 199 for
- * 197-199; 162 for 158-159 in the slower order. (Fitted before to the peaks of 2026-12-07: 56, 30,
+ * estimated for 1362-1389 measured, 10x 544 for 500-512 (read in the slower order, as past 2M NVTX
+ * rows), and pytorch-dense-long, its NVTX held beside the GPU ops (the held constant from there), 199
+ * for 186-199; 162 for 158-159 in the slower order. (Fitted before to the peaks of 2026-12-07: 56, 30,
  * 55 and 60 bytes, which put 10x at 605 MB; before that 90, 36, 38 and 70, 847 MB.)
  */
 export const BYTES_PER_GPU_OP = 50;
@@ -111,7 +111,7 @@ export function estimateAnalysisBytes(rows: ExportRows, nvtxHeld: boolean, inWor
 /**
  * The estimated peak of analysing an export of `fileBytes` bytes when its rows are not counted
  * (the rank pool sizes its workers before any export is opened): ~0.39 bytes per byte of SQLite on
- * the bench copies (`report`: 511-512 MB at 1.3 GB, 1388 MB at 3.9 GB; 513 and 1487 estimated),
+ * the bench copies (`report`: 500-512 MB at 1.3 GB, 1362-1389 MB at 3.9 GB; 513 and 1487 estimated),
  * beside the fixed part.
  */
 export function estimateBytesOfFile(fileBytes: number): number {
