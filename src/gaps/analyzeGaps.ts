@@ -12,6 +12,7 @@ import { busyEndAt, busyStartAt } from '../math/busyIntervals.js';
 import { describeOp, gpuTimelines, resolveBoundaryOps, type DeviceTimeline, type GapOp, type GpuOpColumns } from './findGaps.js';
 import { GC_RANGE, GIL_DOMAIN, launchCallLookup, loadHostContext, loadLaunchSide, type ApiCallInfo, type HostContext, type LaunchSide } from './hostCauses.js';
 import { NO_STRING_ID } from '../columns/typedColumn.js';
+import { InternedStrings } from '../columns/internedStrings.js';
 
 /** Default `--min-gap`: 100 us. */
 export const DEFAULT_MIN_GAP_NS = 100_000;
@@ -190,6 +191,7 @@ interface DeviceLongGaps {
 /** The devices' long gaps in one set of columns, each call's name held once. */
 function pendingGapsOf(parts: readonly DeviceLongGaps[]): PendingGaps {
   const n = parts.reduce((t, p) => t + p.starts.length, 0);
+  const names = new InternedStrings();
   const out: PendingGaps = {
     count: n,
     deviceId: new Int32Array(n),
@@ -201,9 +203,8 @@ function pendingGapsOf(parts: readonly DeviceLongGaps[]): PendingGaps {
     callName: new Int32Array(n),
     callStartNs: new Float64Array(n),
     callTid: new Int32Array(n),
-    callNames: [],
+    callNames: names.list,
   };
-  const nameIndex = new Map<string, number>();
   let g = 0;
   for (const p of parts) {
     out.before.set(p.before, g);
@@ -218,9 +219,7 @@ function pendingGapsOf(parts: readonly DeviceLongGaps[]): PendingGaps {
         out.callName[g] = -1;
         continue;
       }
-      let k = nameIndex.get(call.name);
-      if (k === undefined) nameIndex.set(call.name, (k = out.callNames.push(call.name) - 1));
-      out.callName[g] = k;
+      out.callName[g] = names.intern(call.name);
       out.callStartNs[g] = call.startNs;
       out.callTid[g] = call.tid;
     }

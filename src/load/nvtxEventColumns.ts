@@ -9,6 +9,7 @@ import { requireContract } from '../export/contract.js';
 import { noteExcludedRows } from '../export/excludedRows.js';
 import { columnMaker, narrowingColumnMaker, type Column, type NarrowingIntColumn, type SmallInts } from '../columns/typedColumn.js';
 import { keysDomainExactly } from './domainKeys.js';
+import { InternedStrings } from '../columns/internedStrings.js';
 
 /**
  * Every NVTX event of an export with usable times, in column arrays, read in one scan and shared
@@ -83,7 +84,12 @@ export interface NvtxRowIds {
 
 /** The rowid of row `i` of `c`. */
 export function nvtxRowId(c: NvtxColumns, i: number): number {
-  const { runAt, runFirst, column } = c.rowIds;
+  return rowIdAt(c.rowIds, i);
+}
+
+/** Row `i`'s rowid in `ids`. */
+function rowIdAt(ids: NvtxRowIds, i: number): number {
+  const { runAt, runFirst, column } = ids;
   if (column !== null) return column[i];
   // The last run beginning at or before row i.
   let lo = 0;
@@ -133,7 +139,7 @@ class RowIdsBuilder {
     const column = this.makeColumn();
     column.ensure(n + 1);
     const ids: NvtxRowIds = { runAt: Int32Array.from(this.runAt), runFirst: Float64Array.from(this.runFirst), column: null };
-    for (let i = 0; i < n; i++) column.data[i] = nvtxRowId({ rowIds: ids } as NvtxColumns, i);
+    for (let i = 0; i < n; i++) column.data[i] = rowIdAt(ids, i);
     column.data[n] = r;
     this.column = column;
     this.all.push(column);
@@ -204,7 +210,7 @@ export function loadNvtxHostCauseColumns(handle: ExportHandle, filter: GilHoldFi
 
 /** The rows of `query` (`selectNvtxColumnRows`' columns) into `cols`, texts resolved; with the rows it gave. */
 function scanIntoColumns(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: NvtxColumnBuilders): { columns: NvtxColumns; visited: number } {
-  const texts = new InternedTexts();
+  const texts = new InternedStrings();
   const scan = scanNvtxRows(handle, query, cols, texts);
   const n = scan.count;
   resolveTextIds(handle, cols.text, scan, texts);
@@ -219,7 +225,7 @@ function scanIntoColumns(handle: ExportHandle, query: NvtxColumnRowsQuery, cols:
     domainId: cols.domainId.trim(n),
     text: cols.text.trim(n),
     endTid: cols.endTid.trim(n),
-    texts: texts.texts,
+    texts: texts.list,
     // No row with a thread: nothing to disagree on.
     upperBits: scan.upper === undefined ? 0 : scan.upper,
     invalidRows: scan.invalid,
@@ -256,21 +262,6 @@ function nvtxColumnBuilders(rowIdBound: number, cap: number, shared: boolean | u
 type NvtxColumnBuilders = ReturnType<typeof nvtxColumnBuilders>;
 type NvtxColumnRowsQuery = ReturnType<typeof selectNvtxColumnRows>;
 
-/** Distinct texts, each once, in order of first use; inline texts are interned as they are read. */
-class InternedTexts {
-  readonly texts: string[] = [];
-  private readonly index = new Map<string, number>();
-  intern(s: string): number {
-    let i = this.index.get(s);
-    if (i === undefined) {
-      i = this.texts.length;
-      this.texts.push(s);
-      this.index.set(s, i);
-    }
-    return i;
-  }
-}
-
 /** What the scan counted beside the columns, and the text ids it left to resolve. */
 interface NvtxScan {
   /** Rows in the columns. */
@@ -294,7 +285,7 @@ interface NvtxScan {
 }
 
 /** The scan: every usable row into the columns, text ids kept as `-2 - id` to resolve afterwards. */
-function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: NvtxColumnBuilders, texts: InternedTexts): NvtxScan {
+function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: NvtxColumnBuilders, texts: InternedStrings): NvtxScan {
   const { rowIds, start, end, eventType, pid, tid, domainId, text, endTid } = cols;
   let room = start.data.length;
   const inlineOf = new Map<number, string>();
@@ -368,7 +359,7 @@ function scanNvtxRows(handle: ExportHandle, query: NvtxColumnRowsQuery, cols: Nv
  * through StringIds in one query (`loadStringsById`: registered strings are few); an id without a
  * StringIds row falls back to the row's inline text, as coalesce does.
  */
-function resolveTextIds(handle: ExportHandle, text: NarrowingIntColumn, scan: NvtxScan, texts: InternedTexts): void {
+function resolveTextIds(handle: ExportHandle, text: NarrowingIntColumn, scan: NvtxScan, texts: InternedStrings): void {
   const { farTextIds, inlineOf } = scan;
   // `text.data` is read afresh: a put that widens the column replaces it.
   const idOf = (r: number) => (farTextIds.size > 0 ? farTextIds.get(r) : undefined) ?? -2 - text.data[r];

@@ -2,6 +2,7 @@ import type { LoadedExport } from '../load/loadedExport.js';
 import { GpuOpKind } from '../load/gpuOpColumns.js';
 import type { NvtxColumns } from '../load/nvtxEventColumns.js';
 import { callEnd, type ApiCallColumns } from '../load/apiCallColumns.js';
+import { InternedStrings } from '../columns/internedStrings.js';
 import type { GilRange } from '../load/hostRangeReads.js';
 import type { CategoryClassifier } from '../categories/rules.js';
 import type { FindingsResult } from '../findings/finding.js';
@@ -109,17 +110,6 @@ export function pickTimelineSteps(rows: readonly IterationRow[], findings: Findi
     }
   }
   return { picks, cited: cited.size };
-}
-
-/** Interns names: the page holds each kernel and range name once. */
-class Names {
-  readonly list: string[] = [];
-  private readonly index = new Map<string, number>();
-  of(name: string): number {
-    let i = this.index.get(name);
-    if (i === undefined) this.index.set(name, (i = this.list.push(name) - 1));
-    return i;
-  }
 }
 
 function emptyStep(row: IterationRow, reasons: StepReason[], executorTid: number | null): TimelineStep {
@@ -279,7 +269,7 @@ function opNamer(loaded: LoadedExport, classifier: CategoryClassifier, categorie
  * iteration attribution places them): one pass over the op columns picks them (`pickOps`), then
  * their columns are copied (`fillOps`).
  */
-function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: CategoryClassifier, names: Names, categories: string[], order: CallOrder): void {
+function addOps(loaded: LoadedExport, steps: TimelineStep[], classifier: CategoryClassifier, names: InternedStrings, categories: string[], order: CallOrder): void {
   const picked = pickOps(loaded, callsInSteps(loaded, steps, order));
   fillOps(loaded, picked, opNamer(loaded, classifier, categories), names);
 }
@@ -319,7 +309,7 @@ function pickOps(loaded: LoadedExport, calls: Map<number, Map<number, { call: nu
  * Copies the picked ops' columns into their steps (at most `MAX_STEP_OPS` each; the rest counted),
  * into typed arrays sized first: pushing doubles into growing arrays deoptimized this loop.
  */
-function fillOps(loaded: LoadedExport, picked: readonly { op: number; call: number; step: TimelineStep }[], nameOf: OpNamer, names: Names): void {
+function fillOps(loaded: LoadedExport, picked: readonly { op: number; call: number; step: TimelineStep }[], nameOf: OpNamer, names: InternedStrings): void {
   const ops = loaded.gpuOps();
   const api = loaded.apiCalls();
   const count = new Map<TimelineStep, number>();
@@ -342,7 +332,7 @@ function fillOps(loaded: LoadedExport, picked: readonly { op: number; call: numb
     o.deviceId[j] = ops.deviceId[i];
     o.streamId[j] = ops.streamId[i];
     o.category[j] = category;
-    o.name[j] = names.of(name);
+    o.name[j] = names.intern(name);
     o.launchStartNs[j] = api.start[call];
     o.launchTid[j] = api.tid[call];
     if (ops.end[i] > step.viewEndNs) step.viewEndNs = ops.end[i];
@@ -375,7 +365,7 @@ function pushHost(step: TimelineStep, range: StepHostRange): void {
 const RANGE_TYPES = new Set([59, 60, 70, 71]);
 
 /** The host ranges of the step's process: NVTX (GC and GIL waits among them), the GIL holds, blocking CUDA calls. */
-function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names, nvtx: NvtxColumns | null, gil: readonly GilRange[], order: CallOrder): void {
+function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: InternedStrings, nvtx: NvtxColumns | null, gil: readonly GilRange[], order: CallOrder): void {
   // The views as disjoint intervals: most ranges and calls meet none, told by a binary search over a
   // few; all lie in [from, to], so one outside it is passed over with two compares first.
   const views = mergedIntervals(steps.map((s) => [s.viewStartNs, s.viewEndNs]));
@@ -393,7 +383,7 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
         if (nvtx.pid[i] !== s.pid || !inView(s, start, end)) continue;
         const text = nvtx.texts[nvtx.text[i]] ?? '';
         const kind = text === GC_RANGE ? 'gc' : text === GIL_WAIT_RANGE ? 'gil_wait' : 'nvtx';
-        pushHost(s, { tid: nvtx.tid[i], kind, name: names.of(text), startNs: start, endNs: end });
+        pushHost(s, { tid: nvtx.tid[i], kind, name: names.intern(text), startNs: start, endNs: end });
       }
     }
   }
@@ -401,7 +391,7 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
     if (g.wait) continue;
     for (const s of steps) {
       const end = g.end ?? s.viewEndNs;
-      if (g.pid === s.pid && inView(s, g.start, end)) pushHost(s, { tid: g.tid, kind: 'gil_hold', name: names.of('Holding GIL'), startNs: g.start, endNs: end });
+      if (g.pid === s.pid && inView(s, g.start, end)) pushHost(s, { tid: g.tid, kind: 'gil_hold', name: names.intern('Holding GIL'), startNs: g.start, endNs: end });
     }
   }
   const api = loaded.apiCalls();
@@ -422,7 +412,7 @@ function addHostRanges(loaded: LoadedExport, steps: TimelineStep[], names: Names
       blocking.set(id, (name = isBlockingSyncApi(raw) ? raw : null));
     }
     if (name === null) return;
-    for (const s of steps) if (api.pid[i] === s.pid && inView(s, api.start[i], end)) pushHost(s, { tid: api.tid[i], kind: 'sync', name: names.of(name), startNs: api.start[i], endNs: end });
+    for (const s of steps) if (api.pid[i] === s.pid && inView(s, api.start[i], end)) pushHost(s, { tid: api.tid[i], kind: 'sync', name: names.intern(name), startNs: api.start[i], endNs: end });
   }
 }
 
@@ -469,7 +459,8 @@ export function stepTimeline(loaded: LoadedExport, input: StepTimelineInput): St
       if (lane) steps[i].layers = lane;
     });
   }
-  const names = new Names();
+  // The page holds each kernel and range name once.
+  const names = new InternedStrings();
   const categories = [...input.classifier.categories, ...['memcpy', 'memset'].filter((c) => !input.classifier.categories.includes(c))];
   if (steps.length) {
     const api = loaded.apiCalls();
